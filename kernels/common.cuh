@@ -1,0 +1,74 @@
+// Device-side helpers shared by every kernel family: storage-type traits, 16-byte vector
+// loads and stores, and the activation functions in float32.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "common.h"
+
+namespace opbench::kernels {
+
+// Storage types and their float32 conversions.
+template <typename T> struct Storage;
+template <> struct Storage<float> {
+  static __device__ __forceinline__ float to_f(float v) { return v; }
+  static __device__ __forceinline__ float from_f(float v) { return v; }
+};
+template <> struct Storage<__half> {
+  static __device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
+  static __device__ __forceinline__ __half from_f(float v) { return __float2half_rn(v); }
+};
+template <> struct Storage<__nv_bfloat16> {
+  static __device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
+  static __device__ __forceinline__ __nv_bfloat16 from_f(float v) { return __float2bfloat16_rn(v); }
+};
+
+// A 16-byte packet of storage elements: 8 halves or 4 floats.
+template <typename T>
+struct alignas(16) Vec {
+  static constexpr int N = 16 / sizeof(T);
+  T v[N];
+};
+
+template <typename T>
+__device__ __forceinline__ Vec<T> load16(const T* p) {
+  Vec<T> r;
+  *reinterpret_cast<int4*>(&r) = __ldg(reinterpret_cast<const int4*>(p));
+  return r;
+}
+// Streaming load (read once, do not keep in L1/L2 longer than needed).
+template <typename T>
+__device__ __forceinline__ Vec<T> load16_stream(const T* p) {
+  Vec<T> r;
+  *reinterpret_cast<int4*>(&r) = __ldcs(reinterpret_cast<const int4*>(p));
+  return r;
+}
+template <typename T>
+__device__ __forceinline__ void store16(T* p, const Vec<T>& v) {
+  *reinterpret_cast<int4*>(p) = *reinterpret_cast<const int4*>(&v);
+}
+template <typename T>
+__device__ __forceinline__ void store16_stream(T* p, const Vec<T>& v) {
+  __stcs(reinterpret_cast<int4*>(p), *reinterpret_cast<const int4*>(&v));
+}
+
+// Elementwise activations (softmax is a reduction and lives with its kernels).
+__device__ __forceinline__ float sigmoidf_(float x) { return 1.f / (1.f + __expf(-x)); }
+
+template <Act A>
+__device__ __forceinline__ float act_fwd(float x) {
+  if constexpr (A == Act::relu) return x >= 0.f ? x : 0.f;
+  else if constexpr (A == Act::sigmoid) return sigmoidf_(x);
+  else if constexpr (A == Act::silu) return x * sigmoidf_(x);
+  else return x;
+}
+// dx from x and the gradient of the activation's output.
+template <Act A>
+__device__ __forceinline__ float act_bwd(float x, float g) {
+  if constexpr (A == Act::relu) return x >= 0.f ? g : 0.f;
+  else if constexpr (A == Act::sigmoid) { float s = sigmoidf_(x); return g * s * (1.f - s); }
+  else if constexpr (A == Act::silu) { float s = sigmoidf_(x); return g * s * (1.f + x * (1.f - s)); }
+  else return g;
+}
+
+}  // namespace opbench::kernels

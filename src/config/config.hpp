@@ -1,0 +1,46 @@
+// A sweep config (YAML or JSON, one schema): what to run and how to time it. Torch-free.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/value.hpp"
+
+namespace opbench {
+
+struct Timing {
+  double warmup_ms = 25;
+  double rep_ms = 100;
+  std::string stat = "median";  // median | mean | min | max | p20 | p80
+  bool flush_l2 = true;
+};
+
+struct Config {
+  std::string path;  // where it was read from (for messages)
+  std::string text;  // the file's text, stored with the run
+  std::string hash;  // hex digest of text
+
+  std::string op;
+  std::string x_name;              // the table's index axis (n, m ...)
+  std::vector<int64_t> x_values;
+  // params: axis -> values (one value = fixed, several = swept), in file order.
+  std::vector<std::pair<std::string, std::vector<Value>>> params;
+  // variants: rows of axes that vary together, crossed with params. A row may also give its
+  // own x values (the x axis name with a list): e.g. {md: 2, n: [16, 32, 64, 128]}.
+  std::vector<std::vector<std::pair<std::string, Value>>> variants;
+  std::vector<std::vector<int64_t>> variant_x;  // per variant row; empty: the config's x
+  // provider name -> column label, in column order.
+  std::vector<std::pair<std::string, std::string>> providers;
+  std::string title;  // template; empty = the op's default
+  Timing timing;
+};
+
+// Reads and validates a config file; throws InputError naming the file and field.
+Config load_config(const std::string& path);
+// Parses config text; `path` decides the syntax (.json or .yaml/.yml) and names errors.
+Config parse_config(const std::string& text, const std::string& path);
+
+// The stats a table can show.
+const std::vector<std::string>& stat_names();
+
+}  // namespace opbench

@@ -1,0 +1,101 @@
+// What an operator declares to the harness: its axes and their validation, the table title,
+// its input tensors (abstractly: shapes, dtypes, how to fill them), its output shape and the
+// minimal bytes one call must move. Torch-free: config, sweep, store and report use it.
+// One file per op in src/ops/, one line per op in src/ops/registry.cpp.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/value.hpp"
+
+namespace opbench {
+
+enum class AxisKind { Int, Word };
+
+// A point's axes that the op rejects: `field` names the axis, what() says why.
+class AxisError : public std::invalid_argument {
+ public:
+  AxisError(std::string field, const std::string& message)
+      : std::invalid_argument(message), field(std::move(field)) {}
+  std::string field;
+};
+
+struct AxisSpec {
+  std::string name;
+  AxisKind kind = AxisKind::Int;
+  std::optional<Value> fallback;     // used when the config does not set the axis
+  std::vector<std::string> choices;  // Word axes: allowed words
+  bool positive = true;              // Int axes: must be > 0 (false: any, the op validates)
+  std::string help;
+};
+
+// How an input tensor is filled (seeded per point).
+enum class Fill { Normal, Uniform01, Theta };  // Theta: rotary frequencies 10000^(-k/d)-like
+
+struct TensorSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+  bool storage_dtype = true;  // true: the point's dtype; false: float32 (theta)
+  Fill fill = Fill::Normal;
+  bool differentiable = false;  // backward computes its gradient
+};
+
+// The minimal bytes of a call, counted per OPS.md.
+struct ByteCount {
+  double bytes = 0;
+};
+
+struct OpSpec {
+  std::string name;
+  std::string help;
+  std::vector<AxisSpec> axes;      // every axis the op takes (batch, head, ..., dtype, mode, metric)
+  std::vector<std::string> modes;  // fwd and bwd, or fwd alone
+  std::vector<std::string> x_axes; // axes allowed as the table's index column (n or m ...)
+  // The providers that implement the op (name, what it is). A provider that is declared here
+  // but not linked into this build (no CUDA) is listed as "not built" and skipped.
+  std::vector<std::pair<std::string, std::string>> providers;
+
+  // Throws AxisError naming the axis for a shape the op rejects.
+  std::function<void(const Params&)> validate;
+  std::function<std::string(const Params&)> default_title;
+  std::function<std::vector<TensorSpec>(const Params&)> inputs;
+  std::function<std::vector<int64_t>(const Params&)> output_shape;
+  std::function<double(const Params&)> min_bytes;  // mode-aware (p.s("mode"))
+
+  const AxisSpec* axis(const std::string& name) const;
+};
+
+// Bytes per element of a dtype word: bf16, fp16 = 2, fp32 = 4.
+int dtype_bytes(const std::string& dtype);
+int64_t numel(const std::vector<int64_t>& shape);
+
+// Shared axes.
+AxisSpec axis_int(std::string name, std::optional<int64_t> fallback, std::string help,
+                  bool positive = true);
+AxisSpec axis_word(std::string name, std::optional<std::string> fallback,
+                   std::vector<std::string> choices, std::string help);
+std::vector<AxisSpec> common_axes();  // dtype, mode, metric
+// act and act_dim, with validation of the pair through validate_act().
+std::vector<AxisSpec> act_axes(int64_t default_act_dim);
+void validate_act(const Params& p, const std::vector<int64_t>& allowed_dims);
+// "-act_{act}[-dim_{act_dim}]": the suffix the reference titles use.
+std::string act_title(const Params& p);
+
+// The registry (src/ops/registry.cpp).
+const std::vector<const OpSpec*>& all_ops();
+const OpSpec* find_op(const std::string& name);
+
+}  // namespace opbench
+
+namespace opbench {
+// The parts lrpe_cosine and lrpe_rotate share: axes (b, n, h, d, act, act_dim in {-1, 1},
+// offset), x (b, n, h, d) and a float32 theta (h, theta_width(d)), the title pattern.
+OpSpec lrpe_1d_base(const std::string& name, int64_t theta_div);
+// Bytes of x for a point (b * n * h * d * dtype size).
+double x_bytes(const Params& p);
+}  // namespace opbench

@@ -1,0 +1,82 @@
+// The SQLite store: runs (the environment of one sweep or import) and points (one measured
+// cell each, with every sample). Each point is committed as it completes. Torch-free.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sweep/executor.hpp"
+#include "sweep/point.hpp"
+
+struct sqlite3;
+
+namespace opbench {
+
+struct RunInfo {
+  int64_t id = 0;
+  std::string label, source = "sweep";  // sweep | import
+  Environment env;
+  std::string host, git_commit;
+  std::string config_path, config_text, config_hash;
+  std::string op, stat = "median";
+  std::string started_at, finished_at;
+  std::string status = "running";  // running | done | interrupted
+  // column label -> provider, in column order (the report's Notation list)
+  std::vector<std::pair<std::string, std::string>> notation;
+  int64_t points = 0;  // filled by queries
+};
+
+struct StoredPoint {
+  int64_t id = 0, run_id = 0, seq = 0;
+  std::string section;  // the report's heading for the point's table
+  Point point;
+  std::string stat;     // which statistic `value` is
+  double value = 0;     // the shown statistic (-1 for an error)
+  Result result;
+  std::string created_at;
+};
+
+class Store {
+ public:
+  // Opens (creating and migrating) the database; throws RuntimeFailure.
+  explicit Store(const std::string& path, bool create = true);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  static int schema_version();  // the version this build writes
+  int version() const;          // the version of the open database
+
+  int64_t begin_run(RunInfo& run);  // inserts; sets run.id
+  void update_run(const RunInfo& run);
+  void finish_run(int64_t run_id, const std::string& status);
+  void add_point(const StoredPoint& p);  // one transaction
+  // Several points in one transaction (import): all or nothing.
+  void add_points(const std::vector<StoredPoint>& ps);
+  // Runs its body in one transaction: rolled back if it throws.
+  void transaction(const std::function<void()>& body);
+
+  std::vector<RunInfo> runs() const;
+  std::optional<RunInfo> run(int64_t id) const;
+  // SEL: an id, latest, label:TEXT, gpu:TEXT; throws InputError("--run", ...) when none matches.
+  RunInfo select(const std::string& selector) const;
+  std::vector<StoredPoint> points(int64_t run_id) const;
+  std::vector<std::string> done_keys(int64_t run_id) const;  // Point::key() of stored points
+
+  sqlite3* handle() const { return db_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  void exec(const std::string& sql) const;
+  void migrate();
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+// Now, as ISO 8601 UTC with milliseconds.
+std::string now_iso();
+
+}  // namespace opbench

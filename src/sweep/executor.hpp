@@ -1,0 +1,55 @@
+// The seam between the torch-free core (sweep, store, report) and what runs the points
+// (src/measure, which links LibTorch). Tests drive the sweep with a fake executor.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "sweep/point.hpp"
+
+namespace opbench {
+
+struct Stats {
+  double median = 0, mean = 0, min = 0, max = 0, p20 = 0, p80 = 0, stdev = 0;
+  int64_t count = 0;
+  double get(const std::string& stat) const;  // by name, as in Timing::stat
+};
+Stats summarize(std::vector<double> samples);
+
+struct Result {
+  std::string error;             // empty: ok
+  std::string unit;              // "ms" (speed) or "MiB" (memory)
+  std::vector<double> samples;   // every sample, in unit
+  Stats stats;
+  double bytes = 0;              // minimal bytes of one call (OPS.md)
+  double gbps = 0;               // bytes / median time (speed points)
+  double pct_peak = 0;           // gbps / measured peak bandwidth * 100
+  double rel_err = -1;           // ||out - torch|| / ||torch||; -1 when not checked
+  bool check_failed = false;     // rel_err over the dtype's tolerance
+  bool ok() const { return error.empty(); }
+};
+
+// The machine and software a run measured on.
+struct Environment {
+  std::string device = "cpu";   // cpu | cuda:N
+  std::string gpu;              // device name ("NVIDIA H100 80GB HBM3", or the CPU model)
+  int64_t sm_count = 0;
+  int64_t memory_bytes = 0;
+  std::string driver, cuda_runtime, torch_version;
+  std::string compute_capability;
+  double peak_gbps = 0;         // measured at start: device-to-device copy, read + write
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual Environment environment() = 0;
+  // Why `provider` cannot run `op` here ("" when it can): not built, no GPU, ...
+  virtual std::string unavailable(const std::string& op, const std::string& provider) = 0;
+  // Everything outside the timed region (inputs, compilation) happens inside; never throws
+  // for a failing point: the error is returned in Result::error.
+  virtual Result measure(const Point& point, const Timing& timing) = 0;
+};
+
+}  // namespace opbench

@@ -1,0 +1,157 @@
+#include "sweep/points.hpp"
+
+#include <set>
+
+#include "core/error.hpp"
+
+namespace opbench {
+
+std::string Point::key() const {
+  return title + "\x1f" + std::to_string(x_value) + "\x1f" + provider;
+}
+
+std::string render_title(const std::string& tmpl, const std::string& op, const Params& p,
+                         const std::string& path) {
+  std::string out;
+  for (size_t i = 0; i < tmpl.size(); ++i) {
+    if (tmpl[i] != '{') {
+      out += tmpl[i];
+      continue;
+    }
+    size_t close = tmpl.find('}', i);
+    if (close == std::string::npos) throw InputError(path, "title", "unclosed '{' in the template");
+    std::string name = tmpl.substr(i + 1, close - i - 1);
+    if (name == "op") out += op;
+    else if (p.has(name)) out += to_string(p.values().at(name));
+    else throw InputError(path, "title", "unknown axis {" + name + "} in the template");
+    i = close;
+  }
+  return out;
+}
+
+namespace {
+
+// The variant's name: the axes that vary across the sweep's tables, other than mode and
+// metric (they make the tables inside a section).
+std::string section_name(const Params& p, const std::vector<std::string>& varying) {
+  std::string s;
+  for (const auto& axis : varying) {
+    if (axis == "mode" || axis == "metric" || axis == "act_dim") continue;
+    if (!s.empty()) s += " ";
+    if (axis == "act") {
+      s += "act_" + p.s("act");
+      if (p.s("act") == "softmax") s += "-dim_" + std::to_string(p.i("act_dim"));
+    } else if (axis == "md") {
+      s += std::to_string(p.i("md")) + "d";
+    } else if (axis == "l") {
+      s += "l" + std::to_string(p.i("l"));
+    } else {
+      s += axis + "_" + to_string(p.values().at(axis));
+    }
+  }
+  // act_dim alone varying (act fixed to softmax)
+  if (s.empty()) {
+    for (const auto& axis : varying)
+      if (axis == "act_dim") s = "dim_" + std::to_string(p.i("act_dim"));
+  }
+  return s.empty() ? "all" : s;
+}
+
+}  // namespace
+
+Sweep expand(const Config& cfg) {
+  Sweep sw;
+  sw.op = find_op(cfg.op);
+  if (!sw.op) throw InputError(cfg.path, "op", "unknown op '" + cfg.op + "'");
+  const OpSpec& op = *sw.op;
+
+  // Cartesian product of params (first listed varies slowest), crossed with variants.
+  struct Combo {
+    Params p;
+    std::vector<int64_t> xs;
+  };
+  std::vector<Params> combos{Params()};
+  for (const auto& [axis, values] : cfg.params) {
+    std::vector<Params> next;
+    for (const auto& base : combos)
+      for (const auto& v : values) {
+        Params p = base;
+        p.set(axis, v);
+        next.push_back(p);
+      }
+    combos = std::move(next);
+  }
+  std::vector<Combo> rows;
+  for (const auto& base : combos) {
+    if (cfg.variants.empty()) rows.push_back({base, cfg.x_values});
+    for (size_t r = 0; r < cfg.variants.size(); ++r) {
+      Params p = base;
+      for (const auto& [axis, v] : cfg.variants[r]) p.set(axis, v);
+      const auto& own = cfg.variant_x.size() > r ? cfg.variant_x[r] : std::vector<int64_t>{};
+      rows.push_back({p, own.empty() ? cfg.x_values : own});
+    }
+  }
+
+  // Axes that take more than one value decide the section names.
+  std::vector<std::string> varying;
+  for (const auto& [axis, values] : cfg.params)
+    if (values.size() > 1) varying.push_back(axis);
+  std::set<std::string> in_variants;
+  for (const auto& row : cfg.variants)
+    for (const auto& kv : row) in_variants.insert(kv.first);
+  if (cfg.variants.size() > 1)
+    for (const auto& a : in_variants) varying.push_back(a);
+
+  std::set<std::string> titles;
+  for (auto& [p, xs] : rows) {
+    // Defaults for unset axes; x must come from x.
+    for (const auto& a : op.axes) {
+      if (a.name == cfg.x_name || p.has(a.name)) continue;
+      if (!a.fallback) throw InputError(cfg.path, "params." + a.name, "missing (no default)");
+      p.set(a.name, *a.fallback);
+    }
+    bool mode_ok = false;
+    for (const auto& m : op.modes) mode_ok = mode_ok || m == p.s("mode");
+    if (!mode_ok) throw InputError(cfg.path, "params.mode", cfg.op + " has no mode '" + p.s("mode") + "'");
+    // Validate with every x value: the op may reject a shape at one size only.
+    for (int64_t xv : xs) {
+      Params full = p;
+      full.set(cfg.x_name, xv);
+      try {
+        op.validate(full);
+      } catch (const AxisError& e) {
+        std::string field = e.field == cfg.x_name ? "x." + e.field : "params." + e.field;
+        throw InputError(cfg.path, field, e.what());
+      }
+    }
+    TableSpec t;
+    t.params = p;
+    Params titled = p;
+    titled.set(cfg.x_name, xs.front());
+    t.title = cfg.title.empty() ? op.default_title(titled) : render_title(cfg.title, op.name, p, cfg.path);
+    if (!titles.insert(t.title).second)
+      throw InputError(cfg.path, cfg.title.empty() ? "params" : "title",
+                       "two tables would share the title '" + t.title + "'");
+    t.section = section_name(p, varying);
+    t.x_values = xs;
+    sw.tables.push_back(t);
+  }
+
+  for (const auto& t : sw.tables)
+    for (int64_t xv : t.x_values)
+      for (const auto& [prov, label] : cfg.providers) {
+        Point pt;
+        pt.op = cfg.op;
+        pt.title = t.title;
+        pt.params = t.params;
+        pt.params.set(cfg.x_name, xv);
+        pt.x_name = cfg.x_name;
+        pt.x_value = xv;
+        pt.provider = prov;
+        pt.label = label;
+        sw.points.push_back(pt);
+      }
+  return sw;
+}
+
+}  // namespace opbench

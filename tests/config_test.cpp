@@ -1,0 +1,136 @@
+// Config parsing and every bad-input case: one message naming the file and the field.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "config/config.hpp"
+#include "core/error.hpp"
+#include "sweep/points.hpp"
+
+using namespace opbench;
+
+static const char* kGood = R"(
+op: lrpe_cosine
+x: {n: [256, 512]}
+params:
+  batch: 2
+  head: 3
+  dim: 16
+  dtype: bf16
+  mode: [fwd, bwd]
+  metric: [speed, memory]
+variants:
+  - {act: none}
+  - {act: softmax, act_dim: 1}
+providers: {torch: to, cuda: tr}
+timing: {warmup_ms: 5, rep_ms: 20, stat: p20, flush_l2: false}
+)";
+
+TEST(Config, ParsesYaml) {
+  Config c = parse_config(kGood, "a.yaml");
+  EXPECT_EQ(c.op, "lrpe_cosine");
+  EXPECT_EQ(c.x_name, "n");
+  EXPECT_EQ(c.x_values, (std::vector<int64_t>{256, 512}));
+  ASSERT_EQ(c.params.size(), 6u);
+  EXPECT_EQ(c.params[4].first, "mode");
+  EXPECT_EQ(c.params[4].second.size(), 2u);
+  ASSERT_EQ(c.variants.size(), 2u);
+  EXPECT_EQ(std::get<int64_t>(c.variants[1][1].second), 1);
+  ASSERT_EQ(c.providers.size(), 2u);
+  EXPECT_EQ(c.providers[0], (std::pair<std::string, std::string>{"torch", "to"}));
+  EXPECT_EQ(c.timing.stat, "p20");
+  EXPECT_FALSE(c.timing.flush_l2);
+  EXPECT_DOUBLE_EQ(c.timing.rep_ms, 20);
+  EXPECT_EQ(c.hash.size(), 16u);
+}
+
+TEST(Config, JsonAndYamlAreOneSchema) {
+  const char* json = R"({"op": "lrpe_cosine", "x": {"n": [256, 512]},
+    "params": {"batch": 2, "head": 3, "dim": 16, "dtype": "bf16", "mode": ["fwd", "bwd"],
+               "metric": ["speed", "memory"]},
+    "variants": [{"act": "none"}, {"act": "softmax", "act_dim": 1}],
+    "providers": {"torch": "to", "cuda": "tr"},
+    "timing": {"warmup_ms": 5, "rep_ms": 20, "stat": "p20", "flush_l2": false}})";
+  Config a = parse_config(kGood, "a.yaml"), b = parse_config(json, "a.json");
+  EXPECT_EQ(a.x_values, b.x_values);
+  EXPECT_EQ(a.params, b.params);
+  EXPECT_EQ(a.variants, b.variants);
+  EXPECT_EQ(a.providers, b.providers);
+  EXPECT_EQ(expand(a).points.size(), expand(b).points.size());
+}
+
+// Each bad input: the message names the file and the field.
+struct Bad {
+  const char* text;
+  const char* field;
+};
+
+static void expect_bad(const std::string& text, const std::string& field, const std::string& path = "bad.yaml") {
+  try {
+    Config c = parse_config(text, path);
+    expand(c);
+    FAIL() << "accepted: " << text;
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    EXPECT_EQ(msg.rfind(path, 0), 0u) << msg;
+    EXPECT_NE(msg.find(field), std::string::npos) << "field '" << field << "' not in: " << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+}
+
+TEST(Config, BadInput) {
+  const std::string base = "op: act\nx: {n: [16]}\n";
+  expect_bad("op: nope\nx: {n: [1]}\n", "op");
+  expect_bad("x: {n: [1]}\n", "op");
+  expect_bad(base + "bogus: 1\n", "bogus");
+  expect_bad(base + "params: {batch: two}\n", "params.batch");
+  expect_bad(base + "params: {batch: 0}\n", "params.batch");
+  expect_bad(base + "params: {batch: -3}\n", "params.batch");
+  expect_bad(base + "params: {batch: []}\n", "params.batch");
+  expect_bad(base + "params: {batch: [2, 0]}\n", "params.batch[1]");
+  expect_bad(base + "params: {dtype: fp8}\n", "params.dtype");
+  expect_bad(base + "params: {act: gelu}\n", "params.act");
+  expect_bad(base + "params: {colour: 3}\n", "params.colour");
+  expect_bad(base + "providers: {triton: tr}\n", "providers.triton");
+  expect_bad(base + "providers: [torch, torch]\n", "providers[1]");
+  expect_bad("op: act\nx: {n: []}\n", "x.n");
+  expect_bad("op: act\nx: {n: [1], dim: [2]}\n", "x");
+  expect_bad("op: act\nx: {m: [1]}\n", "x.m");
+  expect_bad("op: act\nx: {n: [0]}\n", "x.n");
+  expect_bad(base + "params: {act: softmax, act_dim: 3}\n", "params.act_dim");
+  expect_bad("op: lrpe_rotate\nx: {n: [8]}\nparams: {dim: 15}\n", "params.dim");
+  expect_bad("op: lrpe_cosine_md\nx: {n: [8]}\nparams: {md: 4}\n", "params.md");
+  expect_bad("op: lrpe_cosine_md\nx: {n: [8]}\nparams: {md: 3, dim: 64, theta_dim: 16}\n", "params.theta_dim");
+  expect_bad("op: tpa_decode\nx: {m: [8]}\nparams: {mode: bwd}\n", "params.mode");
+  expect_bad(base + "timing: {stat: mode}\n", "timing.stat");
+  expect_bad(base + "timing: {rep_ms: -1}\n", "timing.rep_ms");
+  expect_bad(base + "timing: {flush_l2: 3}\n", "timing.flush_l2");
+  expect_bad(base + "timing: {warm: 3}\n", "timing.warm");
+  expect_bad(base + "variants: []\n", "variants");
+  expect_bad(base + "variants: [{act: relu, bad: 1}]\n", "variants[0].bad");
+  expect_bad(base + "params: {act: relu}\nvariants: [{act: silu}]\n", "variants[0].act");
+  expect_bad(base + "title: 'x-{nope}'\n", "title");
+  expect_bad(base + "params: {mode: [fwd, bwd]}\ntitle: same\n", "title");
+  expect_bad("op: [unclosed\n", "not valid YAML");
+  expect_bad("{\"op\": ", "not valid JSON", "bad.json");
+  expect_bad("op: act\n", "x");
+  expect_bad("op: act\n", "x", "bad.txt");
+}
+
+TEST(Config, UnreadableFile) {
+  try {
+    load_config("/nonexistent/dir/c.yaml");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/c.yaml"), std::string::npos);
+  }
+}
+
+TEST(Config, EveryShippedConfigLoads) {
+  for (const char* name : {"quick", "act", "lrpe_cosine", "lrpe_rotate", "lrpe_cosine_md", "tpa_decode"}) {
+    std::string path = std::string(OPBENCH_SOURCE_DIR) + "/configs/" + name + ".yaml";
+    Config c = load_config(path);
+    Sweep s = expand(c);
+    EXPECT_GT(s.points.size(), 0u) << path;
+  }
+}
