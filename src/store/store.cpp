@@ -96,7 +96,8 @@ json params_json(const Params& p) {
 Params params_from(const std::string& text) {
   Params p;
   if (text.empty()) return p;
-  for (auto& [k, v] : json::parse(text).items()) {
+  const json j = json::parse(text);
+  for (auto& [k, v] : j.items()) {
     if (v.is_number_integer()) p.set(k, v.get<int64_t>());
     else if (v.is_string()) p.set(k, v.get<std::string>());
   }

@@ -1,0 +1,82 @@
+// LibTorch eager baselines of the five ops (OPS.md), written the way a PyTorch user writes
+// them in eager mode: float32 math inside, results cast back to the storage dtype.
+// Every function except the tpa_decode ones is differentiable through autograd (they are
+// compositions of ATen ops); the providers (eager_providers) wrap them for the harness.
+#pragma once
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "providers/provider.hpp"
+
+namespace opbench {
+namespace eager {
+
+// Throws std::invalid_argument(message) unless ok (shape and argument checks).
+inline void require(bool ok, const std::string& message) {
+  if (!ok) throw std::invalid_argument(message);
+}
+
+// act: x (b, h, n, d) (any rank works); act in none|relu|sigmoid|silu|softmax.
+// act_dim is the softmax dimension (ignored by the elementwise acts); softmax runs in
+// float32 and is cast back. act "none" returns x itself (no copy).
+at::Tensor act_forward(const at::Tensor& x, const std::string& act, int64_t act_dim);
+
+// Throws std::invalid_argument (naming `op`) for an unknown act, or for softmax along a
+// dimension not in `allowed_dims`.
+void check_act(const char* op, const std::string& act, int64_t act_dim,
+               const std::vector<int64_t>& allowed_dims);
+
+// lrpe_cosine: x (b, n, h, d), theta float32 (h, d) | (1, d) | (h, 1); act_dim -1 (feature)
+// or 1 (sequence). Returns (b, n, h, 2d) in x's dtype.
+at::Tensor lrpe_cosine_forward(const at::Tensor& x, const at::Tensor& theta, int64_t offset,
+                               const std::string& act, int64_t act_dim);
+
+// lrpe_rotate: x (b, n, h, d), d even, theta float32 (h, d/2) | (1, d/2) | (h, 1).
+// Returns (b, n, h, d) in x's dtype.
+at::Tensor lrpe_rotate_forward(const at::Tensor& x, const at::Tensor& theta, int64_t offset,
+                               const std::string& act, int64_t act_dim);
+
+// lrpe_cosine_md over a grid of any sizes: x (b, h, l + N, d) with N = prod(grid) (grid has
+// 1..3 axes, row-major, last axis fastest), theta float32 (h, e) | (1, e) | (h, 1) with
+// e * grid.size() >= d (a theta with one column is broadcast to e = ceil(d / grid.size())).
+// act_dim -1 (feature) or -2 (sequence, over all l + N tokens). Returns (b, h, l + N, 2d).
+at::Tensor lrpe_cosine_md_forward_grid(const at::Tensor& x, const at::Tensor& theta,
+                                       const std::vector<int64_t>& grid, int64_t l,
+                                       const std::string& act, int64_t act_dim);
+// The cube: grid {n} * md.
+at::Tensor lrpe_cosine_md_forward(const at::Tensor& x, const at::Tensor& theta, int64_t md,
+                                  int64_t n, int64_t l, const std::string& act,
+                                  int64_t act_dim);
+
+// tpa_decode scales; a value <= 0 for scale / scale_q means the OPS.md default
+// (scale = d^-0.5, scale_q = 1/r).
+struct TpaScales {
+  double scale = 0;
+  double scale_q = 0;
+  double scale_k = 1;
+  double scale_v = 1;
+};
+
+// tpa_decode, forward only: aq (b, 1, h, r), ak (b, m, h), av (b, m, h), bq (b, 1, r, d),
+// bk (b, m, d), bv (b, m, e) -> o (b, 1, h, e) in the storage dtype.
+// Factorised: never materialises k, v of size (b, m, h, d).
+at::Tensor tpa_decode_forward(const at::Tensor& aq, const at::Tensor& ak, const at::Tensor& av,
+                              const at::Tensor& bq, const at::Tensor& bk, const at::Tensor& bv,
+                              const TpaScales& scales = {});
+// Naive: materialises q (b, h, d), k (b, m, h, d), v (b, m, h, e), then standard attention.
+at::Tensor tpa_decode_naive_forward(const at::Tensor& aq, const at::Tensor& ak,
+                                    const at::Tensor& av, const at::Tensor& bq,
+                                    const at::Tensor& bk, const at::Tensor& bv,
+                                    const TpaScales& scales = {});
+
+}  // namespace eager
+
+// Provider "torch" for act, lrpe_cosine, lrpe_rotate, lrpe_cosine_md, tpa_decode and
+// "torch_naive" for tpa_decode (defined in baselines/eager/providers.cpp).
+std::vector<Provider> eager_providers();
+
+}  // namespace opbench

@@ -1,0 +1,28 @@
+// lrpe_cosine (1d): linear relative positional encoding, cosine form (OPS.md).
+#include "eager.h"
+
+namespace opbench {
+namespace eager {
+
+at::Tensor lrpe_cosine_forward(const at::Tensor& x, const at::Tensor& theta, int64_t offset,
+                               const std::string& act, int64_t act_dim) {
+  require(x.dim() == 4, "lrpe_cosine: x must be (b, n, h, d)");
+  const int64_t n = x.size(1), h = x.size(2), d = x.size(3);
+  require(theta.dim() == 2 && (theta.size(0) == h || theta.size(0) == 1) &&
+              (theta.size(1) == d || theta.size(1) == 1),
+          "lrpe_cosine: theta must be (h, d), (1, d) or (h, 1)");
+  require(offset >= 0, "lrpe_cosine: offset must be >= 0");
+  check_act("lrpe_cosine", act, act_dim, {-1, 1});
+
+  const at::Tensor xa = act_forward(x, act, act_dim);
+  // angle[s, h, k] = (offset + s) * theta[h, k], in float32: (n, h|1, d|1)
+  const at::Tensor th = theta.to(x.device(), at::kFloat);
+  const at::Tensor pos = at::arange(offset, offset + n, th.options()).view({n, 1, 1});
+  const at::Tensor angle = pos * th.unsqueeze(0);
+  const at::Tensor cos = at::cos(angle), sin = at::sin(angle);
+  // xa (storage dtype) * cos (float32) promotes to float32; cast back at the end.
+  return at::cat({xa * cos, xa * sin}, -1).to(x.scalar_type());
+}
+
+}  // namespace eager
+}  // namespace opbench

@@ -1,0 +1,168 @@
+// The eager providers: "torch" for every op, "torch_naive" for tpa_decode.
+#include <ATen/core/grad_mode.h>
+#include <torch/csrc/autograd/autograd.h>
+
+#include <functional>
+#include <stdexcept>
+#include <utility>
+
+#include "eager.h"
+
+namespace opbench {
+
+namespace {
+
+using Unary = std::function<at::Tensor(const at::Tensor& x)>;
+
+std::string runs_anywhere(const at::Device&) { return ""; }
+
+const std::string& checked_mode(const char* op, const Params& p, bool has_bwd) {
+  const std::string& mode = p.s("mode");
+  if (mode == "fwd" || (has_bwd && mode == "bwd")) return mode;
+  throw std::invalid_argument(std::string(op) + ": the eager provider has no mode '" + mode +
+                              "'" + (has_bwd ? "" : " (forward only)"));
+}
+
+// The call for an op whose one differentiable input is x = inputs[0]; `f` holds the other
+// inputs and the params.
+//   fwd: f(x) under no-grad, returns {o}.
+//   bwd: here, x becomes a leaf requiring grad and f runs once with grad on (the graph is
+//        kept); the call is autograd::grad of o w.r.t. x with grad_out, graph retained,
+//        returning {dx} (nothing accumulates into .grad).
+Call prepare_unary(const char* op, const Params& p, const Inputs& in, Unary f) {
+  const std::string& mode = checked_mode(op, p, /*has_bwd=*/true);
+  const at::Tensor x = in[0];
+  if (mode == "fwd") {
+    return [f = std::move(f), x]() -> std::vector<at::Tensor> {
+      at::NoGradGuard no_grad;
+      return {f(x)};
+    };
+  }
+  eager::require(in.grad_out.defined(), std::string(op) + ": bwd needs grad_out");
+  at::Tensor leaf = x.detach().requires_grad_(true);
+  at::Tensor o;
+  {
+    at::AutoGradMode grad_on(true);
+    o = f(leaf);
+  }
+  eager::require(in.grad_out.sizes() == o.sizes(),
+                 std::string(op) + ": grad_out is not shaped as the output");
+  const at::Tensor grad_out = in.grad_out;
+  return [o, leaf, grad_out]() -> std::vector<at::Tensor> {
+    return torch::autograd::grad({o}, {leaf}, {grad_out}, /*retain_graph=*/true);
+  };
+}
+
+Provider act_torch() {
+  Provider pr;
+  pr.op = "act";
+  pr.name = "torch";
+  pr.help = "LibTorch eager: relu / sigmoid / silu, softmax in float32 cast back";
+  pr.unavailable = runs_anywhere;
+  pr.prepare = [](const Params& p, const Inputs& in) {
+    const std::string act = p.s("act");
+    const int64_t act_dim = p.i("act_dim");
+    eager::check_act("act", act, act_dim, {-1, -2});
+    return prepare_unary("act", p, in, [act, act_dim](const at::Tensor& x) {
+      return eager::act_forward(x, act, act_dim);
+    });
+  };
+  return pr;
+}
+
+Provider lrpe_cosine_torch() {
+  Provider pr;
+  pr.op = "lrpe_cosine";
+  pr.name = "torch";
+  pr.help = "LibTorch eager: act, angle and sin/cos in float32, concat(x cos, x sin)";
+  pr.unavailable = runs_anywhere;
+  pr.prepare = [](const Params& p, const Inputs& in) {
+    const std::string act = p.s("act");
+    const int64_t act_dim = p.i("act_dim"), offset = p.i_or("offset", 0);
+    eager::check_act("lrpe_cosine", act, act_dim, {-1, 1});
+    const at::Tensor theta = in[1];
+    return prepare_unary("lrpe_cosine", p, in, [=](const at::Tensor& x) {
+      return eager::lrpe_cosine_forward(x, theta, offset, act, act_dim);
+    });
+  };
+  return pr;
+}
+
+Provider lrpe_rotate_torch() {
+  Provider pr;
+  pr.op = "lrpe_rotate";
+  pr.name = "torch";
+  pr.help = "LibTorch eager: act, then rotate the halves by (offset + s) * theta";
+  pr.unavailable = runs_anywhere;
+  pr.prepare = [](const Params& p, const Inputs& in) {
+    const std::string act = p.s("act");
+    const int64_t act_dim = p.i("act_dim"), offset = p.i_or("offset", 0);
+    eager::check_act("lrpe_rotate", act, act_dim, {-1, 1});
+    const at::Tensor theta = in[1];
+    return prepare_unary("lrpe_rotate", p, in, [=](const at::Tensor& x) {
+      return eager::lrpe_rotate_forward(x, theta, offset, act, act_dim);
+    });
+  };
+  return pr;
+}
+
+Provider lrpe_cosine_md_torch() {
+  Provider pr;
+  pr.op = "lrpe_cosine_md";
+  pr.name = "torch";
+  pr.help = "LibTorch eager: grid angle table built per call, concat(x cos, x sin)";
+  pr.unavailable = runs_anywhere;
+  pr.prepare = [](const Params& p, const Inputs& in) {
+    const std::string act = p.s("act");
+    const int64_t act_dim = p.i("act_dim"), md = p.i("md"), n = p.i("n"), l = p.i_or("l", 0);
+    eager::check_act("lrpe_cosine_md", act, act_dim, {-1, -2});
+    const at::Tensor theta = in[1];
+    return prepare_unary("lrpe_cosine_md", p, in, [=](const at::Tensor& x) {
+      return eager::lrpe_cosine_md_forward(x, theta, md, n, l, act, act_dim);
+    });
+  };
+  return pr;
+}
+
+using TpaForward = at::Tensor (*)(const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                                  const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                                  const eager::TpaScales&);
+
+Provider tpa_decode_provider(const char* name, const char* help, TpaForward fwd) {
+  Provider pr;
+  pr.op = "tpa_decode";
+  pr.name = name;
+  pr.help = help;
+  pr.unavailable = runs_anywhere;
+  pr.prepare = [fwd](const Params& p, const Inputs& in) -> Call {
+    checked_mode("tpa_decode", p, /*has_bwd=*/false);
+    eager::require(in.tensors.size() == 6, "tpa_decode: expects aq, ak, av, bq, bk, bv");
+    const std::vector<at::Tensor> t = in.tensors;
+    return [fwd, t]() -> std::vector<at::Tensor> {
+      at::NoGradGuard no_grad;
+      return {fwd(t[0], t[1], t[2], t[3], t[4], t[5], eager::TpaScales{})};
+    };
+  };
+  return pr;
+}
+
+}  // namespace
+
+std::vector<Provider> eager_providers() {
+  return {
+      act_torch(),
+      lrpe_cosine_torch(),
+      lrpe_rotate_torch(),
+      lrpe_cosine_md_torch(),
+      tpa_decode_provider("torch",
+                          "LibTorch eager, factorised: score = ak * (bk @ q^T), "
+                          "o = (p * av) @ bv, float32",
+                          &eager::tpa_decode_forward),
+      tpa_decode_provider("torch_naive",
+                          "LibTorch eager, naive: materialises k, v (b, m, h, d) in float32, "
+                          "then attention",
+                          &eager::tpa_decode_naive_forward),
+  };
+}
+
+}  // namespace opbench

@@ -1,0 +1,73 @@
+// opbench report / runs: read the store.
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.hpp"
+#include "core/error.hpp"
+#include "report/report.hpp"
+
+namespace opbench {
+
+// Opens an existing database for reading (a missing one is a usage error, never created).
+static std::unique_ptr<Store> open_existing(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw InputError(path, "--db", "no such database");
+  return std::make_unique<Store>(path, /*create=*/false);
+}
+
+void add_report_command(CLI::App& app, Cli& cli) {
+  struct Opts {
+    std::vector<std::string> runs;
+    std::string out, show = "value";
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("report", "write a markdown report of one or more runs");
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str();
+  cmd->add_option("--run", o->runs, "run selector: ID, latest, label:TEXT, gpu:TEXT (repeatable; default latest)");
+  cmd->add_option("--out", o->out, "write to this file instead of stdout");
+  cmd->add_option("--show", o->show, "cells: value (the stored statistic), gbps, pct (of peak bandwidth)")
+      ->check(CLI::IsMember({"value", "gbps", "pct"}));
+  cmd->callback([o, &cli] {
+    auto store = open_existing(cli.db);
+    std::vector<std::string> sels = o->runs.empty() ? std::vector<std::string>{"latest"} : o->runs;
+    std::vector<ReportRun> runs;
+    for (const auto& s : sels) {
+      RunInfo r = store->select(s);
+      runs.push_back({r, store->points(r.id)});
+    }
+    Show show = o->show == "gbps" ? Show::GBps : o->show == "pct" ? Show::PctPeak : Show::Value;
+    write_output(render_report(runs, show), o->out);
+    cli.status = kExitOk;
+  });
+}
+
+void add_runs_command(CLI::App& app, Cli& cli) {
+  auto format = std::make_shared<std::string>("table");
+  auto* cmd = app.add_subcommand("runs", "list the runs in a database");
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str();
+  cmd->add_option("--format", *format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  cmd->callback([format, &cli] {
+    auto store = open_existing(cli.db);
+    auto runs = store->runs();
+    if (*format == "json") {
+      nlohmann::ordered_json a = nlohmann::ordered_json::array();
+      for (const auto& r : runs)
+        a.push_back({{"id", r.id}, {"label", r.label}, {"gpu", r.env.gpu}, {"device", r.env.device},
+                     {"torch", r.env.torch_version}, {"started_at", r.started_at},
+                     {"finished_at", r.finished_at}, {"status", r.status}, {"points", r.points},
+                     {"op", r.op}, {"config", r.config_path}, {"commit", r.git_commit},
+                     {"peak_gbps", r.env.peak_gbps}, {"source", r.source}});
+      std::cout << a.dump(2) << "\n";
+    } else {
+      std::printf("%-5s %-24s %-12s %-10s %-8s %-12s %-16s %s\n", "id", "started_at", "status", "points",
+                  "torch", "op", "label", "gpu");
+      for (const auto& r : runs)
+        std::printf("%-5lld %-24s %-12s %-10lld %-8s %-12s %-16s %s\n", (long long)r.id, r.started_at.c_str(),
+                    r.status.c_str(), (long long)r.points, r.env.torch_version.c_str(), r.op.c_str(),
+                    r.label.c_str(), r.env.gpu.c_str());
+    }
+    cli.status = kExitOk;
+  });
+}
+
+}  // namespace opbench

@@ -1,0 +1,46 @@
+#include "measure/bench.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace opbench {
+
+BenchCounts bench_counts(double estimate_ms, const Timing& t) {
+  // As do_bench: max(1, int(warmup / estimate)), max(1, int(rep / estimate)); a call measured
+  // as taking no time (a CPU clock's resolution) counts as 1 microsecond.
+  double est = std::max(estimate_ms, 1e-3);
+  auto count = [&](double budget) {
+    double n = std::floor(budget / est);
+    return size_t(std::clamp(n, 1.0, 1e6));
+  };
+  return {count(t.warmup_ms), count(t.rep_ms)};
+}
+
+std::vector<double> do_bench(Clock& clock, const std::function<void()>& fn, const Timing& t) {
+  fn();
+  clock.sync();
+  // Estimate: 5 calls, each after a flush, between two marks (the flush is inside, as in do_bench).
+  clock.reserve(1);
+  clock.start(0);
+  for (int i = 0; i < 5; ++i) {
+    clock.flush();
+    fn();
+  }
+  clock.stop(0);
+  clock.sync();
+  BenchCounts n = bench_counts(clock.elapsed_ms(0) / 5.0, t);
+  for (size_t i = 0; i < n.warmup; ++i) fn();
+  clock.reserve(n.repeat);
+  for (size_t i = 0; i < n.repeat; ++i) {
+    clock.flush();
+    clock.start(i);
+    fn();
+    clock.stop(i);
+  }
+  clock.sync();
+  std::vector<double> out(n.repeat);
+  for (size_t i = 0; i < n.repeat; ++i) out[i] = clock.elapsed_ms(i);
+  return out;
+}
+
+}  // namespace opbench

@@ -1,0 +1,35 @@
+// The timing protocol (the product): triton.testing.do_bench's, on CUDA events or a steady
+// clock. One call first (so lazy work is done), an estimate over 5 calls, warm-up and repeat
+// counts derived from warmup_ms and rep_ms, then one sample per call, each preceded by an L2
+// flush (a write of a buffer larger than the cache, outside the timed region).
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "config/config.hpp"
+
+namespace opbench {
+
+// A device's clock: start/stop mark sample i; elapsed_ms reads it after sync().
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual void reserve(size_t n) = 0;
+  virtual void start(size_t i) = 0;
+  virtual void stop(size_t i) = 0;
+  virtual void sync() = 0;
+  virtual double elapsed_ms(size_t i) = 0;
+  virtual void flush() = 0;  // evict the caches (no-op when disabled)
+};
+
+// Returns every sample in milliseconds.
+std::vector<double> do_bench(Clock& clock, const std::function<void()>& fn, const Timing& t);
+
+// Iteration counts as do_bench derives them from one estimate.
+struct BenchCounts {
+  size_t warmup, repeat;
+};
+BenchCounts bench_counts(double estimate_ms, const Timing& t);
+
+}  // namespace opbench

@@ -1,0 +1,35 @@
+// What the measurement needs of a device: its clock (with the cache flush), peak memory of
+// one call, peak bandwidth, and a description of it. CUDA through ATen/c10 when LibTorch has
+// CUDA; the CPU everywhere.
+#pragma once
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/error.hpp"
+#include "measure/bench.hpp"
+#include "sweep/executor.hpp"
+
+namespace opbench {
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual at::Device torch_device() const = 0;
+  virtual std::unique_ptr<Clock> clock(bool flush) = 0;
+  // Peak bytes allocated while `fn` runs once, counting what was already allocated (inputs).
+  virtual int64_t peak_bytes(const std::function<void()>& fn) = 0;
+  // Device-to-device copy of a large buffer, read + write counted, in GB/s (1e9 bytes/s).
+  virtual double measure_bandwidth() = 0;
+  virtual Environment describe() = 0;
+  virtual void synchronize() = 0;
+};
+
+// "cpu", "cuda" or "cuda:N"; throws InputError for an unknown or absent device.
+std::unique_ptr<Device> open_device(const std::string& name);
+bool cuda_present();
+
+}  // namespace opbench

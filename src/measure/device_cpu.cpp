@@ -1,0 +1,144 @@
+// The CPU as a device: a steady clock, a flush buffer twice the last-level cache, and peak
+// memory through a counting wrapper around LibTorch's CPU allocator.
+#include <c10/core/CPUAllocator.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <unordered_map>
+
+#include "measure/device.hpp"
+
+namespace opbench {
+
+namespace {
+
+// Counts the bytes live through LibTorch's CPU allocator (current and peak).
+class CountingAllocator final : public c10::Allocator {
+ public:
+  explicit CountingAllocator(c10::Allocator* inner) : inner_(inner) {}
+
+  c10::DataPtr allocate(size_t n) override {
+    c10::DataPtr inner = inner_->allocate(n);
+    auto* ctx = new Ctx{std::move(inner), n, this};
+    void* data = ctx->inner.get();
+    add(int64_t(n));
+    return {data, ctx, &CountingAllocator::release, c10::Device(c10::DeviceType::CPU)};
+  }
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    std::memcpy(dest, src, count);
+  }
+  void reset_peak() { peak_.store(current_.load()); }
+  int64_t peak() const { return peak_.load(); }
+
+ private:
+  struct Ctx {
+    c10::DataPtr inner;
+    size_t n;
+    CountingAllocator* owner;
+  };
+  static void release(void* p) {
+    auto* ctx = static_cast<Ctx*>(p);
+    ctx->owner->add(-int64_t(ctx->n));
+    delete ctx;  // frees the inner allocation
+  }
+  void add(int64_t d) {
+    int64_t now = current_.fetch_add(d) + d;
+    int64_t old = peak_.load();
+    while (now > old && !peak_.compare_exchange_weak(old, now)) {
+    }
+  }
+  c10::Allocator* inner_;
+  std::atomic<int64_t> current_{0}, peak_{0};
+};
+
+CountingAllocator& counting() {
+  static CountingAllocator* a = [] {
+    auto* alloc = new CountingAllocator(c10::GetDefaultCPUAllocator());
+    c10::SetCPUAllocator(alloc, /*priority=*/10);
+    return alloc;
+  }();
+  return *a;
+}
+
+class CpuClock final : public Clock {
+ public:
+  explicit CpuClock(bool flush) {
+    if (flush) {
+      long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+      size_t bytes = size_t(std::max<long>(l3 > 0 ? l3 : 0, 16l << 20)) * 2;
+      buf_.assign(bytes, 0);
+    }
+  }
+  void reserve(size_t n) override { t_.assign(n * 2, {}); }
+  void start(size_t i) override { t_[2 * i] = std::chrono::steady_clock::now(); }
+  void stop(size_t i) override { t_[2 * i + 1] = std::chrono::steady_clock::now(); }
+  void sync() override {}
+  double elapsed_ms(size_t i) override {
+    return std::chrono::duration<double, std::milli>(t_[2 * i + 1] - t_[2 * i]).count();
+  }
+  void flush() override {
+    if (buf_.empty()) return;
+    ++fill_;
+    std::memset(buf_.data(), fill_, buf_.size());
+    asm volatile("" : : "r"(buf_.data()) : "memory");
+  }
+
+ private:
+  std::vector<std::chrono::steady_clock::time_point> t_;
+  std::vector<unsigned char> buf_;
+  unsigned char fill_ = 0;
+};
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      auto c = line.find(':');
+      if (c != std::string::npos) return line.substr(line.find_first_not_of(" \t", c + 1));
+    }
+  return "cpu";
+}
+
+}  // namespace
+
+class CpuDevice final : public Device {
+ public:
+  CpuDevice() { counting(); }
+  at::Device torch_device() const override { return at::Device(at::kCPU); }
+  std::unique_ptr<Clock> clock(bool flush) override { return std::make_unique<CpuClock>(flush); }
+  int64_t peak_bytes(const std::function<void()>& fn) override {
+    counting().reset_peak();
+    fn();
+    return counting().peak();
+  }
+  double measure_bandwidth() override {
+    const int64_t bytes = int64_t(256) << 20;
+    at::Tensor src = at::empty({bytes}, at::TensorOptions().dtype(at::kByte)).fill_(1);
+    at::Tensor dst = at::empty_like(src);
+    CpuClock c(false);
+    Timing t;
+    t.warmup_ms = 50;
+    t.rep_ms = 200;
+    auto samples = do_bench(c, [&] { dst.copy_(src); }, t);
+    double ms = summarize(samples).median;
+    return 2.0 * double(bytes) / (ms * 1e-3) / 1e9;
+  }
+  Environment describe() override {
+    Environment e;
+    e.device = "cpu";
+    e.gpu = cpu_model();
+    e.sm_count = sysconf(_SC_NPROCESSORS_ONLN);
+    e.memory_bytes = int64_t(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+    return e;
+  }
+  void synchronize() override {}
+};
+
+std::unique_ptr<Device> make_cpu_device() { return std::make_unique<CpuDevice>(); }
+
+}  // namespace opbench

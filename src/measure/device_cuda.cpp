@@ -1,0 +1,153 @@
+// A CUDA device: CUDA events on the current stream, a 256 MiB L2 flush (cudaMemsetAsync of a
+// raw cudaMalloc buffer, so it never shows in the caching allocator's statistics), peak
+// memory from the caching allocator, bandwidth from a 1 GiB device-to-device copy.
+#include "measure/device.hpp"
+
+#ifdef OPBENCH_TORCH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+
+namespace opbench {
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw RuntimeFailure(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+class CudaClock final : public Clock {
+ public:
+  CudaClock(int device, bool flush) : device_(device) {
+    if (flush) {
+      flush_bytes_ = size_t(256) << 20;
+      check(cudaMalloc(&flush_, flush_bytes_), "cudaMalloc(L2 flush buffer)");
+    }
+  }
+  ~CudaClock() override {
+    for (auto e : events_) cudaEventDestroy(e);
+    if (flush_) cudaFree(flush_);
+  }
+  void reserve(size_t n) override {
+    while (events_.size() < 2 * n) {
+      cudaEvent_t e;
+      check(cudaEventCreate(&e), "cudaEventCreate");
+      events_.push_back(e);
+    }
+  }
+  void start(size_t i) override { check(cudaEventRecord(events_[2 * i], stream()), "cudaEventRecord"); }
+  void stop(size_t i) override { check(cudaEventRecord(events_[2 * i + 1], stream()), "cudaEventRecord"); }
+  void sync() override { check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize"); }
+  double elapsed_ms(size_t i) override {
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, events_[2 * i], events_[2 * i + 1]), "cudaEventElapsedTime");
+    return ms;
+  }
+  void flush() override {
+    if (flush_) check(cudaMemsetAsync(flush_, 0, flush_bytes_, stream()), "cudaMemsetAsync(L2 flush)");
+  }
+
+ private:
+  cudaStream_t stream() const { return at::cuda::getCurrentCUDAStream(device_).stream(); }
+  int device_;
+  void* flush_ = nullptr;
+  size_t flush_bytes_ = 0;
+  std::vector<cudaEvent_t> events_;
+};
+
+class CudaDevice final : public Device {
+ public:
+  explicit CudaDevice(int index) : index_(index), guard_(c10::DeviceIndex(index)) {}
+  at::Device torch_device() const override { return at::Device(at::kCUDA, c10::DeviceIndex(index_)); }
+  std::unique_ptr<Clock> clock(bool flush) override { return std::make_unique<CudaClock>(index_, flush); }
+  int64_t peak_bytes(const std::function<void()>& fn) override {
+    synchronize();
+    c10::cuda::CUDACachingAllocator::resetPeakStats(c10::DeviceIndex(index_));
+    fn();
+    synchronize();
+    auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(c10::DeviceIndex(index_));
+    return stats.allocated_bytes[size_t(c10::CachingAllocator::StatType::AGGREGATE)].peak;
+  }
+  double measure_bandwidth() override {
+    const size_t bytes = size_t(1) << 30;
+    void *src = nullptr, *dst = nullptr;
+    check(cudaMalloc(&src, bytes), "cudaMalloc(bandwidth source)");
+    check(cudaMalloc(&dst, bytes), "cudaMalloc(bandwidth destination)");
+    cudaStream_t s = at::cuda::getCurrentCUDAStream(index_).stream();
+    check(cudaMemsetAsync(src, 1, bytes, s), "cudaMemsetAsync");
+    CudaClock c(index_, false);
+    Timing t;
+    t.warmup_ms = 25;
+    t.rep_ms = 200;
+    auto samples = do_bench(c, [&] { check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync"); }, t);
+    cudaFree(src);
+    cudaFree(dst);
+    double ms = summarize(samples).median;
+    return 2.0 * double(bytes) / (ms * 1e-3) / 1e9;
+  }
+  Environment describe() override {
+    Environment e;
+    cudaDeviceProp p{};
+    check(cudaGetDeviceProperties(&p, index_), "cudaGetDeviceProperties");
+    e.device = "cuda:" + std::to_string(index_);
+    e.gpu = p.name;
+    e.sm_count = p.multiProcessorCount;
+    e.memory_bytes = int64_t(p.totalGlobalMem);
+    e.compute_capability = std::to_string(p.major) + "." + std::to_string(p.minor);
+    int v = 0;
+    if (cudaDriverGetVersion(&v) == cudaSuccess) e.driver = std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+    if (cudaRuntimeGetVersion(&v) == cudaSuccess) e.cuda_runtime = std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+    return e;
+  }
+  void synchronize() override {
+    check(cudaStreamSynchronize(at::cuda::getCurrentCUDAStream(index_).stream()), "cudaStreamSynchronize");
+  }
+
+ private:
+  int index_;
+  c10::cuda::CUDAGuard guard_;
+};
+
+}  // namespace
+
+bool cuda_present() { return c10::cuda::device_count() > 0; }
+std::unique_ptr<Device> make_cuda_device(int index) {
+  if (index < 0 || index >= c10::cuda::device_count())
+    throw InputError("--device", "cuda:" + std::to_string(index),
+                     "no such CUDA device (" + std::to_string(c10::cuda::device_count()) + " present)");
+  return std::make_unique<CudaDevice>(index);
+}
+
+}  // namespace opbench
+
+#else  // LibTorch without CUDA
+
+namespace opbench {
+bool cuda_present() { return false; }
+std::unique_ptr<Device> make_cuda_device(int) {
+  throw InputError("--device", "cuda", "this opbench was built against a LibTorch without CUDA");
+}
+}  // namespace opbench
+
+#endif
+
+namespace opbench {
+
+std::unique_ptr<Device> make_cpu_device();
+
+std::unique_ptr<Device> open_device(const std::string& name) {
+  if (name == "cpu") return make_cpu_device();
+  if (name == "cuda") return make_cuda_device(0);
+  if (name.rfind("cuda:", 0) == 0) {
+    std::string idx = name.substr(5);
+    if (!idx.empty() && idx.find_first_not_of("0123456789") == std::string::npos)
+      return make_cuda_device(std::stoi(idx));
+  }
+  throw InputError("--device", name, "unknown device (cpu, cuda or cuda:N)");
+}
+
+}  // namespace opbench

@@ -1,0 +1,170 @@
+#include "measure/executor.hpp"
+
+#include <c10/util/Exception.h>
+#include <torch/headeronly/version.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "ops/op.hpp"
+
+#ifdef OPBENCH_TORCH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
+namespace opbench {
+
+at::ScalarType scalar_type(const std::string& dtype) {
+  if (dtype == "bf16") return at::kBFloat16;
+  if (dtype == "fp16") return at::kHalf;
+  if (dtype == "fp32") return at::kFloat;
+  throw std::invalid_argument("unknown dtype '" + dtype + "'");
+}
+
+double tolerance(const std::string& dtype) { return dtype == "fp32" ? 1e-5 : 1e-2; }
+
+double relative_error(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref) {
+  if (out.size() != ref.size())
+    throw std::runtime_error("check: " + std::to_string(out.size()) + " outputs, the torch provider gives " +
+                             std::to_string(ref.size()));
+  double worst = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i].sizes() != ref[i].sizes())
+      throw std::runtime_error("check: output shape " + std::string(c10::str(out[i].sizes())) +
+                               " differs from the torch provider's " + c10::str(ref[i].sizes()));
+    at::Tensor a = out[i].to(at::kFloat), b = ref[i].to(at::kFloat);
+    double num = (a - b).norm().item<double>(), den = b.norm().item<double>();
+    double e = den > 0 ? num / den : num;
+    if (std::isnan(e)) return std::nan("");
+    worst = std::max(worst, e);
+  }
+  return worst;
+}
+
+TorchExecutor::TorchExecutor(const std::string& device) : device_(open_device(device)) {}
+
+Environment TorchExecutor::environment() {
+  if (!env_) {
+    env_ = device_->describe();
+    env_->torch_version = TORCH_VERSION;
+    env_->peak_gbps = device_->measure_bandwidth();
+  }
+  return *env_;
+}
+
+std::string TorchExecutor::unavailable(const std::string& op, const std::string& provider) {
+  const Provider* p = find_provider(op, provider);
+  if (!p) {
+    if (provider.rfind("cuda", 0) == 0)
+      return "not built (our CUDA kernels need nvcc and a CUDA LibTorch at configure time: -DOPBENCH_CUDA=ON)";
+    return "not built into this opbench";
+  }
+  return p->unavailable ? p->unavailable(device_->torch_device()) : "";
+}
+
+static void fill(at::Tensor& t, Fill how) {
+  if (how == Fill::Theta) {
+    // Rotary-style frequencies 10000^(-k / K) along the last dim, the same for every head.
+    int64_t K = t.size(-1);
+    at::Tensor k = at::arange(K, t.options().dtype(at::kFloat));
+    t.copy_(at::pow(10000.0, -k / double(std::max<int64_t>(K, 1))).expand_as(t));
+  } else if (how == Fill::Uniform01) {
+    t.uniform_(0, 1);
+  } else {
+    t.normal_();
+  }
+}
+
+const Inputs& TorchExecutor::inputs_for(const Point& point) {
+  Params key_params = point.params;
+  key_params.erase("metric");
+  std::string key = point.op;
+  for (const auto& [k, v] : key_params.values()) key += "|" + k + "=" + to_string(v);
+  if (key == inputs_key_) return inputs_;
+  inputs_ = Inputs();  // free the last point's tensors first
+  inputs_key_.clear();
+  const OpSpec* op = find_op(point.op);
+  at::manual_seed(std::stoull(content_hash(key), nullptr, 16) & 0x7fffffffffffull);
+  auto opts = at::TensorOptions().device(device_->torch_device());
+  at::ScalarType st = scalar_type(point.params.s("dtype"));
+  for (const auto& spec : op->inputs(point.params)) {
+    at::Tensor t = at::empty(spec.shape, opts.dtype(spec.storage_dtype ? st : at::kFloat));
+    fill(t, spec.fill);
+    inputs_.tensors.push_back(t);
+  }
+  if (point.params.s("mode") == "bwd") {
+    inputs_.grad_out = at::empty(op->output_shape(point.params), opts.dtype(st));
+    inputs_.grad_out.normal_();
+  }
+  device_->synchronize();
+  inputs_key_ = key;
+  return inputs_;
+}
+
+static std::string first_line(const std::string& s) {
+  auto nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+static void release_cached_memory() {
+#ifdef OPBENCH_TORCH_CUDA
+  c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+}
+
+Result TorchExecutor::measure(const Point& point, const Timing& timing) {
+  Result r;
+  r.unit = point.metric() == "memory" ? "MiB" : "ms";
+  const OpSpec* op = find_op(point.op);
+  const Provider* provider = find_provider(point.op, point.provider);
+  if (!op || !provider) {
+    r.error = "provider " + point.provider + " is not built into this opbench";
+    return r;
+  }
+  r.bytes = op->min_bytes(point.params);
+  try {
+    const Inputs& in = inputs_for(point);
+    Call call = provider->prepare(point.params, in);
+
+    // Correctness: the same inputs through the torch provider (speed points; once per cell).
+    const Provider* ref = find_provider(point.op, "torch");
+    if (point.metric() == "speed" && ref && ref != provider) {
+      std::vector<at::Tensor> got = call();
+      std::vector<at::Tensor> want = ref->prepare(point.params, in)();
+      r.rel_err = relative_error(got, want);
+      r.check_failed = !(r.rel_err <= tolerance(point.params.s("dtype")));
+    }
+    device_->synchronize();
+
+    if (point.metric() == "memory") {
+      int64_t peak = device_->peak_bytes([&] { call(); });
+      r.samples = {double(peak) / double(1 << 20)};
+    } else {
+      auto clock = device_->clock(timing.flush_l2);
+      r.samples = do_bench(*clock, [&] { call(); }, timing);
+    }
+    r.stats = summarize(r.samples);
+    if (point.metric() == "speed" && r.stats.median > 0) {
+      r.gbps = r.bytes / (r.stats.median * 1e-3) / 1e9;
+      double peak = environment().peak_gbps;
+      r.pct_peak = peak > 0 ? 100.0 * r.gbps / peak : 0;
+    }
+  } catch (const c10::OutOfMemoryError& e) {
+    r.error = "out of memory: " + first_line(e.what_without_backtrace());
+  } catch (const c10::Error& e) {
+    r.error = first_line(e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    r.error = first_line(e.what());
+  }
+  if (!r.ok()) {
+    r.samples.clear();
+    r.stats = Stats();
+    inputs_ = Inputs();
+    inputs_key_.clear();
+    release_cached_memory();
+  }
+  return r;
+}
+
+}  // namespace opbench

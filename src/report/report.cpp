@@ -1,0 +1,145 @@
+#include "report/report.hpp"
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace opbench {
+
+static double cell_value(const StoredPoint& p, Show show) {
+  if (!p.result.ok()) return -1;
+  switch (show) {
+    case Show::GBps: return p.result.gbps;
+    case Show::PctPeak: return p.result.pct_peak;
+    default: return p.value;
+  }
+}
+
+std::vector<Section> build_sections(const ReportRun& r, Show show) {
+  std::vector<Section> out;
+  std::map<std::string, size_t> section_index;
+  std::map<std::string, std::pair<size_t, size_t>> table_index;  // title -> (section, table)
+  // Column order: the run's Notation order (labels), then any label it does not list.
+  std::vector<std::string> order;
+  for (const auto& [label, prov] : r.run.notation) order.push_back(label);
+
+  struct Acc {
+    std::vector<double> xs;
+    std::map<std::string, std::map<double, double>> cells;  // label -> x -> value
+    std::set<std::string> labels;
+  };
+  std::map<std::string, Acc> acc;
+  for (const auto& p : r.points) {
+    if (show != Show::Value && p.point.params.s_or("metric", "speed") != "speed") continue;
+    auto it = table_index.find(p.point.title);
+    if (it == table_index.end()) {
+      auto s = section_index.find(p.section);
+      if (s == section_index.end()) {
+        s = section_index.emplace(p.section, out.size()).first;
+        out.push_back({p.section, {}});
+      }
+      Table t;
+      t.title = p.point.title;
+      t.index_name = p.point.x_name;
+      out[s->second].tables.push_back(t);
+      it = table_index.emplace(p.point.title, std::make_pair(s->second, out[s->second].tables.size() - 1)).first;
+    }
+    Acc& a = acc[p.point.title];
+    double x = double(p.point.x_value);
+    bool seen = false;
+    for (double v : a.xs) seen = seen || v == x;
+    if (!seen) a.xs.push_back(x);
+    a.cells[p.point.label][x] = cell_value(p, show);
+    if (!a.labels.count(p.point.label)) {
+      a.labels.insert(p.point.label);
+      bool known = false;
+      for (const auto& l : order) known = known || l == p.point.label;
+      if (!known) order.push_back(p.point.label);
+    }
+  }
+  for (auto& s : out)
+    for (auto& t : s.tables) {
+      Acc& a = acc[t.title];
+      t.index = a.xs;
+      for (const auto& l : order)
+        if (a.labels.count(l)) t.columns.push_back(l);
+      for (double x : a.xs) {
+        std::vector<double> row;
+        for (const auto& l : t.columns) {
+          auto c = a.cells[l].find(x);
+          row.push_back(c == a.cells[l].end() ? std::nan("") : c->second);
+        }
+        t.cells.push_back(row);
+      }
+    }
+  return out;
+}
+
+static std::string describe_run(const RunInfo& r) {
+  std::ostringstream o;
+  o << "run " << r.id;
+  if (!r.label.empty()) o << " (" << r.label << ")";
+  if (r.source == "import") {
+    o << ", imported from " << r.config_path;
+  } else {
+    o << ", " << r.started_at.substr(0, 10) << ", " << r.env.device;
+    if (!r.git_commit.empty()) {
+      bool dirty = r.git_commit.size() > 6 && r.git_commit.compare(r.git_commit.size() - 6, 6, "-dirty") == 0;
+      o << ", commit " << r.git_commit.substr(0, 12) << (dirty ? "-dirty" : "");
+    }
+    if (!r.env.torch_version.empty()) o << ", torch " << r.env.torch_version;
+    if (r.env.peak_gbps > 0) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, ", measured peak bandwidth %.0f GB/s", r.env.peak_gbps);
+      o << buf;
+    }
+    o << ", " << (r.stat.empty() ? "median" : r.stat) << " of each point's samples";
+    if (r.status != "done") o << " (" << r.status << ")";
+  }
+  return o.str();
+}
+
+std::string render_report(const std::vector<ReportRun>& runs, Show show) {
+  std::ostringstream o;
+  std::string op = runs.empty() ? "" : runs.front().run.op;
+  o << "# " << (op.empty() ? "opbench" : op) << " benchmark\n\n";
+  if (show == Show::GBps) o << "Cells: GB/s of the minimal bytes (speed tables only).\n\n";
+  if (show == Show::PctPeak) o << "Cells: % of the measured peak bandwidth (speed tables only).\n\n";
+  o << "## Notation\n\n";
+  std::set<std::string> listed;
+  for (const auto& r : runs)
+    for (const auto& [label, prov] : r.run.notation)
+      if (listed.insert(label).second) o << "- " << label << ": " << prov << "\n";
+  for (const auto& r : runs) {
+    o << "\n## " << (r.run.env.gpu.empty() ? "unknown device" : r.run.env.gpu) << "\n\n";
+    o << describe_run(r.run) << "\n";
+    std::vector<const StoredPoint*> flagged;
+    for (const auto& p : r.points)
+      if (p.result.check_failed || !p.result.ok()) flagged.push_back(&p);
+    for (const auto& s : build_sections(r, show)) {
+      o << "\n### " << s.name << "\n\n```\n";
+      for (size_t i = 0; i < s.tables.size(); ++i) {
+        if (i) o << "\n";
+        o << format_block(s.tables[i]);
+      }
+      o << "```\n";
+    }
+    if (!flagged.empty()) {
+      o << "\nPoints shown as -1 failed; points marked here differ from the torch provider:\n\n";
+      for (const auto* p : flagged) {
+        o << "- " << p->point.title << " " << p->point.x_name << "=" << p->point.x_value << " "
+          << p->point.provider << ": ";
+        if (!p->result.ok()) o << "error: " << p->result.error << "\n";
+        else {
+          char buf[64];
+          std::snprintf(buf, sizeof buf, "relative error %.3g over tolerance\n", p->result.rel_err);
+          o << buf;
+        }
+      }
+    }
+  }
+  return o.str();
+}
+
+}  // namespace opbench

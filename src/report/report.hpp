@@ -1,0 +1,29 @@
+// A run (or several) as a markdown document: a Notation list, a heading per GPU, a section
+// per variant, each table in a fenced block as its `title:` line and the table exactly as
+// pandas prints it. Torch-free.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "report/table.hpp"
+#include "store/store.hpp"
+
+namespace opbench {
+
+enum class Show { Value, GBps, PctPeak };  // what the cells hold
+
+struct ReportRun {
+  RunInfo run;
+  std::vector<StoredPoint> points;
+};
+
+// The tables of one run, in stored order: section -> tables.
+struct Section {
+  std::string name;
+  std::vector<Table> tables;
+};
+std::vector<Section> build_sections(const ReportRun& r, Show show = Show::Value);
+
+std::string render_report(const std::vector<ReportRun>& runs, Show show = Show::Value);
+
+}  // namespace opbench

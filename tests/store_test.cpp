@@ -1,0 +1,184 @@
+// The store: schema and migrations, runs and points round trip, selectors, an interrupted
+// run, and two processes writing one database.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "store/store.hpp"
+
+using namespace opbench;
+
+static std::string temp_db(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() / ("opbench_store_" + std::to_string(getpid()) + "_" + name);
+  std::filesystem::remove(p);
+  std::filesystem::remove(p.string() + "-wal");
+  std::filesystem::remove(p.string() + "-shm");
+  return p.string();
+}
+
+static StoredPoint make_point(int64_t run, int64_t seq, const std::string& prov, int64_t x, double ms) {
+  StoredPoint sp;
+  sp.run_id = run;
+  sp.seq = seq;
+  sp.section = "act_silu";
+  sp.point.op = "act";
+  sp.point.title = "act-speed-fwd-batch1-head1-dim16-act_silu-fp32";
+  sp.point.params = Params({{"batch", int64_t(1)}, {"mode", std::string("fwd")}, {"metric", std::string("speed")},
+                            {"n", x}, {"dtype", std::string("fp32")}});
+  sp.point.x_name = "n";
+  sp.point.x_value = x;
+  sp.point.provider = prov;
+  sp.point.label = prov.substr(0, 2);
+  sp.stat = "median";
+  sp.result.unit = "ms";
+  sp.result.samples = {ms, ms * 1.1, ms * 0.9};
+  sp.result.stats = summarize(sp.result.samples);
+  sp.value = sp.result.stats.median;
+  sp.result.bytes = 1024;
+  sp.result.rel_err = 1e-7;
+  return sp;
+}
+
+TEST(Store, SchemaVersionAndRoundTrip) {
+  std::string path = temp_db("rt.db");
+  Store s(path);
+  EXPECT_EQ(s.version(), Store::schema_version());
+  RunInfo r;
+  r.label = "base";
+  r.env.gpu = "NVIDIA H100 80GB HBM3";
+  r.env.peak_gbps = 2940;
+  r.op = "act";
+  r.notation = {{"tr", "cuda"}, {"to", "torch"}};
+  s.begin_run(r);
+  EXPECT_GT(r.id, 0);
+  s.add_point(make_point(r.id, 0, "torch", 256, 0.5));
+  auto err = make_point(r.id, 1, "cuda", 256, 0.1);
+  err.result.error = "out of memory";
+  err.value = -1;
+  s.add_point(err);
+  s.finish_run(r.id, "done");
+
+  auto runs = s.runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].points, 2);
+  EXPECT_EQ(runs[0].status, "done");
+  EXPECT_EQ(runs[0].notation, r.notation);
+  EXPECT_DOUBLE_EQ(runs[0].env.peak_gbps, 2940);
+  auto pts = s.points(r.id);
+  ASSERT_EQ(pts.size(), 2u);
+  EXPECT_EQ(pts[0].point.params.i("n"), 256);
+  EXPECT_EQ(pts[0].point.params.s("mode"), "fwd");
+  EXPECT_EQ(pts[0].result.samples.size(), 3u);
+  EXPECT_DOUBLE_EQ(pts[0].value, 0.5);
+  EXPECT_DOUBLE_EQ(pts[0].result.rel_err, 1e-7);
+  EXPECT_EQ(pts[1].result.error, "out of memory");
+  EXPECT_EQ(pts[1].value, -1);
+}
+
+TEST(Store, Selectors) {
+  Store s(temp_db("sel.db"));
+  EXPECT_THROW(s.select("latest"), InputError);
+  RunInfo a, b;
+  a.label = "base";
+  a.env.gpu = "NVIDIA A800";
+  b.label = "head";
+  b.env.gpu = "NVIDIA H100 80GB HBM3";
+  s.begin_run(a);
+  s.begin_run(b);
+  EXPECT_EQ(s.select("latest").id, b.id);
+  EXPECT_EQ(s.select(std::to_string(a.id)).id, a.id);
+  EXPECT_EQ(s.select("label:base").id, a.id);
+  EXPECT_EQ(s.select("gpu:h100").id, b.id);
+  EXPECT_EQ(s.select("gpu:A800").id, a.id);
+  EXPECT_THROW(s.select("label:nope"), InputError);
+  EXPECT_THROW(s.select("99"), InputError);
+  EXPECT_THROW(s.select("yesterday"), InputError);
+}
+
+TEST(Store, MigratesAnOlderSchema) {
+  std::string path = temp_db("mig.db");
+  {
+    // A version-1 database as an older opbench wrote it.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    const char* v1 =
+        "CREATE TABLE runs(id INTEGER PRIMARY KEY AUTOINCREMENT, label TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT 'sweep', device TEXT, gpu TEXT, sm_count INTEGER, memory_bytes INTEGER, driver TEXT, cuda_runtime TEXT, torch_version TEXT, compute_capability TEXT, peak_gbps REAL, host TEXT, git_commit TEXT, config_path TEXT, config_text TEXT, config_hash TEXT, op TEXT, stat TEXT, notation TEXT, started_at TEXT, finished_at TEXT, status TEXT);"
+        "CREATE TABLE points(id INTEGER PRIMARY KEY AUTOINCREMENT, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, seq INTEGER NOT NULL, section TEXT, title TEXT NOT NULL, op TEXT, params TEXT, x_name TEXT, x_value INTEGER, provider TEXT NOT NULL, label TEXT, mode TEXT, metric TEXT, dtype TEXT, unit TEXT, stat TEXT, value REAL, median REAL, mean REAL, min REAL, max REAL, p20 REAL, p80 REAL, stdev REAL, count INTEGER, samples TEXT, bytes REAL, gbps REAL, pct_peak REAL, error TEXT, created_at TEXT, UNIQUE(run_id, title, x_value, provider));"
+        "INSERT INTO runs(label, gpu, status) VALUES('old', 'A800', 'done');"
+        "INSERT INTO points(run_id, seq, title, provider, x_name, x_value, value) VALUES(1, 0, 't', 'torch', 'n', 256, 1.5);"
+        "PRAGMA user_version = 1;";
+    ASSERT_EQ(sqlite3_exec(db, v1, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  Store s(path);
+  EXPECT_EQ(s.version(), Store::schema_version());
+  auto pts = s.points(1);
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_DOUBLE_EQ(pts[0].value, 1.5);
+  EXPECT_FALSE(pts[0].result.check_failed);
+  EXPECT_EQ(s.select("label:old").env.gpu, "A800");
+}
+
+TEST(Store, RefusesANewerSchema) {
+  std::string path = temp_db("new.db");
+  {
+    sqlite3* db = nullptr;
+    sqlite3_open(path.c_str(), &db);
+    sqlite3_exec(db, "PRAGMA user_version = 999;", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+  }
+  EXPECT_THROW(Store s(path), RuntimeFailure);
+}
+
+TEST(Store, AFailedBatchWritesNothing) {
+  Store s(temp_db("batch.db"));
+  RunInfo r;
+  s.begin_run(r);
+  std::vector<StoredPoint> batch = {make_point(r.id, 0, "torch", 256, 1), make_point(r.id, 1, "torch", 512, 1)};
+  EXPECT_THROW(s.transaction([&] {
+    s.add_points(batch);  // nested BEGIN fails: the outer transaction rolls back
+  }), RuntimeFailure);
+  EXPECT_TRUE(s.points(r.id).empty());
+  s.add_points(batch);
+  EXPECT_EQ(s.points(r.id).size(), 2u);
+}
+
+TEST(Store, TwoProcessesWriteOneDatabase) {
+  std::string path = temp_db("multi.db");
+  { Store init(path); }
+  const int kPoints = 150;
+  pid_t kids[2];
+  for (int k = 0; k < 2; ++k) {
+    kids[k] = fork();
+    if (kids[k] == 0) {
+      try {
+        Store s(path);
+        RunInfo r;
+        r.label = "proc" + std::to_string(k);
+        s.begin_run(r);
+        for (int i = 0; i < kPoints; ++i) s.add_point(make_point(r.id, i, "torch", 16 + i, 1.0 + i));
+        s.finish_run(r.id, "done");
+        _exit(0);
+      } catch (...) {
+        _exit(1);
+      }
+    }
+  }
+  for (auto kid : kids) {
+    int st = 0;
+    waitpid(kid, &st, 0);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  Store s(path);
+  auto runs = s.runs();
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& r : runs) {
+    EXPECT_EQ(r.points, kPoints) << r.label;
+    EXPECT_EQ(r.status, "done");
+  }
+}
