@@ -6,7 +6,12 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
 #include <string>
+
+#include "baselines/compiled/compiled.h"
+#include "store/store.hpp"
+#include "sweep/points.hpp"
 
 namespace opbench {
 
@@ -19,10 +24,28 @@ void add_sweep_command(CLI::App& app, Cli& cli);
 void add_report_command(CLI::App& app, Cli& cli);
 void add_runs_command(CLI::App& app, Cli& cli);
 void add_list_command(CLI::App& app, Cli& cli);
+void add_import_command(CLI::App& app, Cli& cli);
+void add_diff_command(CLI::App& app, Cli& cli);
+void add_merge_command(CLI::App& app, Cli& cli);
+void add_history_command(CLI::App& app, Cli& cli);
+
+void add_compile_command(CLI::App& app, Cli& cli);
+
+// The compiled baselines' packages a sweep needs: one per table and compiled provider.
+struct CompileJob {
+  std::string title;
+  CompileRequest request;
+};
+std::vector<CompileJob> compile_jobs(const Sweep& sw, const std::string& device);
+std::vector<CompileOutcome> run_compile_jobs(const std::vector<CompileJob>& jobs, int parallel, bool tty,
+                                             std::ostream& log);
+int default_compile_jobs();
 
 // Helpers shared by the commands.
 void write_output(const std::string& text, const std::string& out_path);  // stdout when empty
 void ensure_parent_dir(const std::string& path);
 std::string default_device();
+// Opens a database that must exist (InputError naming --db otherwise); never creates one.
+std::unique_ptr<Store> open_existing_store(const std::string& path);
 
 }  // namespace opbench

@@ -1,5 +1,4 @@
 // opbench report / runs: read the store.
-#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -8,12 +7,6 @@
 #include "report/report.hpp"
 
 namespace opbench {
-
-// Opens an existing database for reading (a missing one is a usage error, never created).
-static std::unique_ptr<Store> open_existing(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw InputError(path, "--db", "no such database");
-  return std::make_unique<Store>(path, /*create=*/false);
-}
 
 void add_report_command(CLI::App& app, Cli& cli) {
   struct Opts {
@@ -28,7 +21,7 @@ void add_report_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--show", o->show, "cells: value (the stored statistic), gbps, pct (of peak bandwidth)")
       ->check(CLI::IsMember({"value", "gbps", "pct"}));
   cmd->callback([o, &cli] {
-    auto store = open_existing(cli.db);
+    auto store = open_existing_store(cli.db);
     std::vector<std::string> sels = o->runs.empty() ? std::vector<std::string>{"latest"} : o->runs;
     std::vector<ReportRun> runs;
     for (const auto& s : sels) {
@@ -47,7 +40,7 @@ void add_runs_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str();
   cmd->add_option("--format", *format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->callback([format, &cli] {
-    auto store = open_existing(cli.db);
+    auto store = open_existing_store(cli.db);
     auto runs = store->runs();
     if (*format == "json") {
       nlohmann::ordered_json a = nlohmann::ordered_json::array();

@@ -114,6 +114,17 @@ void add_sweep_command(CLI::App& app, Cli& cli) {
     opt.host = hostname();
     opt.git_commit = git_commit();
     opt.stop = &g_stop;
+    // The compiled baselines' packages: built (or found cached) before any point is timed,
+    // their export times recorded with the run.
+    auto jobs = compile_jobs(sw, device);
+    if (!jobs.empty()) {
+      opt.before_measure = [&](int64_t run_id) {
+        auto outcomes = run_compile_jobs(jobs, default_compile_jobs(), opt.progress, std::cerr);
+        for (size_t i = 0; i < outcomes.size(); ++i)
+          store.add_compile({run_id, jobs[i].title, jobs[i].request.provider, outcomes[i].key, outcomes[i].seconds,
+                             outcomes[i].cached, outcomes[i].error});
+      };
+    }
     struct sigaction sa {};
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, nullptr);

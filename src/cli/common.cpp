@@ -1,19 +1,17 @@
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "cli/cli.hpp"
 #include "core/error.hpp"
+#include "core/fs.hpp"
 #include "measure/device.hpp"
 
 namespace opbench {
 
-void ensure_parent_dir(const std::string& path) {
-  auto parent = std::filesystem::path(path).parent_path();
-  if (parent.empty()) return;
-  std::error_code ec;
-  std::filesystem::create_directories(parent, ec);
-  if (ec) throw RuntimeFailure("cannot create " + parent.string() + ": " + ec.message());
+void ensure_parent_dir(const std::string& path) { fs::make_parent_dirs(path); }
+
+std::unique_ptr<Store> open_existing_store(const std::string& path) {
+  if (!fs::is_regular_file(path)) throw InputError(path, "--db", "no such database");
+  return std::make_unique<Store>(path, /*create=*/false);
 }
 
 void write_output(const std::string& text, const std::string& out_path) {
@@ -21,17 +19,7 @@ void write_output(const std::string& text, const std::string& out_path) {
     std::cout << text << std::flush;
     return;
   }
-  ensure_parent_dir(out_path);
-  // Write beside the target, then rename: a reader never sees half a report.
-  std::string tmp = out_path + ".tmp";
-  {
-    std::ofstream o(tmp, std::ios::binary);
-    o << text;
-    if (!o) throw RuntimeFailure("cannot write " + tmp);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, out_path, ec);
-  if (ec) throw RuntimeFailure("cannot write " + out_path + ": " + ec.message());
+  fs::write_atomic(out_path, text);
 }
 
 std::string default_device() { return cuda_present() ? "cuda" : "cpu"; }

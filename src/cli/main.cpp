@@ -15,6 +15,11 @@ int main(int argc, char** argv) {
   add_report_command(app, cli);
   add_runs_command(app, cli);
   add_list_command(app, cli);
+  add_compile_command(app, cli);
+  add_import_command(app, cli);
+  add_diff_command(app, cli);
+  add_merge_command(app, cli);
+  add_history_command(app, cli);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -20,15 +20,30 @@ std::vector<double> do_bench(Clock& clock, const std::function<void()>& fn, cons
   fn();
   clock.sync();
   // Estimate: 5 calls, each after a flush, between two marks (the flush is inside, as in do_bench).
-  clock.reserve(1);
-  clock.start(0);
-  for (int i = 0; i < 5; ++i) {
-    clock.flush();
-    fn();
+  double estimate_ms = 0;
+  if (clock.estimate_includes_flush()) {
+    clock.reserve(1);
+    clock.start(0);
+    for (int i = 0; i < 5; ++i) {
+      clock.flush();
+      fn();
+    }
+    clock.stop(0);
+    clock.sync();
+    estimate_ms = clock.elapsed_ms(0) / 5.0;
+  } else {
+    clock.reserve(5);
+    for (size_t i = 0; i < 5; ++i) {
+      clock.flush();
+      clock.start(i);
+      fn();
+      clock.stop(i);
+    }
+    clock.sync();
+    for (size_t i = 0; i < 5; ++i) estimate_ms += clock.elapsed_ms(i) / 5.0;
   }
-  clock.stop(0);
-  clock.sync();
-  BenchCounts n = bench_counts(clock.elapsed_ms(0) / 5.0, t);
+  BenchCounts n = bench_counts(estimate_ms, t);
+  n.repeat = std::max(n.repeat, clock.min_repeat());
   for (size_t i = 0; i < n.warmup; ++i) fn();
   clock.reserve(n.repeat);
   for (size_t i = 0; i < n.repeat; ++i) {

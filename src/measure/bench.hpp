@@ -21,6 +21,12 @@ class Clock {
   virtual void sync() = 0;
   virtual double elapsed_ms(size_t i) = 0;
   virtual void flush() = 0;  // evict the caches (no-op when disabled)
+  // do_bench counts the flush inside its 5-call estimate, which is right where a flush costs
+  // ~0.1 ms (a GPU memset) and wrong where it costs more than the call (a CPU memset of
+  // twice the last-level cache): such a clock times the 5 estimate calls alone and asks for
+  // at least `min_repeat` samples.
+  virtual bool estimate_includes_flush() const { return true; }
+  virtual size_t min_repeat() const { return 1; }
 };
 
 // Returns every sample in milliseconds.

@@ -74,6 +74,8 @@ class CpuClock final : public Clock {
     }
   }
   void reserve(size_t n) override { t_.assign(n * 2, {}); }
+  bool estimate_includes_flush() const override { return false; }
+  size_t min_repeat() const override { return 10; }
   void start(size_t i) override { t_[2 * i] = std::chrono::steady_clock::now(); }
   void stop(size_t i) override { t_[2 * i + 1] = std::chrono::steady_clock::now(); }
   void sync() override {}

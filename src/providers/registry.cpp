@@ -1,7 +1,7 @@
 // The providers linked into this build: one line per family.
 #include "providers/provider.hpp"
 
-// COMPILED-PENDING #include "baselines/compiled/compiled.h"
+#include "baselines/compiled/compiled.h"
 #include "baselines/eager/eager.h"
 #ifdef OPBENCH_WITH_CUDA
 #include "kernels/providers.h"
@@ -16,7 +16,7 @@ const std::vector<Provider>& all_providers() {
       for (auto& p : ps) v.push_back(std::move(p));
     };
     add(eager_providers());
-    // COMPILED-PENDING add(compiled_providers());
+    add(compiled_providers());
 #ifdef OPBENCH_WITH_CUDA
     add(cuda_providers_1d());
     add(cuda_providers_md_tpa());

@@ -28,6 +28,7 @@ std::vector<Section> build_sections(const ReportRun& r, Show show) {
     std::vector<double> xs;
     std::map<std::string, std::map<double, double>> cells;  // label -> x -> value
     std::set<std::string> labels;
+    std::vector<std::string> label_order;  // as the table's points first name them
   };
   std::map<std::string, Acc> acc;
   for (const auto& p : r.points) {
@@ -53,6 +54,7 @@ std::vector<Section> build_sections(const ReportRun& r, Show show) {
     a.cells[p.point.label][x] = cell_value(p, show);
     if (!a.labels.count(p.point.label)) {
       a.labels.insert(p.point.label);
+      a.label_order.push_back(p.point.label);
       bool known = false;
       for (const auto& l : order) known = known || l == p.point.label;
       if (!known) order.push_back(p.point.label);
@@ -62,8 +64,12 @@ std::vector<Section> build_sections(const ReportRun& r, Show show) {
     for (auto& t : s.tables) {
       Acc& a = acc[t.title];
       t.index = a.xs;
-      for (const auto& l : order)
-        if (a.labels.count(l)) t.columns.push_back(l);
+      // An imported run keeps each table's own column order (its points are stored row by
+      // row, as the document printed them), which one run-wide order cannot always give.
+      if (r.run.source == "import") t.columns = a.label_order;
+      else
+        for (const auto& l : order)
+          if (a.labels.count(l)) t.columns.push_back(l);
       for (double x : a.xs) {
         std::vector<double> row;
         for (const auto& l : t.columns) {

@@ -6,8 +6,10 @@
 #include <cmath>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "core/error.hpp"
+#include "core/hash.hpp"
 
 namespace opbench {
 
@@ -40,6 +42,16 @@ const std::vector<std::string>& migrations() {
       // 2: the correctness check of each point against the torch provider.
       R"(ALTER TABLE points ADD COLUMN rel_err REAL;
          ALTER TABLE points ADD COLUMN check_failed INTEGER NOT NULL DEFAULT 0;)",
+      // 3: a run's uuid (merge never copies a run twice). Existing runs get one derived from
+      // their content right after this migration (Store::backfill_uuids).
+      R"(ALTER TABLE runs ADD COLUMN uuid TEXT;
+         CREATE UNIQUE INDEX runs_uuid ON runs(uuid);)",
+      // 4: the compiled baselines' packages a run built or found cached before measuring.
+      R"(CREATE TABLE compiles(
+           id INTEGER PRIMARY KEY AUTOINCREMENT,
+           run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+           title TEXT, provider TEXT, package_key TEXT, seconds REAL, cached INTEGER,
+           error TEXT);)",
   };
   return m;
 }
@@ -108,7 +120,7 @@ const char* kRunColumns =
     "id, label, source, device, gpu, sm_count, memory_bytes, driver, cuda_runtime, torch_version, "
     "compute_capability, peak_gbps, host, git_commit, config_path, config_text, config_hash, op, "
     "stat, notation, started_at, finished_at, status, "
-    "(SELECT COUNT(*) FROM points WHERE points.run_id = runs.id)";
+    "(SELECT COUNT(*) FROM points WHERE points.run_id = runs.id), uuid";
 
 RunInfo read_run(const Stmt& s) {
   RunInfo r;
@@ -139,6 +151,7 @@ RunInfo read_run(const Stmt& s) {
   r.finished_at = s.text(21);
   r.status = s.text(22);
   r.points = s.i64(23);
+  r.uuid = s.text(24);
   return r;
 }
 
@@ -155,6 +168,20 @@ std::string now_iso() {
   char out[48];
   std::snprintf(out, sizeof out, "%s.%03dZ", buf, int(ms));
   return out;
+}
+
+std::string random_uuid() {
+  // Fresh entropy each call (no cached generator: a forked child must not repeat its parent).
+  std::random_device rd;
+  auto word = [&] { return (uint64_t(rd()) << 32) ^ uint64_t(rd()); };
+  uint64_t hi = word(), lo = word();
+  hi = (hi & 0xffffffffffff0fffull) | 0x0000000000004000ull;  // version 4
+  lo = (lo & 0x3fffffffffffffffull) | 0x8000000000000000ull;  // variant 10
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08llx-%04llx-%04llx-%04llx-%012llx", (unsigned long long)(hi >> 32),
+                (unsigned long long)((hi >> 16) & 0xffff), (unsigned long long)(hi & 0xffff),
+                (unsigned long long)(lo >> 48), (unsigned long long)(lo & 0xffffffffffffull));
+  return buf;
 }
 
 int Store::schema_version() { return int(migrations().size()); }
@@ -203,10 +230,42 @@ void Store::migrate() {
       exec(migrations()[i]);
       exec("PRAGMA user_version = " + std::to_string(i + 1));
     }
+    backfill_uuids();
     exec("COMMIT");
   } catch (...) {
     exec("ROLLBACK");
     throw;
+  }
+}
+
+// Runs without a uuid (written before schema 3) get one derived from what identifies them:
+// their row and content, hashed. Deterministic, so two copies of one old database migrated on
+// two machines give a run the same uuid, and merging both copies keeps one.
+void Store::backfill_uuids() {
+  std::vector<std::pair<int64_t, std::string>> todo;
+  {
+    Stmt s(db_,
+           "SELECT id, label, source, device, gpu, host, git_commit, config_path, config_hash, op,"
+           " started_at, finished_at, status,"
+           " (SELECT COUNT(*) || '/' || IFNULL(MIN(created_at), '') || '/' || IFNULL(MAX(created_at), '')"
+           "  || '/' || IFNULL(SUM(value), '') FROM points WHERE points.run_id = runs.id)"
+           " FROM runs WHERE uuid IS NULL ORDER BY id");
+    while (s.step()) {
+      std::string key;
+      for (int c = 0; c < 14; ++c) key += (c == 0 ? std::to_string(s.i64(0)) : s.text(c)) + '\x1f';
+      // 128 bits: FNV-1a of the key and of the key salted, laid out as a UUID (version 8).
+      std::string a = content_hash(key), b = content_hash("opbench-run-uuid\x1f" + key);
+      std::string h = a + b;
+      h[12] = '8';
+      h[16] = "89ab"[std::stoi(h.substr(16, 1), nullptr, 16) & 3];
+      todo.emplace_back(s.i64(0), h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" +
+                                      h.substr(16, 4) + "-" + h.substr(20, 12));
+    }
+  }
+  for (const auto& [id, uuid] : todo) {
+    Stmt u(db_, "UPDATE runs SET uuid=? WHERE id=?");
+    u.bind(1, uuid).bind(2, id);
+    u.step();
   }
 }
 
@@ -223,19 +282,21 @@ void Store::transaction(const std::function<void()>& body) {
 
 int64_t Store::begin_run(RunInfo& r) {
   if (r.started_at.empty()) r.started_at = now_iso();
+  if (r.uuid.empty()) r.uuid = random_uuid();
   json notation = json::array();
   for (const auto& [label, prov] : r.notation) notation.push_back({label, prov});
   Stmt s(db_,
          "INSERT INTO runs(label, source, device, gpu, sm_count, memory_bytes, driver, cuda_runtime,"
          " torch_version, compute_capability, peak_gbps, host, git_commit, config_path, config_text,"
-         " config_hash, op, stat, notation, started_at, finished_at, status)"
-         " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+         " config_hash, op, stat, notation, started_at, finished_at, status, uuid)"
+         " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, r.label).bind(2, r.source).bind(3, r.env.device).bind(4, r.env.gpu)
       .bind(5, r.env.sm_count).bind(6, r.env.memory_bytes).bind(7, r.env.driver)
       .bind(8, r.env.cuda_runtime).bind(9, r.env.torch_version).bind(10, r.env.compute_capability)
       .bind(11, r.env.peak_gbps).bind(12, r.host).bind(13, r.git_commit).bind(14, r.config_path)
       .bind(15, r.config_text).bind(16, r.config_hash).bind(17, r.op).bind(18, r.stat)
-      .bind(19, notation.dump()).bind(20, r.started_at).bind(21, r.finished_at).bind(22, r.status);
+      .bind(19, notation.dump()).bind(20, r.started_at).bind(21, r.finished_at).bind(22, r.status)
+      .bind(23, r.uuid);
   s.step();
   r.id = sqlite3_last_insert_rowid(db_);
   return r.id;
@@ -290,6 +351,26 @@ void Store::add_points(const std::vector<StoredPoint>& ps) {
   });
 }
 
+void Store::insert_points(const std::vector<StoredPoint>& ps) {
+  for (const auto& p : ps) insert_point(db_, p);
+}
+
+void Store::add_compile(const CompileRecord& c) {
+  Stmt s(db_, "INSERT INTO compiles(run_id, title, provider, package_key, seconds, cached, error) VALUES(?,?,?,?,?,?,?)");
+  s.bind(1, c.run_id).bind(2, c.title).bind(3, c.provider).bind(4, c.key).bind(5, c.seconds)
+      .bind(6, int64_t(c.cached)).bind(7, c.error);
+  s.step();
+}
+
+std::vector<CompileRecord> Store::compiles(int64_t run_id) const {
+  std::vector<CompileRecord> out;
+  Stmt s(db_, "SELECT run_id, title, provider, package_key, seconds, cached, error FROM compiles WHERE run_id=? ORDER BY id");
+  s.bind(1, run_id);
+  while (s.step())
+    out.push_back({s.i64(0), s.text(1), s.text(2), s.text(3), s.f64(4), s.i64(5) != 0, s.text(6)});
+  return out;
+}
+
 std::vector<RunInfo> Store::runs() const {
   std::vector<RunInfo> out;
   Stmt s(db_, std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id");
@@ -300,6 +381,13 @@ std::vector<RunInfo> Store::runs() const {
 std::optional<RunInfo> Store::run(int64_t id) const {
   Stmt s(db_, std::string("SELECT ") + kRunColumns + " FROM runs WHERE id=?");
   s.bind(1, id);
+  if (!s.step()) return std::nullopt;
+  return read_run(s);
+}
+
+std::optional<RunInfo> Store::run_by_uuid(const std::string& uuid) const {
+  Stmt s(db_, std::string("SELECT ") + kRunColumns + " FROM runs WHERE uuid=?");
+  s.bind(1, uuid);
   if (!s.step()) return std::nullopt;
   return read_run(s);
 }
@@ -331,13 +419,13 @@ RunInfo Store::select(const std::string& sel) const {
   return fail("not a run selector (an id, latest, label:TEXT or gpu:TEXT)");
 }
 
-std::vector<StoredPoint> Store::points(int64_t run_id) const {
+static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& where, const std::function<void(Stmt&)>& bind) {
   std::vector<StoredPoint> out;
-  Stmt s(db_,
+  Stmt s(db,
          "SELECT id, run_id, seq, section, title, op, params, x_name, x_value, provider, label, unit,"
          " stat, value, median, mean, min, max, p20, p80, stdev, count, samples, bytes, gbps,"
-         " pct_peak, error, created_at, rel_err, check_failed FROM points WHERE run_id=? ORDER BY seq, id");
-  s.bind(1, run_id);
+         " pct_peak, error, created_at, rel_err, check_failed FROM points WHERE " + where);
+  bind(s);
   while (s.step()) {
     StoredPoint sp;
     sp.id = s.i64(0);
@@ -370,6 +458,14 @@ std::vector<StoredPoint> Store::points(int64_t run_id) const {
     out.push_back(std::move(sp));
   }
   return out;
+}
+
+std::vector<StoredPoint> Store::points(int64_t run_id) const {
+  return read_points(db_, "run_id=? ORDER BY seq, id", [&](Stmt& s) { s.bind(1, run_id); });
+}
+
+std::vector<StoredPoint> Store::points_titled(const std::string& title) const {
+  return read_points(db_, "title=? ORDER BY run_id, seq, id", [&](Stmt& s) { s.bind(1, title); });
 }
 
 std::vector<std::string> Store::done_keys(int64_t run_id) const {

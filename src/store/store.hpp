@@ -27,6 +27,10 @@ struct RunInfo {
   // column label -> provider, in column order (the report's Notation list)
   std::vector<std::pair<std::string, std::string>> notation;
   int64_t points = 0;  // filled by queries
+  // Identifies the run across databases (merge skips a run whose uuid is already there).
+  // begin_run generates one when empty; runs older than schema 3 get one derived from their
+  // content when the database is migrated (so two copies of one old database agree).
+  std::string uuid;
 };
 
 struct StoredPoint {
@@ -37,6 +41,15 @@ struct StoredPoint {
   double value = 0;     // the shown statistic (-1 for an error)
   Result result;
   std::string created_at;
+};
+
+// A compiled baseline's package, built (or found cached) before a run measured its table.
+struct CompileRecord {
+  int64_t run_id = 0;
+  std::string title, provider, key;
+  double seconds = 0;
+  bool cached = false;
+  std::string error;
 };
 
 class Store {
@@ -58,12 +71,21 @@ class Store {
   void add_points(const std::vector<StoredPoint>& ps);
   // Runs its body in one transaction: rolled back if it throws.
   void transaction(const std::function<void()>& body);
+  // Inserts points with no transaction of its own: for use inside transaction() (import,
+  // merge), where a nested add_points would fail.
+  void insert_points(const std::vector<StoredPoint>& ps);
+
+  void add_compile(const CompileRecord& c);
+  std::vector<CompileRecord> compiles(int64_t run_id) const;
 
   std::vector<RunInfo> runs() const;
   std::optional<RunInfo> run(int64_t id) const;
+  std::optional<RunInfo> run_by_uuid(const std::string& uuid) const;
   // SEL: an id, latest, label:TEXT, gpu:TEXT; throws InputError("--run", ...) when none matches.
   RunInfo select(const std::string& selector) const;
   std::vector<StoredPoint> points(int64_t run_id) const;
+  // Every point with this title, in all runs (ordered by run id, then seq).
+  std::vector<StoredPoint> points_titled(const std::string& title) const;
   std::vector<std::string> done_keys(int64_t run_id) const;  // Point::key() of stored points
 
   sqlite3* handle() const { return db_; }
@@ -72,11 +94,15 @@ class Store {
  private:
   void exec(const std::string& sql) const;
   void migrate();
+  void backfill_uuids();
   sqlite3* db_ = nullptr;
   std::string path_;
 };
 
 // Now, as ISO 8601 UTC with milliseconds.
 std::string now_iso();
+
+// A random (version 4) UUID, lower-case hex 8-4-4-4-12.
+std::string random_uuid();
 
 }  // namespace opbench

@@ -91,6 +91,7 @@ SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store,
       log << "warning: resuming run " << run.id << " measured on '" << run.env.gpu << "' on '" << env.gpu << "'\n";
   }
   out.run_id = run.id;
+  if (opt.before_measure) opt.before_measure(run.id);
 
   size_t total = sw.points.size();
   size_t todo = 0;

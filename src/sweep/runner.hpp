@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct SweepOptions {
   bool progress = false;               // a live progress line (on a terminal)
   std::string host, git_commit;
   const std::atomic<bool>* stop = nullptr;  // set by SIGINT: finish the point, then stop
+  // Called once the run exists and before any point is measured (building the compiled
+  // baselines' packages, outside every timed region); may record into the store.
+  std::function<void(int64_t run_id)> before_measure;
 };
 
 struct SweepOutcome {

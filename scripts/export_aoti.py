@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Exports one opbench op (its torch reference in baselines/python/opbench_ops.py) with
+torch.export and compiles it ahead of time with AOTInductor into a .pt2 package that the C++
+provider torch_compile / torch_naive_compile (baselines/compiled) loads and runs.
+
+Usage: export_aoti.py REQUEST.json   (or - for stdin)
+
+The request (JSON object):
+  op, provider            e.g. "lrpe_rotate", "torch_compile" (torch_naive_compile: tpa_decode)
+  mode, dtype, device     "fwd"|"bwd", "bf16"|"fp16"|"fp32", "cpu"|"cuda"|"cuda:N"
+  params                  every other axis of the point (batch, head, dim, act, act_dim, ...)
+  x_name, x_min, x_max    the swept axis (n, or m for tpa_decode) and the range one package
+                          serves; x_min == x_max exports a static package for that value
+  x_values                optional: the table's x values (the example is picked among them)
+  x_example               optional: the x value of the example inputs
+  output                  the package path (.pt2); written atomically (temp file + rename)
+  static_output           optional: a path with "{x}"; when the dynamic export fails the
+                          package is exported static at the example x to this path instead
+  metadata                optional: strings stored in the package metadata
+
+The package metadata (AOTIModelPackageLoader::get_metadata) records opbench_dynamic (1|0),
+opbench_x_name, opbench_x_min, opbench_x_max, opbench_trace (export | make_fx: how the graph
+was captured), opbench_dynamic_error (why a static fallback happened) and the request's.
+
+The last line printed is "opbench-export: ok ..." (exit 0) or "opbench-export: error: ..."
+(exit 1, one line). The dynamic axis: every tensor dimension whose size changes with x gets a
+torch.export.Dim (grouped by how it changes), e.g. lrpe_cosine_md's token dimension l + n^md;
+the exported graph recomputes n from the token count.
+"""
+import json
+import math
+import os
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "baselines", "python"))
+
+PREFIX = "opbench-export:"
+
+
+class ExportError(Exception):
+    pass
+
+
+def one_line(e):
+    """The first meaningful line of an exception, with its type."""
+    text = str(e).strip()
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    msg = f"{type(e).__name__}: {line}" if line else type(e).__name__
+    return msg[:500]
+
+
+def log(msg):
+    print(f"{PREFIX} {msg}", flush=True)
+
+
+def read_request(arg):
+    text = sys.stdin.read() if arg == "-" else open(arg, encoding="utf-8").read()
+    try:
+        req = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ExportError(f"request is not JSON: {e}") from None
+    if not isinstance(req, dict):
+        raise ExportError("request must be a JSON object")
+    for k in ("op", "provider", "mode", "dtype", "device", "params", "x_name", "x_min", "x_max",
+              "output"):
+        if k not in req:
+            raise ExportError(f"request lacks '{k}'")
+    if not str(req["output"]).endswith(".pt2"):
+        raise ExportError("output must end with .pt2")
+    x_min, x_max = int(req["x_min"]), int(req["x_max"])
+    if x_min < 1 or x_max < x_min:
+        raise ExportError(f"bad x range [{x_min}, {x_max}]")
+    return req
+
+
+def Fn(fn):
+    """A module around a function (torch.export exports modules)."""
+    import torch
+
+    class FnModule(torch.nn.Module):
+        def forward(self, *args):
+            return fn(*args)
+
+    return FnModule()
+
+
+class Exporter:
+    def __init__(self, req):
+        import torch
+        import opbench_ops as ops
+
+        self.torch, self.ops, self.req = torch, ops, req
+        self.op, self.mode = req["op"], req["mode"]
+        if req["provider"] not in ops.PROVIDERS:
+            raise ExportError(f"unknown provider '{req['provider']}' "
+                              f"({', '.join(sorted(ops.PROVIDERS))})")
+        self.variant = ops.PROVIDERS[req["provider"]]
+        self.dtype = ops.torch_dtype(req["dtype"])
+        self.device = torch.device(req["device"])
+        if self.device.type == "cuda":
+            if not torch.cuda.is_available():
+                raise ExportError("device cuda requested but this python's torch sees no GPU")
+            if self.device.index is not None:
+                torch.cuda.set_device(self.device)
+        elif self.device.type != "cpu":
+            raise ExportError(f"unsupported device '{req['device']}' (cpu or cuda)")
+        self.params = {k: v for k, v in req["params"].items()}
+        self.x_name = req["x_name"]
+        self.x_min, self.x_max = int(req["x_min"]), int(req["x_max"])
+        self.params.pop(self.x_name, None)
+        # Builds the function now: unknown op / mode / act fail here, before any tracing.
+        self.fn_at(self.x_min)
+
+    def fn_at(self, x):
+        """The function of the point at x (x bound too: it may be a non-shape axis)."""
+        return self.ops.function(self.op, self.variant, self.mode, self.point(x))
+
+    def point(self, x):
+        p = dict(self.params)
+        p[self.x_name] = int(x)
+        return p
+
+    # Shapes of every argument (inputs, then grad_out for bwd) at x.
+    def shapes(self, x):
+        p = self.point(x)
+        out = [tuple(s) for _, s, _ in self.ops.input_shapes(self.op, p)]
+        if self.mode == "bwd":
+            out.append(self.ops.output_shape(self.op, self.variant, p, self.dtype))
+        return out
+
+    def example(self, x, seed=0):
+        torch = self.torch
+        p = self.point(x)
+        args = self.ops.make_inputs(self.op, p, self.dtype, self.device, seed)
+        if self.mode == "bwd":
+            g = torch.Generator(device="cpu").manual_seed(seed + 1)
+            shape = self.ops.output_shape(self.op, self.variant, p, self.dtype)
+            args.append(torch.randn(shape, generator=g).to(self.dtype).to(self.device))
+        return tuple(args)
+
+    def pick_example(self):
+        """The example x: the request's, else the middle of the table's x values in range
+        whose x-dependent sizes are all >= 2 (sizes 0 and 1 are specialised by export)."""
+        if "x_example" in self.req:
+            return int(self.req["x_example"])
+        values = sorted({int(v) for v in self.req.get("x_values", [])
+                         if self.x_min <= int(v) <= self.x_max})
+        if not values:
+            values = sorted({self.x_min, self.x_max,
+                             int(round(math.sqrt(self.x_min * self.x_max)))})
+        lo = self.shapes(self.x_min)
+        hi = self.shapes(self.x_max)
+
+        def ok(x):
+            s = self.shapes(x)
+            return all(s[i][j] >= 2 for i in range(len(s)) for j in range(len(s[i]))
+                       if lo[i][j] != hi[i][j])
+
+        good = [v for v in values if ok(v)] or [v for v in range(self.x_min, self.x_max + 1)
+                                                if ok(v)][:1]
+        if not good:
+            raise ExportError("no x value in range gives sizes >= 2 for the example")
+        return good[len(good) // 2]
+
+    def dynamic_shapes(self, x_example):
+        """One Dim per distinct way a size depends on x (found by evaluating the shapes at
+        x_min, x_max and the example); the other sizes stay static."""
+        from torch.export import Dim
+
+        lo, hi, ex = self.shapes(self.x_min), self.shapes(self.x_max), self.shapes(x_example)
+        dims, spec = {}, []
+        for i in range(len(ex)):
+            entry = {}
+            for j in range(len(ex[i])):
+                if lo[i][j] == hi[i][j]:
+                    if ex[i][j] != lo[i][j]:
+                        raise ExportError(f"size {i}.{j} is not monotonic in {self.x_name}")
+                    continue
+                sig = (lo[i][j], hi[i][j], ex[i][j])
+                if sig not in dims:
+                    name = self.x_name if sig == (self.x_min, self.x_max, x_example) else \
+                        f"{self.x_name}_size{len(dims)}"
+                    dims[sig] = Dim(name, min=min(lo[i][j], hi[i][j]), max=max(lo[i][j], hi[i][j]))
+                entry[j] = dims[sig]
+            spec.append(entry or None)
+        if not dims:
+            raise ExportError(f"no tensor size depends on {self.x_name}: "
+                              "one package cannot serve several of its values")
+        return tuple(spec)
+
+    def trace(self, fn, args, dynamic_shapes):
+        """torch.export of the function; when that fails (torch.export's non-strict tracing
+        of torch.autograd.grad loses tensors that backward formulas save from the forward's
+        outputs: exp, sigmoid, relu, softmax), capture the aten graph with make_fx first
+        (it traces below autograd) and export that graph."""
+        torch = self.torch
+
+        def export(f):
+            # Fn's forward takes *args: its one parameter is the tuple. Guards that sympy cannot
+            # prove over the Dim's range (lrpe_cosine_md's grid side n = round((T - l)^(1/md))
+            # >= 2 ...) become runtime asserts in the package instead of export errors.
+            return torch.export.export(
+                Fn(f), args, dynamic_shapes=None if dynamic_shapes is None else {"args": dynamic_shapes},
+                prefer_deferred_runtime_asserts_over_guards=True)
+
+        try:
+            return export(fn), "export", ""
+        except Exception as e:  # noqa: BLE001 -- any tracing failure: try the other route
+            first = one_line(e)
+        from torch.fx.experimental import _config as fx_config
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        # Without duck sizing, equal example sizes do not become one symbol.
+        with fx_config.patch(use_duck_shape=False):
+            gm = make_fx(fn, tracing_mode="symbolic" if dynamic_shapes else "real")(*args)
+        ep = export(gm)
+        return ep, "make_fx", first
+
+    def compile(self, ep, path, metadata):
+        torch = self.torch
+        base, _ = os.path.splitext(path)
+        tmp = f"{base}.tmp-{os.getpid()}.pt2"
+        try:
+            torch._inductor.aoti_compile_and_package(
+                ep, package_path=tmp,
+                inductor_configs={"aot_inductor.metadata": {k: str(v) for k, v in metadata.items()}})
+            self.verify(tmp, metadata)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+    def verify(self, package, metadata):
+        """Runs the package against the eager function (at the example, and at x_min and
+        x_max's smaller neighbour when dynamic), so a wrong package is never cached."""
+        torch = self.torch
+        model = torch._inductor.aoti_load_package(package)
+        xs = [int(metadata["opbench_x_example"])]
+        if metadata["opbench_dynamic"] == "1":
+            xs.append(self.x_min)
+        tol = 1e-4 if self.dtype == torch.float32 else 3e-2
+        for x in xs:
+            args = self.example(x, seed=7)
+            want = self.fn_at(x)(*args)
+            got = model(*[a.clone() for a in args])
+            got = got[0] if isinstance(got, (list, tuple)) else got
+            if tuple(got.shape) != tuple(want.shape):
+                raise ExportError(f"package output shape {tuple(got.shape)} != eager "
+                                  f"{tuple(want.shape)} at {self.x_name}={x}")
+            w, g = want.double(), got.double()
+            err = ((g - w).norm() / w.norm().clamp_min(1e-30)).item()
+            if not err <= tol:
+                raise ExportError(f"package disagrees with eager at {self.x_name}={x}: "
+                                  f"relative error {err:.3g} > {tol}")
+
+    def export(self, x_example, path, dynamic, metadata):
+        args = self.example(x_example)
+        t0 = time.time()
+        ep, how, why = self.trace(self.fn_at(x_example), args,
+                                  self.dynamic_shapes(x_example) if dynamic else None)
+        if why:
+            log(f"torch.export failed ({why}); captured with make_fx instead")
+        t1 = time.time()
+        meta = dict(metadata)
+        meta.update({
+            "opbench_dynamic": "1" if dynamic else "0",
+            "opbench_x_name": self.x_name,
+            "opbench_x_min": str(self.x_min if dynamic else x_example),
+            "opbench_x_max": str(self.x_max if dynamic else x_example),
+            "opbench_x_example": str(x_example),
+            "opbench_trace": how,
+        })
+        self.compile(ep, path, meta)
+        t2 = time.time()
+        log(f"{'dynamic' if dynamic else 'static'} {self.x_name}="
+            f"{f'{self.x_min}..{self.x_max}' if dynamic else x_example} traced by {how} in "
+            f"{t1 - t0:.1f} s, compiled in {t2 - t1:.1f} s")
+        return meta
+
+    def run(self):
+        out = self.req["output"]
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        metadata = {str(k): str(v) for k, v in self.req.get("metadata", {}).items()}
+        if self.x_min == self.x_max:
+            self.export(self.x_min, out, False, metadata)
+            return f"static {self.x_name}={self.x_min} path={out}"
+        x_example = self.pick_example()
+        try:
+            self.export(x_example, out, True, metadata)
+            return f"dynamic {self.x_name}={self.x_min}..{self.x_max} path={out}"
+        except Exception as e:  # noqa: BLE001
+            why = one_line(e)
+            static = self.req.get("static_output")
+            if not static:
+                raise
+            log(f"dynamic export failed ({why}); static package at {self.x_name}={x_example}")
+            if os.environ.get("OPBENCH_EXPORT_DEBUG"):
+                traceback.print_exc()
+            path = static.replace("{x}", str(x_example))
+            metadata["opbench_dynamic_error"] = why
+            self.export(x_example, path, False, metadata)
+            return f"static {self.x_name}={x_example} path={path} (dynamic failed: {why})"
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    t0 = time.time()
+    try:
+        req = read_request(argv[1])
+        result = Exporter(req).run()
+    except (ExportError, ValueError, KeyError) as e:
+        sys.stdout.flush()
+        msg = str(e) if isinstance(e, ExportError) else one_line(e)
+        print(f"{PREFIX} error: {msg}", file=sys.stderr, flush=True)
+        return 1
+    except Exception as e:  # noqa: BLE001 -- one line for the harness, the traceback above it
+        traceback.print_exc()
+        sys.stdout.flush()
+        print(f"{PREFIX} error: {one_line(e)}", file=sys.stderr, flush=True)
+        return 1
+    log(f"ok {result} seconds={time.time() - t0:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,48 @@
+// opbench diff BASE HEAD: two runs point by point with a noise-aware verdict each
+// (src/diff/verdict.hpp); exit 1 under --fail-on-regression when a point got slower.
+#include <iostream>
+
+#include "cli/cli.hpp"
+#include "core/error.hpp"
+#include "diff/diff.hpp"
+
+namespace opbench {
+
+void add_diff_command(CLI::App& app, Cli& cli) {
+  struct Opts {
+    std::string base, head, metric, format = "markdown", map, out;
+    double threshold = 5;
+    bool fail = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("diff", "compare two runs point by point (noise-aware verdicts, summary per provider)");
+  cmd->add_option("base", o->base, "the base run: ID, latest, label:TEXT or gpu:TEXT")->required();
+  cmd->add_option("head", o->head, "the head run: ID, latest, label:TEXT or gpu:TEXT")->required();
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str();
+  cmd->add_option("--metric", o->metric, "only speed or only memory points (default: both)")
+      ->check(CLI::IsMember({"speed", "memory"}));
+  cmd->add_option("--threshold", o->threshold, "the smallest change that counts, in percent")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
+  cmd->add_flag("--fail-on-regression", o->fail, "exit 1 when a point is SLOWER by more than the threshold (or newly fails)");
+  cmd->add_option("--format", o->format, "markdown or json")->check(CLI::IsMember({"markdown", "json"}))->capture_default_str();
+  cmd->add_option("--map", o->map, "BASE_LABEL=HEAD_LABEL,...: match a base column to a head provider or label (e.g. tr=cuda)");
+  cmd->add_option("--out", o->out, "write to this file instead of stdout");
+  cmd->callback([o, &cli] {
+    auto db = open_existing_store(cli.db);
+    Store& store = *db;
+    DiffOptions opt;
+    opt.metric = o->metric;
+    opt.threshold = o->threshold / 100;
+    if (!o->map.empty()) opt.map = parse_label_map(o->map);
+    RunInfo b = store.select(o->base), h = store.select(o->head);
+    ReportRun base{b, store.points(b.id)}, head{h, store.points(h.id)};
+    DiffResult d = diff_runs(base, head, opt);
+    write_output(o->format == "json" ? diff_json(d) : diff_markdown(d), o->out);
+    std::cerr << "diff " << run_brief(d.base) << " -> " << run_brief(d.head) << ": " << d.rows.size()
+              << " points matched, " << d.regressions << " regression" << (d.regressions == 1 ? "" : "s") << "\n";
+    cli.status = o->fail && d.regressions ? kExitRegression : kExitOk;
+  });
+}
+
+}  // namespace opbench

@@ -1,0 +1,19 @@
+// The few file-system operations opbench needs, on POSIX calls. Not std::filesystem: the
+// libtorch.so of the torch 2.11 wheels exports its own copies of std::filesystem functions,
+// which then replace libstdc++'s in every binary that links LibTorch (remove_all crashed).
+// Torch-free.
+#pragma once
+#include <string>
+
+namespace opbench::fs {
+
+bool exists(const std::string& path);
+bool is_regular_file(const std::string& path);
+// The same file (device and inode) under two names.
+bool same_file(const std::string& a, const std::string& b);
+// Creates the directories above `path` (like mkdir -p of its parent); throws RuntimeFailure.
+void make_parent_dirs(const std::string& path);
+// Writes `text` to `path` through a temporary file and a rename: readers never see half a file.
+void write_atomic(const std::string& path, const std::string& text);
+
+}  // namespace opbench::fs

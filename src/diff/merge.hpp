@@ -1,0 +1,32 @@
+// opbench merge: copy the runs of databases written elsewhere into one. Torch-free.
+//
+// Runs get new ids in the destination (their points follow); a run whose uuid the destination
+// already holds is skipped, so merging the same database twice copies nothing the second time.
+// A source written by an older opbench is migrated in place when opened (as every command
+// does), its runs getting uuids derived from their content: two copies of one old database
+// agree on them.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "store/store.hpp"
+
+namespace opbench {
+
+struct MergeStats {
+  size_t copied = 0, skipped = 0, points = 0;
+  std::vector<std::pair<int64_t, int64_t>> remapped;  // source id -> destination id
+  std::vector<std::string> warnings;                   // runs copied while still 'running'
+};
+
+// Copies every run of `src` that `dest` lacks. No transaction of its own: call inside
+// dest.transaction() (merge_databases does).
+MergeStats merge_runs(Store& dest, const Store& src);
+
+// Opens each source (which must exist; an unreadable one is an InputError), then copies
+// them all into `dest` in one transaction. Returns one MergeStats per source.
+std::vector<MergeStats> merge_databases(Store& dest, const std::vector<std::string>& sources);
+
+}  // namespace opbench

@@ -1,0 +1,162 @@
+// The noise-aware verdict on a point measured twice (rule: verdict.hpp). Torch-free.
+#include "diff/verdict.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace opbench {
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::Slower: return "SLOWER";
+    case Verdict::Error: return "ERROR";
+    case Verdict::Unsure: return "UNSURE";
+    case Verdict::Faster: return "FASTER";
+    case Verdict::Same: return "SAME";
+    case Verdict::Fixed: return "FIXED";
+  }
+  return "?";
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  return summarize(std::move(v)).median;
+}
+
+double half_spread(std::vector<double> v) {
+  if (v.size() < 2) return 0;
+  Stats s = summarize(std::move(v));
+  return (s.p80 - s.p20) / 2;
+}
+
+double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
+  const size_t n1 = a.size(), n2 = b.size(), n = n1 + n2;
+  if (n1 == 0 || n2 == 0) return 1;
+  std::vector<std::pair<double, int>> all;
+  all.reserve(n);
+  for (double v : a) all.emplace_back(v, 0);
+  for (double v : b) all.emplace_back(v, 1);
+  std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  double rank_sum_a = 0, tie_term = 0;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && all[j].first == all[i].first) ++j;
+    const double t = double(j - i);
+    const double avg_rank = (double(i + 1) + double(j)) / 2;  // ranks i+1 .. j
+    for (size_t k = i; k < j; ++k)
+      if (all[k].second == 0) rank_sum_a += avg_rank;
+    tie_term += t * t * t - t;
+    i = j;
+  }
+  const double u = rank_sum_a - double(n1) * double(n1 + 1) / 2;
+  const double mu = double(n1) * double(n2) / 2;
+  const double var = double(n1) * double(n2) / 12 *
+                     (double(n + 1) - tie_term / (double(n) * double(n - 1)));
+  if (!(var > 0)) return 1;
+  const double z = std::max(0.0, std::fabs(u - mu) - 0.5) / std::sqrt(var);
+  return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+}
+
+std::pair<double, double> median_interval(std::vector<double> v, double conf) {
+  if (v.empty()) return {std::nan(""), std::nan("")};
+  std::sort(v.begin(), v.end());
+  const double n = double(v.size());
+  // z for a two-sided interval at `conf`: invert erfc by bisection (no table needed).
+  double lo = 0, hi = 10;
+  for (int i = 0; i < 100; ++i) {
+    double mid = (lo + hi) / 2;
+    if (std::erfc(mid / std::sqrt(2.0)) > 1 - conf) lo = mid;
+    else hi = mid;
+  }
+  const double z = (lo + hi) / 2;
+  // The median lies between order statistics j and k (1-based) with probability ~conf.
+  const double half = z * std::sqrt(n) / 2;
+  long j = long(std::floor(n / 2 - half)), k = long(std::ceil(n / 2 + half)) + 1;
+  j = std::max(1L, j);
+  k = std::min(long(v.size()), k);
+  return {v[size_t(j - 1)], v[size_t(k - 1)]};
+}
+
+std::string point_metric(const StoredPoint& p) {
+  std::string m = p.point.params.s_or("metric", "");
+  if (!m.empty()) return m;
+  if (p.result.unit == "ms") return "speed";
+  if (p.result.unit == "MiB") return "memory";
+  return "";
+}
+
+// The noise a side's samples show: half the p20-p80 width with >= kMinSamples samples, half
+// the range with 2 .. kMinSamples - 1; NaN for a single sample (or none).
+static double side_noise(const std::vector<double>& v) {
+  if (v.size() >= kMinSamples) return half_spread(v);
+  if (v.size() >= 2) {
+    auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    return (*hi - *lo) / 2;
+  }
+  return std::nan("");
+}
+
+Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold) {
+  Judgement j;
+  const double nan = std::nan("");
+  j.ratio = j.p_value = j.ci_lo = j.ci_hi = j.noise = nan;
+  const bool base_ok = base.result.ok(), head_ok = head.result.ok();
+  if (!head_ok) {
+    j.verdict = Verdict::Error;
+    j.regression = base_ok;
+    return j;
+  }
+  if (!base_ok) {
+    j.verdict = Verdict::Fixed;
+    return j;
+  }
+  const double b = base.value, h = head.value;
+  if (std::isnan(b) || std::isnan(h) || b < 0 || h < 0) {
+    j.verdict = Verdict::Unsure;
+    return j;
+  }
+  if (b == 0) {
+    j.ratio = h == 0 ? 1 : nan;
+    j.verdict = h == 0 ? Verdict::Same : Verdict::Unsure;
+    return j;
+  }
+  j.ratio = h / b;
+  const bool up = j.ratio > 1 + threshold, down = j.ratio < 1 - threshold;
+
+  const auto& sb = base.result.samples;
+  const auto& sh = head.result.samples;
+  const bool deterministic = point_metric(base) == "memory" || point_metric(head) == "memory";
+  bool confirmed_up = true, confirmed_down = true;
+  if (deterministic) {
+    // peak memory: the threshold alone
+  } else if (sb.size() >= kMinSamples && sh.size() >= kMinSamples) {
+    j.tested = true;
+    const double mb = median_of(sb), mh = median_of(sh);
+    j.noise = std::max(half_spread(sb), half_spread(sh));
+    j.p_value = mann_whitney_p(sb, sh);
+    // Each median's interval at 97.5%: both hold together with probability >= 95%.
+    auto ib = median_interval(sb, 0.975), ih = median_interval(sh, 0.975);
+    j.ci_lo = ib.second > 0 ? ih.first / ib.second : nan;
+    j.ci_hi = ib.first > 0 ? ih.second / ib.first : nan;
+    const bool beyond = std::fabs(mh - mb) > j.noise;
+    const bool significant = j.p_value < kAlpha;
+    confirmed_up = significant && beyond && mh > mb && j.ci_lo > 1;
+    confirmed_down = significant && beyond && mh < mb && j.ci_hi < 1;
+  } else if (!sb.empty() || !sh.empty()) {
+    const double nb = side_noise(sb), nh = side_noise(sh);
+    if (std::isnan(nb) && std::isnan(nh)) {
+      confirmed_up = confirmed_down = false;  // measured, but no side can show its noise
+    } else {
+      j.noise = std::isnan(nb) ? nh : std::isnan(nh) ? nb : std::max(nb, nh);
+      confirmed_up = confirmed_down = std::fabs(h - b) > j.noise;
+    }
+  }
+  if (up && confirmed_up) j.verdict = Verdict::Slower;
+  else if (down && confirmed_down) j.verdict = Verdict::Faster;
+  else if (!up && !down) j.verdict = Verdict::Same;
+  else j.verdict = Verdict::Unsure;
+  j.regression = j.verdict == Verdict::Slower;
+  return j;
+}
+
+}  // namespace opbench

@@ -1,0 +1,68 @@
+// The verdict on one point measured twice (base, then head): did it get slower? Torch-free.
+//
+// The rule (lower is better for both metrics: time in ms, peak memory in MiB):
+//   1. Errors first. Head failed (value -1): ERROR (a regression when base worked). Base failed,
+//      head works: FIXED. Neither side has a value (NaN), or base is <= 0: UNSURE.
+//   2. ratio = head / base of the shown values (the run's statistic, e.g. the median time).
+//      The threshold T (default 5%) is the smallest change that matters: a point can only
+//      be SLOWER when ratio > 1 + T, FASTER when ratio < 1 - T.
+//   3. The change must also be real. Memory points (peak bytes: a deterministic measurement)
+//      need nothing more. Speed points:
+//      - both sides kept >= 5 samples: all three must hold:
+//        - Mann-Whitney U (two-sided, normal approximation with tie and continuity
+//          corrections) on the two sample sets: p < 0.05;
+//        - the distribution-free 95% interval of the ratio of medians excludes 1 on the same
+//          side (each median's interval from order statistics at 97.5%, so that both hold
+//          together at >= 95%: [lo_head / hi_base, hi_head / lo_base]);
+//        - the shift of the medians exceeds the noise of both runs: |median_h - median_b| >
+//          max(half p20-p80 width of base, of head);
+//      - otherwise the shift of the shown values must exceed the noise of every side that can
+//        show one (half its p20-p80 width with >= 5 samples, half its range with 2-4);
+//        a side measured once cannot show its noise: when a side kept samples but no side
+//        can show noise, the change is not confirmed;
+//      - no samples on either side (imported documents): the threshold alone decides.
+//   4. So: beyond the threshold and confirmed -> SLOWER / FASTER; within the threshold ->
+//      SAME; beyond the threshold but not confirmed (inside the noise, not significant) ->
+//      UNSURE. A change inside the noise of either side is therefore never a regression.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "store/store.hpp"
+
+namespace opbench {
+
+enum class Verdict { Slower, Error, Unsure, Faster, Same, Fixed };
+
+const char* verdict_name(Verdict v);  // "SLOWER", "ERROR", ...
+
+struct Judgement {
+  Verdict verdict = Verdict::Unsure;
+  bool regression = false;  // SLOWER, or ERROR where base worked
+  double ratio = 0;         // head / base (NaN when undefined)
+  bool tested = false;      // both sides had samples: the tests of rule 3 ran
+  double p_value = 0;       // Mann-Whitney U, two-sided (NaN when not tested)
+  double ci_lo = 0, ci_hi = 0;  // 95% interval of the ratio of medians (NaN when not tested)
+  double noise = 0;         // the noise band the shift was held against, in the point's unit (NaN: none)
+};
+
+constexpr size_t kMinSamples = 5;
+constexpr double kAlpha = 0.05;
+
+Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold);
+
+// The metric of a point: its "metric" axis, else from its unit (ms: speed, MiB: memory), else "".
+std::string point_metric(const StoredPoint& p);
+
+// Building blocks, exposed for tests.
+// Two-sided p-value of the Mann-Whitney U test of a against b (1 when every value ties).
+double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b);
+// Distribution-free interval [lo, hi] of the median of `v` at confidence `conf`, from order
+// statistics (normal approximation to the binomial); the whole range for small samples.
+std::pair<double, double> median_interval(std::vector<double> v, double conf);
+// Half the p20-p80 width of the samples (0 for fewer than 2).
+double half_spread(std::vector<double> v);
+double median_of(std::vector<double> v);
+
+}  // namespace opbench

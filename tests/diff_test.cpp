@@ -1,0 +1,624 @@
+// Tests of opbench diff, merge and history (src/diff): verdicts on synthetic runs with known
+// shifts and noise, memory and error points, label mapping, % of peak across GPUs, the
+// summary; merge idempotence and id remapping; history steps; bad input. Torch-free.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "core/error.hpp"
+#include "diff/diff.hpp"
+#include "diff/history.hpp"
+#include "diff/merge.hpp"
+
+namespace fs = std::filesystem;
+using namespace opbench;
+
+namespace {
+
+const std::string kTitle = "act-speed-fwd-batch12-head12-dim128-act_relu-bf16";
+const std::string kMemTitle = "act-memory-fwd-batch12-head12-dim128-act_relu-bf16";
+
+std::string temp_db(const std::string& name) {
+  auto p = fs::temp_directory_path() / ("opbench_diff_" + std::to_string(getpid()) + "_" + name);
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(p.string() + suffix);
+  return p.string();
+}
+
+// n samples around `center` with relative noise `rel` (normal, seeded: reproducible).
+std::vector<double> noisy(double center, double rel, size_t n, uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> d(0, 1);
+  std::vector<double> v;
+  for (size_t i = 0; i < n; ++i) v.push_back(center * (1 + rel * d(gen)));
+  return v;
+}
+
+StoredPoint speed_point(const std::string& title, int64_t x, const std::string& provider,
+                        const std::string& label, std::vector<double> samples) {
+  StoredPoint sp;
+  sp.point.title = title;
+  sp.point.op = "act";
+  sp.point.params = Params({{"metric", std::string("speed")}, {"n", x}});
+  sp.point.x_name = "n";
+  sp.point.x_value = x;
+  sp.point.provider = provider;
+  sp.point.label = label;
+  sp.section = "relu";
+  sp.stat = "median";
+  sp.result.unit = "ms";
+  sp.result.samples = std::move(samples);
+  sp.result.stats = summarize(sp.result.samples);
+  sp.value = sp.result.stats.median;
+  return sp;
+}
+
+// A point as an imported document holds it: one value, no samples.
+StoredPoint value_point(const std::string& title, int64_t x, const std::string& provider,
+                        const std::string& label, double value, const std::string& metric = "speed") {
+  StoredPoint sp = speed_point(title, x, provider, label, {});
+  sp.point.params.set("metric", metric);
+  sp.result.unit = metric == "memory" ? "MiB" : "ms";
+  sp.value = value;
+  if (value == -1) sp.result.error = "imported as -1";
+  return sp;
+}
+
+StoredPoint memory_point(const std::string& title, int64_t x, const std::string& provider, double mib) {
+  StoredPoint sp = speed_point(title, x, provider, "to", {mib});
+  sp.point.params.set("metric", std::string("memory"));
+  sp.result.unit = "MiB";
+  sp.stat = "max";
+  sp.value = mib;
+  return sp;
+}
+
+ReportRun run_of(int64_t id, std::vector<StoredPoint> points, const std::string& gpu = "H100",
+                 double peak = 0) {
+  ReportRun r;
+  r.run.id = id;
+  r.run.env.gpu = gpu;
+  r.run.env.peak_gbps = peak;
+  r.points = std::move(points);
+  return r;
+}
+
+const DiffRow& row_at(const DiffResult& d, int64_t x, const std::string& provider = "torch") {
+  for (const auto& r : d.rows)
+    if (r.x == x && r.head_provider == provider) return r;
+  throw std::runtime_error("no row at x=" + std::to_string(x));
+}
+
+}  // namespace
+
+// --- the statistics -------------------------------------------------------------------------
+
+TEST(Verdict, MannWhitney) {
+  std::vector<double> a = noisy(1.0, 0.01, 30, 1), b = noisy(1.2, 0.01, 30, 2);
+  EXPECT_LT(mann_whitney_p(a, b), 1e-6);
+  EXPECT_GT(mann_whitney_p(a, a), 0.9);
+  EXPECT_DOUBLE_EQ(mann_whitney_p({1, 1, 1}, {1, 1, 1}), 1.0);  // all tied
+  // Small samples: 5 against 5 fully separated is p ~ 0.012 (normal approximation).
+  double p = mann_whitney_p({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10});
+  EXPECT_GT(p, 0.005);
+  EXPECT_LT(p, 0.02);
+  // Same distribution, different draws: not significant.
+  EXPECT_GT(mann_whitney_p(noisy(1.0, 0.05, 40, 3), noisy(1.0, 0.05, 40, 4)), kAlpha);
+}
+
+TEST(Verdict, MedianIntervalAndSpread) {
+  auto v = noisy(2.0, 0.02, 200, 5);
+  auto [lo, hi] = median_interval(v, 0.95);
+  double m = median_of(v);
+  EXPECT_LT(lo, m);
+  EXPECT_GT(hi, m);
+  EXPECT_GT(lo, 1.98);
+  EXPECT_LT(hi, 2.02);
+  auto small = median_interval({3, 1, 2}, 0.95);  // too few for an interval: the range
+  EXPECT_EQ(small.first, 1);
+  EXPECT_EQ(small.second, 3);
+  EXPECT_NEAR(half_spread({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}), 3.0, 1e-12);  // p20 3, p80 9
+  EXPECT_EQ(half_spread({4}), 0);
+}
+
+TEST(Verdict, ShiftsAgainstNoise) {
+  auto base = speed_point(kTitle, 256, "torch", "to", noisy(1.0, 0.01, 50, 10));
+  // a 20% slowdown with 1% noise
+  EXPECT_EQ(judge(base, speed_point(kTitle, 256, "torch", "to", noisy(1.2, 0.01, 50, 11)), 0.05).verdict,
+            Verdict::Slower);
+  // a 20% speedup
+  EXPECT_EQ(judge(base, speed_point(kTitle, 256, "torch", "to", noisy(0.8, 0.01, 50, 12)), 0.05).verdict,
+            Verdict::Faster);
+  // a 1% shift inside the noise: SAME
+  auto j = judge(base, speed_point(kTitle, 256, "torch", "to", noisy(1.01, 0.01, 50, 13)), 0.05);
+  EXPECT_EQ(j.verdict, Verdict::Same);
+  EXPECT_FALSE(j.regression);
+  EXPECT_TRUE(j.tested);
+  // The same point against itself.
+  EXPECT_EQ(judge(base, base, 0.05).verdict, Verdict::Same);
+  // Noise larger than the shift, threshold below the shift: never SLOWER (UNSURE or SAME).
+  auto wide = speed_point(kTitle, 256, "torch", "to", noisy(1.0, 0.10, 40, 14));
+  for (uint64_t seed = 20; seed < 40; ++seed) {
+    auto h = speed_point(kTitle, 256, "torch", "to", noisy(1.03, 0.10, 40, seed));
+    auto jj = judge(wide, h, 0.01);
+    EXPECT_NE(jj.verdict, Verdict::Slower) << "seed " << seed << " ratio " << jj.ratio;
+    EXPECT_NE(jj.verdict, Verdict::Faster) << "seed " << seed << " ratio " << jj.ratio;
+  }
+  // A 10% jump seen in 5 samples each with 30% noise: not confirmed -> UNSURE.
+  auto a = speed_point(kTitle, 256, "torch", "to", {1.0, 1.3, 0.7, 1.1, 0.9});
+  auto b = speed_point(kTitle, 256, "torch", "to", {1.1, 1.43, 0.77, 1.21, 0.99});
+  EXPECT_EQ(judge(a, b, 0.05).verdict, Verdict::Unsure);
+  // A 6% shift with 0.5% noise and enough samples: a real regression past 5%.
+  EXPECT_EQ(judge(base, speed_point(kTitle, 256, "torch", "to", noisy(1.06, 0.005, 50, 15)), 0.05).verdict,
+            Verdict::Slower);
+  // ... which a 10% threshold calls SAME.
+  EXPECT_EQ(judge(base, speed_point(kTitle, 256, "torch", "to", noisy(1.06, 0.005, 50, 15)), 0.10).verdict,
+            Verdict::Same);
+}
+
+TEST(Verdict, WithoutSamplesTheThresholdDecides) {
+  auto b = value_point(kTitle, 256, "Triton", "tr", 1.0);
+  EXPECT_EQ(judge(b, value_point(kTitle, 256, "Triton", "tr", 1.06), 0.05).verdict, Verdict::Slower);
+  EXPECT_EQ(judge(b, value_point(kTitle, 256, "Triton", "tr", 1.04), 0.05).verdict, Verdict::Same);
+  EXPECT_EQ(judge(b, value_point(kTitle, 256, "Triton", "tr", 0.90), 0.05).verdict, Verdict::Faster);
+  // One side with samples: the shift must leave that side's noise.
+  auto noisy_head = speed_point(kTitle, 256, "Triton", "tr", noisy(1.08, 0.2, 50, 16));
+  EXPECT_EQ(judge(b, noisy_head, 0.05).verdict, Verdict::Unsure);
+  auto quiet_head = speed_point(kTitle, 256, "Triton", "tr", noisy(1.08, 0.001, 50, 17));
+  EXPECT_EQ(judge(b, quiet_head, 0.05).verdict, Verdict::Slower);
+}
+
+TEST(Verdict, FewSamples) {
+  // Measured once on each side: the noise is unknown, a 20% shift is UNSURE, never SLOWER.
+  auto one_b = speed_point(kTitle, 256, "torch", "to", {1.0});
+  auto one_h = speed_point(kTitle, 256, "torch", "to", {1.2});
+  EXPECT_EQ(judge(one_b, one_h, 0.05).verdict, Verdict::Unsure);
+  EXPECT_EQ(judge(one_b, speed_point(kTitle, 256, "torch", "to", {1.01}), 0.05).verdict, Verdict::Same);
+  // A published value against one measurement: the same.
+  EXPECT_EQ(judge(value_point(kTitle, 256, "torch", "to", 1.0), one_h, 0.05).verdict, Verdict::Unsure);
+  // Three samples: their range is the noise.
+  auto tight_b = speed_point(kTitle, 256, "torch", "to", {1.0, 1.01, 0.99});
+  auto tight_h = speed_point(kTitle, 256, "torch", "to", {1.2, 1.21, 1.19});
+  EXPECT_EQ(judge(tight_b, tight_h, 0.05).verdict, Verdict::Slower);
+  EXPECT_EQ(judge(tight_h, tight_b, 0.05).verdict, Verdict::Faster);
+  auto wide_b = speed_point(kTitle, 256, "torch", "to", {1.0, 1.5, 0.6});
+  EXPECT_EQ(judge(wide_b, tight_h, 0.05).verdict, Verdict::Unsure);
+  // Peak memory is deterministic: one sample each, the threshold decides.
+  auto mb = memory_point(kMemTitle, 256, "torch", 100), mh = memory_point(kMemTitle, 256, "torch", 120);
+  EXPECT_EQ(judge(mb, mh, 0.05).verdict, Verdict::Slower);
+  EXPECT_EQ(judge(mh, mb, 0.05).verdict, Verdict::Faster);
+}
+
+TEST(Verdict, ErrorsAndOddValues) {
+  auto ok = value_point(kTitle, 256, "torch", "to", 1.0);
+  auto bad = value_point(kTitle, 256, "torch", "to", -1);
+  auto j = judge(ok, bad, 0.05);
+  EXPECT_EQ(j.verdict, Verdict::Error);
+  EXPECT_TRUE(j.regression);  // newly failing
+  j = judge(bad, bad, 0.05);
+  EXPECT_EQ(j.verdict, Verdict::Error);
+  EXPECT_FALSE(j.regression);  // failing before too
+  EXPECT_EQ(judge(bad, ok, 0.05).verdict, Verdict::Fixed);
+  EXPECT_EQ(judge(ok, value_point(kTitle, 256, "torch", "to", std::nan("")), 0.05).verdict, Verdict::Unsure);
+  EXPECT_EQ(judge(value_point(kTitle, 256, "torch", "to", 0), value_point(kTitle, 256, "torch", "to", 0), 0.05).verdict,
+            Verdict::Same);
+}
+
+// --- diff of runs ------------------------------------------------------------------------
+
+TEST(Diff, SyntheticRunsWithKnownShifts) {
+  std::vector<StoredPoint> b, h;
+  // x=256: 20% slower; x=512: 1% inside noise; x=1024: 20% faster; x=2048 only in base;
+  // x=4096 only in head.
+  b.push_back(speed_point(kTitle, 256, "torch", "to", noisy(1.0, 0.01, 50, 1)));
+  h.push_back(speed_point(kTitle, 256, "torch", "to", noisy(1.2, 0.01, 50, 2)));
+  b.push_back(speed_point(kTitle, 512, "torch", "to", noisy(2.0, 0.01, 50, 3)));
+  h.push_back(speed_point(kTitle, 512, "torch", "to", noisy(2.02, 0.01, 50, 4)));
+  b.push_back(speed_point(kTitle, 1024, "torch", "to", noisy(4.0, 0.01, 50, 5)));
+  h.push_back(speed_point(kTitle, 1024, "torch", "to", noisy(3.2, 0.01, 50, 6)));
+  b.push_back(speed_point(kTitle, 2048, "torch", "to", noisy(8.0, 0.01, 50, 7)));
+  h.push_back(speed_point(kTitle, 4096, "torch", "to", noisy(8.0, 0.01, 50, 8)));
+  // another provider, unchanged
+  b.push_back(speed_point(kTitle, 256, "cuda", "tr", noisy(0.5, 0.01, 50, 9)));
+  h.push_back(speed_point(kTitle, 256, "cuda", "tr", noisy(0.5, 0.01, 50, 10)));
+  // memory: more memory is worse
+  b.push_back(memory_point(kMemTitle, 256, "torch", 100));
+  h.push_back(memory_point(kMemTitle, 256, "torch", 130));
+  b.push_back(memory_point(kMemTitle, 512, "torch", 200));
+  h.push_back(memory_point(kMemTitle, 512, "torch", 150));
+  b.push_back(memory_point(kMemTitle, 1024, "torch", 400));
+  h.push_back(memory_point(kMemTitle, 1024, "torch", 404));
+
+  DiffResult d = diff_runs(run_of(1, b), run_of(2, h), DiffOptions{});
+  ASSERT_EQ(d.rows.size(), 7u);
+  EXPECT_EQ(row_at(d, 256).j.verdict, Verdict::Slower);
+  EXPECT_NEAR(row_at(d, 256).j.ratio, 1.2, 0.02);
+  EXPECT_EQ(row_at(d, 512).j.verdict, Verdict::Same);
+  EXPECT_EQ(row_at(d, 1024).j.verdict, Verdict::Faster);
+  EXPECT_EQ(row_at(d, 256, "cuda").j.verdict, Verdict::Same);
+  ASSERT_EQ(d.only_base.size(), 1u);
+  EXPECT_EQ(d.only_base[0].x, 2048);
+  ASSERT_EQ(d.only_head.size(), 1u);
+  EXPECT_EQ(d.only_head[0].x, 4096);
+  // memory verdicts
+  int mem_slower = 0, mem_faster = 0, mem_same = 0;
+  for (const auto& r : d.rows)
+    if (r.metric == "memory") {
+      mem_slower += r.j.verdict == Verdict::Slower;
+      mem_faster += r.j.verdict == Verdict::Faster;
+      mem_same += r.j.verdict == Verdict::Same;
+    }
+  EXPECT_EQ(mem_slower, 1);
+  EXPECT_EQ(mem_faster, 1);
+  EXPECT_EQ(mem_same, 1);
+  EXPECT_EQ(d.regressions, 2u);  // the speed point at 256 and the memory point at 256
+
+  // Summary: torch first (it has the regressions); cuda unchanged.
+  ASSERT_EQ(d.summary.size(), 2u);
+  EXPECT_EQ(d.summary[0].provider, "torch");
+  EXPECT_EQ(d.summary[0].regressions, 2u);
+  EXPECT_EQ(d.summary[0].points, 6u);
+  EXPECT_EQ(d.summary[0].counts.at(Verdict::Slower), 2u);
+  EXPECT_NEAR(d.summary[0].worst, 1.3, 1e-9);
+  EXPECT_EQ(d.summary[1].provider, "cuda");
+  EXPECT_NEAR(d.summary[1].geomean, 1.0, 0.01);
+  // severity order: regressions first, worst first
+  auto sorted = d.by_severity();
+  EXPECT_EQ(sorted[0]->metric, "memory");  // 1.3
+  EXPECT_EQ(sorted[1]->x, 256);            // 1.2
+  EXPECT_EQ(sorted[1]->metric, "speed");
+
+  // --metric filters
+  DiffOptions speed;
+  speed.metric = "speed";
+  EXPECT_EQ(diff_runs(run_of(1, b), run_of(2, h), speed).rows.size(), 4u);
+  DiffOptions memory;
+  memory.metric = "memory";
+  DiffResult dm = diff_runs(run_of(1, b), run_of(2, h), memory);
+  EXPECT_EQ(dm.rows.size(), 3u);
+  EXPECT_EQ(dm.regressions, 1u);
+
+  // markdown: regressions section first, then the points; JSON: every field
+  std::string md = diff_markdown(d);
+  EXPECT_NE(md.find("**2 regressions**"), std::string::npos) << md;
+  EXPECT_LT(md.find("## Regressions"), md.find("## Changes"));
+  EXPECT_NE(md.find("3 of 7 points are SAME"), std::string::npos) << md;
+  EXPECT_NE(md.find("| torch | 6 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("Only in base (1)"), std::string::npos);
+  auto j = nlohmann::json::parse(diff_json(d));
+  EXPECT_EQ(j["regressions"], 2);
+  ASSERT_EQ(j["points"].size(), 7u);
+  for (const auto& p : j["points"])
+    for (const char* k : {"title", "x", "provider", "base", "head", "ratio", "verdict"}) EXPECT_TRUE(p.contains(k)) << k;
+  EXPECT_EQ(j["points"][0]["verdict"], "SLOWER");
+  EXPECT_EQ(j["points"][0]["x"], 256);
+  EXPECT_EQ(j["unmatched"]["base"].size(), 1u);
+  EXPECT_EQ(j["unmatched"]["head"][0]["x"], 4096);
+}
+
+TEST(Diff, ARunAgainstItselfHasNoRegression) {
+  std::vector<StoredPoint> pts;
+  for (int64_t x : {256, 512, 1024}) pts.push_back(speed_point(kTitle, x, "torch", "to", noisy(double(x) / 256, 0.03, 30, uint64_t(x))));
+  pts.push_back(value_point(kTitle, 2048, "torch", "to", -1));
+  pts.push_back(memory_point(kMemTitle, 256, "torch", 12.5));
+  ReportRun r = run_of(7, pts);
+  DiffResult d = diff_runs(r, r, DiffOptions{});
+  EXPECT_EQ(d.regressions, 0u);
+  EXPECT_EQ(d.rows.size(), 5u);
+  for (const auto& row : d.rows)
+    EXPECT_TRUE(row.j.verdict == Verdict::Same || row.j.verdict == Verdict::Error) << verdict_name(row.j.verdict);
+  EXPECT_NE(diff_markdown(d).find("No regressions."), std::string::npos);
+}
+
+TEST(Diff, ErrorPoints) {
+  std::vector<StoredPoint> b = {value_point(kTitle, 256, "torch", "to", 1.0), value_point(kTitle, 512, "torch", "to", -1),
+                                value_point(kTitle, 1024, "torch", "to", -1)};
+  std::vector<StoredPoint> h = {value_point(kTitle, 256, "torch", "to", -1), value_point(kTitle, 512, "torch", "to", 2.0),
+                                value_point(kTitle, 1024, "torch", "to", -1)};
+  DiffResult d = diff_runs(run_of(1, b), run_of(2, h), DiffOptions{});
+  EXPECT_EQ(row_at(d, 256).j.verdict, Verdict::Error);
+  EXPECT_EQ(row_at(d, 512).j.verdict, Verdict::Fixed);
+  EXPECT_EQ(row_at(d, 1024).j.verdict, Verdict::Error);
+  EXPECT_EQ(d.regressions, 1u);  // only the point that worked before
+  auto j = nlohmann::json::parse(diff_json(d));
+  EXPECT_EQ(j["points"][0]["head_error"], "imported as -1");
+  EXPECT_TRUE(j["points"][0]["ratio"].is_null());
+}
+
+TEST(Diff, LabelMapping) {
+  // A published document's "tr" (provider "Triton") against our cuda provider.
+  std::vector<StoredPoint> b = {value_point(kTitle, 256, "Triton", "tr", 1.0), value_point(kTitle, 256, "Torch", "to", 2.0)};
+  std::vector<StoredPoint> h = {speed_point(kTitle, 256, "cuda", "cu", noisy(0.5, 0.01, 30, 1)),
+                                speed_point(kTitle, 256, "torch", "to", noisy(2.0, 0.01, 30, 2))};
+  try {
+    diff_runs(run_of(1, b), run_of(2, h), DiffOptions{});
+    ADD_FAILURE() << "matched without a mapping";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--map"), std::string::npos) << e.what();
+  }
+  DiffOptions opt;
+  opt.map = parse_label_map("tr=cuda, to=torch");
+  DiffResult d = diff_runs(run_of(1, b), run_of(2, h), opt);
+  ASSERT_EQ(d.rows.size(), 2u);
+  EXPECT_EQ(d.rows[0].base_label, "tr");
+  EXPECT_EQ(d.rows[0].head_provider, "cuda");
+  EXPECT_EQ(d.rows[0].provider(), "Triton -> cuda");
+  EXPECT_EQ(d.rows[0].j.verdict, Verdict::Faster);
+  EXPECT_EQ(d.rows[1].j.verdict, Verdict::Same);
+  // the head's label works as the target too; the base's provider name as the source
+  opt.map = parse_label_map("Triton=cu");
+  d = diff_runs(run_of(1, b), run_of(2, h), opt);
+  ASSERT_EQ(d.rows.size(), 1u);
+  EXPECT_EQ(d.rows[0].head_provider, "cuda");
+  EXPECT_EQ(d.only_base.size(), 1u);  // Torch is not torch without a mapping
+  EXPECT_EQ(d.only_head.size(), 1u);
+  for (std::string bad : {"tr", "=cuda", "tr=", "tr=cuda,tr=torch", "a=b=c", ","})
+    EXPECT_THROW(parse_label_map(bad), InputError) << bad;
+}
+
+TEST(Diff, PercentOfPeakAcrossGpus) {
+  // Base: a GPU with 1000 GB/s, 2 ms for 1 GB = 500 GB/s = 50%. Head: 2000 GB/s, 1 ms = 50%.
+  auto bp = speed_point(kTitle, 256, "torch", "to", noisy(2.0, 0.001, 30, 1));
+  bp.result.bytes = 1e9;
+  bp.result.gbps = 1e9 / (bp.result.stats.median * 1e-3) / 1e9;
+  bp.result.pct_peak = 100 * bp.result.gbps / 1000;
+  auto hp = speed_point(kTitle, 256, "torch", "to", noisy(1.0, 0.001, 30, 2));
+  hp.result.bytes = 1e9;
+  hp.result.gbps = 1e9 / (hp.result.stats.median * 1e-3) / 1e9;
+  hp.result.pct_peak = 100 * hp.result.gbps / 2000;
+  DiffResult d = diff_runs(run_of(1, {bp}, "A800", 1000), run_of(2, {hp}, "H100", 2000), DiffOptions{});
+  ASSERT_TRUE(d.peaks);
+  const DiffRow& r = d.rows.at(0);
+  EXPECT_EQ(r.j.verdict, Verdict::Faster);
+  EXPECT_NEAR(r.j.ratio, 0.5, 0.01);
+  EXPECT_NEAR(r.pct_base, 50, 0.5);
+  EXPECT_NEAR(r.pct_head, 50, 0.5);
+  EXPECT_NEAR(r.pct_ratio, 1.0, 0.01);  // the same efficiency on either GPU
+  EXPECT_NEAR(d.summary[0].geomean_pct, 1.0, 0.01);
+  auto j = nlohmann::json::parse(diff_json(d));
+  EXPECT_NEAR(j["points"][0]["pct_peak_ratio"].get<double>(), 1.0, 0.01);
+  EXPECT_NE(diff_markdown(d).find("% of peak"), std::string::npos);
+  // When only one run measured a peak there is no % comparison.
+  DiffResult d2 = diff_runs(run_of(1, {bp}, "A800", 0), run_of(2, {hp}, "H100", 2000), DiffOptions{});
+  EXPECT_FALSE(d2.peaks);
+  EXPECT_TRUE(std::isnan(d2.rows[0].pct_ratio));
+  EXPECT_FALSE(nlohmann::json::parse(diff_json(d2))["points"][0].contains("pct_peak_ratio"));
+}
+
+TEST(Diff, BadInput) {
+  std::vector<StoredPoint> speed = {speed_point(kTitle, 256, "torch", "to", noisy(1, 0.01, 10, 1))};
+  std::vector<StoredPoint> memory = {memory_point(kMemTitle, 256, "torch", 10)};
+  // metrics that cannot be compared
+  try {
+    diff_runs(run_of(1, speed), run_of(2, memory), DiffOptions{});
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("mismatched metrics"), std::string::npos) << e.what();
+  }
+  // one title measured as speed in one run and memory in the other
+  auto odd = memory_point(kTitle, 256, "torch", 10);
+  odd.point.params.erase("metric");
+  try {
+    diff_runs(run_of(1, speed), run_of(2, {odd}), DiffOptions{});
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("mismatched metrics"), std::string::npos) << e.what();
+  }
+  DiffOptions mem;
+  mem.metric = "memory";
+  EXPECT_THROW(diff_runs(run_of(1, speed), run_of(2, speed), mem), InputError);
+  // nothing in common
+  std::vector<StoredPoint> other = {speed_point("other-speed", 256, "torch", "to", {1, 2, 3})};
+  try {
+    diff_runs(run_of(1, speed), run_of(2, other), DiffOptions{});
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("nothing matched"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(diff_runs(run_of(1, {}), run_of(2, speed), DiffOptions{}), InputError);
+  // unknown selectors and a missing database: the store refuses them
+  Store s(temp_db("sel.db"));
+  RunInfo r;
+  s.begin_run(r);
+  EXPECT_THROW(s.select("label:nope"), InputError);
+  EXPECT_THROW(s.select("tomorrow"), InputError);
+  EXPECT_THROW(Store(temp_db("missing.db"), /*create=*/false), RuntimeFailure);
+}
+
+// --- merge -----------------------------------------------------------------------------------
+
+namespace {
+
+int64_t add_run(Store& s, const std::string& label, std::vector<StoredPoint> pts) {
+  RunInfo r;
+  r.label = label;
+  r.env.gpu = "H100";
+  r.status = "done";
+  r.notation = {{"to", "torch"}};
+  s.begin_run(r);
+  for (auto& p : pts) p.run_id = r.id;
+  s.add_points(pts);
+  return r.id;
+}
+
+}  // namespace
+
+TEST(Merge, IdempotentWithRemappedIds) {
+  const std::string a = temp_db("a.db"), b = temp_db("b.db"), dest = temp_db("dest.db");
+  std::string uuid_a1;
+  {
+    Store sa(a);
+    add_run(sa, "a1", {speed_point(kTitle, 256, "torch", "to", {1, 2, 3, 4, 5})});
+    add_run(sa, "a2", {speed_point(kTitle, 256, "torch", "to", {2, 3, 4}), memory_point(kMemTitle, 256, "torch", 9)});
+    uuid_a1 = sa.select("label:a1").uuid;
+    Store sb(b);
+    add_run(sb, "b1", {speed_point(kTitle, 512, "torch", "to", {7, 8})});
+  }
+  Store d(dest);
+  add_run(d, "own", {speed_point(kTitle, 256, "torch", "to", {1})});
+
+  auto st = merge_databases(d, {a, b});
+  ASSERT_EQ(st.size(), 2u);
+  EXPECT_EQ(st[0].copied, 2u);
+  EXPECT_EQ(st[0].points, 3u);
+  EXPECT_EQ(st[1].copied, 1u);
+  // ids remapped: a's runs 1, 2 -> 2, 3; b's run 1 -> 4
+  ASSERT_EQ(st[0].remapped.size(), 2u);
+  EXPECT_EQ(st[0].remapped[0], (std::pair<int64_t, int64_t>{1, 2}));
+  EXPECT_EQ(st[0].remapped[1], (std::pair<int64_t, int64_t>{2, 3}));
+  EXPECT_EQ(st[1].remapped[0], (std::pair<int64_t, int64_t>{1, 4}));
+  auto runs = d.runs();
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[1].label, "a1");
+  EXPECT_EQ(runs[1].uuid, uuid_a1);
+  EXPECT_EQ(runs[1].notation, (std::vector<std::pair<std::string, std::string>>{{"to", "torch"}}));
+  auto pts = d.points(runs[1].id);
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_EQ(pts[0].result.samples, (std::vector<double>{1, 2, 3, 4, 5}));
+  EXPECT_EQ(pts[0].run_id, runs[1].id);
+
+  // twice: nothing new
+  auto again = merge_databases(d, {a, b});
+  EXPECT_EQ(again[0].copied + again[1].copied, 0u);
+  EXPECT_EQ(again[0].skipped + again[1].skipped, 3u);
+  EXPECT_EQ(d.runs().size(), 4u);
+  // the same source twice in one merge: copied once
+  const std::string d2 = temp_db("dest2.db");
+  Store dd(d2);
+  auto both = merge_databases(dd, {a, a});
+  EXPECT_EQ(both[0].copied, 2u);
+  EXPECT_EQ(both[1].copied, 0u);
+  EXPECT_EQ(dd.runs().size(), 2u);
+  // and back the other way: the destination's own run is the only new one for a
+  Store sa(a);
+  auto back = merge_databases(sa, {dest});
+  EXPECT_EQ(back[0].copied, 2u);  // "own" and b1
+  EXPECT_EQ(sa.runs().size(), 4u);
+}
+
+TEST(Merge, OldDatabasesGetOneUuidPerRun) {
+  // A schema-2 database (before uuids), copied to two machines and migrated on each: the
+  // run gets the same uuid in both, so merging both copies keeps one.
+  const std::string old1 = temp_db("old1.db"), old2 = temp_db("old2.db"), dest = temp_db("olddest.db");
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(old1.c_str(), &db), SQLITE_OK);
+    const char* v2 =
+        "CREATE TABLE runs(id INTEGER PRIMARY KEY AUTOINCREMENT, label TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT 'sweep', device TEXT, gpu TEXT, sm_count INTEGER, memory_bytes INTEGER, driver TEXT, cuda_runtime TEXT, torch_version TEXT, compute_capability TEXT, peak_gbps REAL, host TEXT, git_commit TEXT, config_path TEXT, config_text TEXT, config_hash TEXT, op TEXT, stat TEXT, notation TEXT, started_at TEXT, finished_at TEXT, status TEXT);"
+        "CREATE TABLE points(id INTEGER PRIMARY KEY AUTOINCREMENT, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, seq INTEGER NOT NULL, section TEXT, title TEXT NOT NULL, op TEXT, params TEXT, x_name TEXT, x_value INTEGER, provider TEXT NOT NULL, label TEXT, mode TEXT, metric TEXT, dtype TEXT, unit TEXT, stat TEXT, value REAL, median REAL, mean REAL, min REAL, max REAL, p20 REAL, p80 REAL, stdev REAL, count INTEGER, samples TEXT, bytes REAL, gbps REAL, pct_peak REAL, error TEXT, created_at TEXT, UNIQUE(run_id, title, x_value, provider));"
+        "ALTER TABLE points ADD COLUMN rel_err REAL; ALTER TABLE points ADD COLUMN check_failed INTEGER NOT NULL DEFAULT 0;"
+        "INSERT INTO runs(label, gpu, status, started_at, host) VALUES('old', 'A800', 'done', '2024-01-01T00:00:00.000Z', 'm1');"
+        "INSERT INTO runs(label, gpu, status, started_at, host) VALUES('old2', 'A800', 'done', '2024-01-02T00:00:00.000Z', 'm1');"
+        "INSERT INTO points(run_id, seq, title, provider, x_name, x_value, value, created_at) VALUES(1, 0, 't', 'torch', 'n', 256, 1.5, '2024-01-01T00:00:01.000Z');"
+        "PRAGMA user_version = 2;";
+    ASSERT_EQ(sqlite3_exec(db, v2, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  fs::copy_file(old1, old2);
+  std::string u1, u2;
+  {
+    Store s1(old1), s2(old2);
+    EXPECT_EQ(s1.version(), Store::schema_version());
+    u1 = s1.select("label:old").uuid;
+    u2 = s2.select("label:old").uuid;
+    EXPECT_EQ(u1.size(), 36u);
+    EXPECT_NE(s1.select("label:old2").uuid, u1);  // distinct runs, distinct uuids
+  }
+  EXPECT_EQ(u1, u2);
+  {
+    Store again(old1);  // reopening keeps the uuid
+    EXPECT_EQ(again.select("label:old").uuid, u1);
+  }
+  Store d(dest);
+  auto st = merge_databases(d, {old1, old2});
+  EXPECT_EQ(st[0].copied, 2u);
+  EXPECT_EQ(st[1].copied, 0u);
+  EXPECT_EQ(d.runs().size(), 2u);
+  EXPECT_DOUBLE_EQ(d.points(d.select("label:old").id).at(0).value, 1.5);
+  // New runs get random uuids, never a repeat.
+  RunInfo r1, r2;
+  d.begin_run(r1);
+  d.begin_run(r2);
+  EXPECT_NE(r1.uuid, r2.uuid);
+}
+
+TEST(Merge, BadSources) {
+  const std::string dest = temp_db("bd.db");
+  Store d(dest);
+  try {
+    merge_databases(d, {temp_db("nope.db")});
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no such database"), std::string::npos);
+  }
+  const std::string text = temp_db("text.db");
+  std::ofstream(text) << "this is not a database, just text long enough to be read as a header....\n";
+  EXPECT_THROW(merge_databases(d, {text}), InputError);
+  EXPECT_THROW(merge_databases(d, {dest}), InputError);  // itself
+  EXPECT_TRUE(d.runs().empty());
+}
+
+// --- history -----------------------------------------------------------------------------
+
+TEST(History, StepsBeyondNoise) {
+  const std::string path = temp_db("hist.db");
+  Store s(path);
+  // times: 1.0, 1.01, 1.3 (step up), 1.3, 1.0 (step down); noise 1%
+  const double centers[] = {1.0, 1.01, 1.3, 1.3, 1.0};
+  for (int i = 0; i < 5; ++i) {
+    RunInfo r;
+    r.label = "r" + std::to_string(i);
+    r.git_commit = "c" + std::to_string(i);
+    r.env.gpu = "H100";
+    r.started_at = "2025-01-0" + std::to_string(i + 1) + "T00:00:00.000Z";
+    s.begin_run(r);
+    std::vector<StoredPoint> pts = {speed_point(kTitle, 256, "torch", "to", noisy(centers[i], 0.01, 40, uint64_t(100 + i))),
+                                    speed_point(kTitle, 512, "torch", "to", noisy(2.0, 0.01, 40, uint64_t(200 + i))),
+                                    speed_point(kTitle, 256, "cuda", "tr", noisy(0.5, 0.01, 40, uint64_t(300 + i)))};
+    for (auto& p : pts) p.run_id = r.id;
+    s.add_points(pts);
+  }
+  // A run started earlier but stored later sorts by time.
+  RunInfo early;
+  early.started_at = "2024-12-31T00:00:00.000Z";
+  s.begin_run(early);
+  auto ep = speed_point(kTitle, 256, "torch", "to", noisy(1.0, 0.01, 40, 99));
+  ep.run_id = early.id;
+  s.add_point(ep);
+
+  auto series = point_history(s, kTitle, int64_t(256), "torch", 0.05);
+  ASSERT_EQ(series.size(), 1u);
+  const auto& e = series[0].entries;
+  ASSERT_EQ(e.size(), 6u);
+  EXPECT_EQ(e[0].run.id, early.id);
+  EXPECT_EQ(e[0].step(), "");
+  EXPECT_EQ(e[1].step(), "");
+  EXPECT_EQ(e[2].step(), "");      // 1.0 -> 1.01: inside noise
+  EXPECT_EQ(e[3].step(), "up");    // 1.01 -> 1.3
+  EXPECT_EQ(e[4].step(), "");      // 1.3 -> 1.3
+  EXPECT_EQ(e[5].step(), "down");  // 1.3 -> 1.0
+  EXPECT_EQ(series[0].steps(), 2u);
+  std::string md = history_markdown(series, 0.05);
+  EXPECT_NE(md.find("**step up**"), std::string::npos) << md;
+  EXPECT_NE(md.find("| c2 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("H100"), std::string::npos);
+  auto j = nlohmann::json::parse(history_json(series, 0.05));
+  EXPECT_EQ(j[0]["entries"][3]["step"], "up");
+  EXPECT_EQ(j[0]["entries"][3]["commit"], "c2");
+
+  // every x and provider of the title; a provider by its label
+  EXPECT_EQ(point_history(s, kTitle, std::nullopt, "", 0.05).size(), 3u);
+  auto by_label = point_history(s, kTitle, std::nullopt, "tr", 0.05);
+  ASSERT_EQ(by_label.size(), 1u);
+  EXPECT_EQ(by_label[0].provider, "cuda");
+  EXPECT_EQ(by_label[0].steps(), 0u);
+  // bad input
+  EXPECT_THROW(point_history(s, "no-such-title", std::nullopt, "", 0.05), InputError);
+  EXPECT_THROW(point_history(s, kTitle, int64_t(999), "", 0.05), InputError);
+  EXPECT_THROW(point_history(s, kTitle, std::nullopt, "triton", 0.05), InputError);
+}

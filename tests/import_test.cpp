@@ -1,0 +1,425 @@
+// Tests of opbench import (src/diff/import.*): every table of shared/reference/*.md goes
+// through import -> store -> build_sections -> format_block and comes back byte for byte;
+// titles parse back into op and axes; -1 cells become failed points; bad documents are
+// refused with their line number and leave nothing behind. Torch-free.
+// The shared/ folder: the environment variable OPBENCH_SHARED, else the compile definition
+// OPBENCH_SHARED_DIR; the reference tests skip when neither holds reference/.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "diff/import.hpp"
+#include "report/document.hpp"
+#include "report/report.hpp"
+#include "report/table.hpp"
+
+namespace fs = std::filesystem;
+using namespace opbench;
+
+namespace {
+
+fs::path shared_dir() {
+  if (const char* env = std::getenv("OPBENCH_SHARED"); env && *env) return fs::path(env);
+#ifdef OPBENCH_SHARED_DIR
+  return fs::path(OPBENCH_SHARED_DIR);
+#else
+  return fs::path();
+#endif
+}
+
+std::vector<fs::path> reference_docs() {
+  std::vector<fs::path> out;
+  fs::path dir = shared_dir() / "reference";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".md") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string l; std::getline(ss, l);) {
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+    out.push_back(l);
+  }
+  return out;
+}
+
+std::string temp_db(const std::string& name) {
+  auto p = fs::temp_directory_path() / ("opbench_import_" + std::to_string(getpid()) + "_" + name);
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(p.string() + suffix);
+  return p.string();
+}
+
+// The exact text of the table whose title line is `line` (1-based): the title line, the
+// header and one line per row, each ending in '\n' -- what format_block must give back.
+std::string original_block(const std::vector<std::string>& lines, const ParsedTable& pt) {
+  std::string out;
+  for (size_t i = 0; i < pt.table.index.size() + 2; ++i) out += lines.at(size_t(pt.line) - 1 + i) + "\n";
+  return out;
+}
+
+// Every table of every run in `store` re-rendered, by (gpu, title).
+std::map<std::pair<std::string, std::string>, std::string> rerender(const Store& store) {
+  std::map<std::pair<std::string, std::string>, std::string> out;
+  for (const auto& run : store.runs()) {
+    ReportRun rr{run, store.points(run.id)};
+    for (const auto& s : build_sections(rr))
+      for (const auto& t : s.tables) {
+        auto key = std::make_pair(run.env.gpu, t.title);
+        EXPECT_EQ(out.count(key), 0u) << "table rendered twice: " << t.title;
+        out[key] = format_block(t);
+      }
+  }
+  return out;
+}
+
+// Makes the store refuse a point titled "boom", as a full disk or a constraint would.
+int add_failing_trigger(Store& s) {
+  return sqlite3_exec(s.handle(),
+                      "CREATE TRIGGER boom BEFORE INSERT ON points WHEN NEW.title = 'boom' "
+                      "BEGIN SELECT RAISE(ABORT, 'boom'); END;",
+                      nullptr, nullptr, nullptr);
+}
+
+void expect_import_error(const std::string& doc, int line, const std::string& fragment) {
+  try {
+    import_document(doc, "bad.md", "");
+    ADD_FAILURE() << "accepted:\n" << doc;
+  } catch (const InputError& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("bad.md:" + std::to_string(line) + ":"), std::string::npos) << what;
+    EXPECT_NE(what.find(fragment), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+
+TEST(ImportReference, EveryTableRoundTripsByteForByte) {
+  auto docs = reference_docs();
+  if (docs.empty()) GTEST_SKIP() << "no reference documents under " << shared_dir();
+  size_t checked = 0;
+  for (const auto& path : docs) {
+    SCOPED_TRACE(path.string());
+    const std::string text = read_text(path);
+    const auto lines = lines_of(text);
+    const ParsedDocument doc = parse_document(text, path.string());
+    ASSERT_FALSE(doc.tables.empty());
+
+    const std::string db = temp_db(path.filename().string() + ".db");
+    {
+      Store store(db);
+      ImportResult res = import_file(store, path.string(), "ref");
+      EXPECT_EQ(res.runs.size(), doc.gpus.size());  // one run per GPU
+    }
+    Store store(db);  // read back from disk, not from memory
+    const auto runs = store.runs();
+    auto rendered = rerender(store);
+    size_t with_rows = 0;
+    for (const ParsedTable& pt : doc.tables) {
+      if (pt.table.index.empty()) continue;
+      ++with_rows;
+      auto it = rendered.find({pt.gpu, pt.table.title});
+      ASSERT_NE(it, rendered.end()) << "table not re-rendered: " << pt.table.title;
+      EXPECT_EQ(it->second, original_block(lines, pt)) << "line " << pt.line;
+      ++checked;
+    }
+    EXPECT_EQ(rendered.size(), with_rows);
+
+    // The whole report of each run holds every block of its GPU verbatim, under its section.
+    for (const auto& run : runs) {
+      EXPECT_EQ(run.source, "import");
+      EXPECT_EQ(run.config_path, path.string());
+      EXPECT_EQ(run.label, "ref");
+      EXPECT_FALSE(run.uuid.empty());
+      const std::string report = render_report({{run, store.points(run.id)}});
+      for (const ParsedTable& pt : doc.tables)
+        if (pt.gpu == run.env.gpu && !pt.table.index.empty()) {
+          EXPECT_NE(report.find(original_block(lines, pt)), std::string::npos) << pt.table.title;
+          EXPECT_NE(report.find("### " + pt.headings.back() + "\n"), std::string::npos);
+        }
+      // Notation: the document's descriptions, labels as the tables spell them.
+      ASSERT_FALSE(run.notation.empty());
+      for (const auto& [label, desc] : run.notation) {
+        const std::string* want = notation_for(doc, label);
+        ASSERT_NE(want, nullptr) << label;
+        EXPECT_EQ(desc, *want);
+      }
+    }
+  }
+  EXPECT_GT(checked, 0u);
+  std::cout << "round-tripped " << checked << " reference tables\n";
+}
+
+TEST(ImportReference, PointsCarryOpAxesAndNotation) {
+  fs::path p = shared_dir() / "reference" / "tpa_decode_a800.md";
+  if (!fs::exists(p)) GTEST_SKIP() << p << " missing";
+  ImportResult res = import_document(read_text(p), p.string(), "");
+  ASSERT_EQ(res.runs.size(), 1u);
+  const ImportedRun& r = res.runs[0];
+  EXPECT_EQ(r.run.env.gpu, "A800");
+  EXPECT_EQ(r.run.op, "tpa_decode");
+  EXPECT_EQ(r.tables, 4u);
+  ASSERT_EQ(r.run.notation.size(), 7u);
+  EXPECT_EQ(r.run.notation[0], (std::pair<std::string, std::string>{"trb", "Triton parallel_b"}));
+  const StoredPoint& first = r.points.front();
+  EXPECT_EQ(first.point.title, "tpa_decode-speed-fwd-batch8-head32-dim128-rank16-bf16");
+  EXPECT_EQ(first.point.op, "tpa_decode");
+  EXPECT_EQ(first.point.x_name, "m");
+  EXPECT_EQ(first.point.x_value, 256);
+  EXPECT_EQ(first.point.params.i("m"), 256);
+  EXPECT_EQ(first.point.params.i("rank"), 16);
+  EXPECT_EQ(first.point.params.s("metric"), "speed");
+  EXPECT_EQ(first.point.label, "trb");
+  EXPECT_EQ(first.point.provider, "Triton parallel_b");
+  EXPECT_EQ(first.section, "Speed");
+  EXPECT_DOUBLE_EQ(first.value, 0.017620);
+  EXPECT_EQ(first.result.unit, "ms");
+  EXPECT_TRUE(first.result.samples.empty());
+  EXPECT_GT(first.result.bytes, 0);  // from the op's byte count
+  EXPECT_GT(first.result.gbps, 0);
+  size_t memory = 0;
+  for (const auto& sp : r.points)
+    if (sp.point.params.s("metric") == "memory") {
+      ++memory;
+      EXPECT_EQ(sp.result.unit, "MiB");
+      EXPECT_EQ(sp.section, "Memory");
+    }
+  EXPECT_EQ(memory, 2u * 8 * 7);
+  EXPECT_EQ(r.points.size(), 4u * 8 * 7);
+}
+
+TEST(ImportTitles, DefaultTitlesOfEveryOpParseBack) {
+  struct Case {
+    std::string title, op;
+    std::map<std::string, std::string> axes;  // axis -> value as text
+  };
+  const std::vector<Case> cases = {
+      {"act-speed-fwd-batch12-head12-dim128-act_relu-bf16", "act",
+       {{"metric", "speed"}, {"mode", "fwd"}, {"batch", "12"}, {"head", "12"}, {"dim", "128"}, {"act", "relu"}, {"dtype", "bf16"}}},
+      {"act-memory-bwd-batch12-head12-dim128-act_softmax-dim_-2-bf16", "act",
+       {{"metric", "memory"}, {"mode", "bwd"}, {"act", "softmax"}, {"act_dim", "-2"}}},
+      {"lrpe_cosine-speed-bwd-batch12-head12-dim128-act_softmax-dim_1-bf16", "lrpe_cosine",
+       {{"act", "softmax"}, {"act_dim", "1"}}},
+      {"lrpe_rotate-memory-bwd-batch2-head4-dim64-act_softmax-dim_1-fp32", "lrpe_rotate",
+       {{"batch", "2"}, {"head", "4"}, {"dim", "64"}, {"dtype", "fp32"}}},
+      {"md_lrpe_cosine-speed-fwd-batch12-head12-dim128-bf16-2d-l10", "lrpe_cosine_md",
+       {{"md", "2"}, {"l", "10"}, {"dtype", "bf16"}}},
+      {"md_lrpe_cosine-speed-fwd-batch12-head12-dim128-act_silu-fp16-3d-l0", "lrpe_cosine_md",
+       {{"act", "silu"}, {"md", "3"}, {"l", "0"}, {"dtype", "fp16"}}},
+      {"tpa_decode-memory-fwd-batch32-head32-dim128-rank16-bf16", "tpa_decode",
+       {{"batch", "32"}, {"rank", "16"}, {"metric", "memory"}}},
+  };
+  for (const auto& c : cases) {
+    TitleInfo t = parse_title(c.title);
+    EXPECT_EQ(t.op, c.op) << c.title;
+    for (const auto& [axis, value] : c.axes) {
+      ASSERT_TRUE(t.params.has(axis)) << c.title << " " << axis;
+      EXPECT_EQ(to_string(t.params.values().at(axis)), value) << c.title << " " << axis;
+    }
+  }
+  // Not an op's default title: kept with op '' (the metric still read when a word names it).
+  for (std::string bad : {"act-speed-fwd-batch12-head12-dim128-act_relu-dim_1-bf16",  // no op writes dim_ for relu
+                          "act-speed-fwd-batch12-head12-dim128-act_gelu-bf16",        // unknown act
+                          "act-speed-fwd-batch12-head12-dim128-act_softmax-dim_3-bf16",  // act rejects dim 3
+                          "md_lrpe_cosine-speed-fwd-batch12-head12-dim128-act_none-bf16-1d-l0",  // none is omitted
+                          "tpa_decode-speed-bwd-batch8-head32-dim128-rank16-bf16",  // no backward
+                          "my_kernel-speed-fwd", "flash-attn"}) {
+    TitleInfo t = parse_title(bad);
+    EXPECT_EQ(t.op, "") << bad;
+  }
+  EXPECT_EQ(parse_title("my_kernel-speed-fwd").params.s("metric"), "speed");
+  EXPECT_EQ(parse_title("x-memory").params.s("metric"), "memory");
+  EXPECT_FALSE(parse_title("flash-attn").params.has("metric"));
+}
+
+TEST(ImportDocument, ErrorsGpusSectionsAndUnknownTitles) {
+  const std::string doc =
+      "# Two GPUs\n"                          // 1
+      "\n"                                    // 2
+      "## Notation\n"                         // 3
+      "\n"                                    // 4
+      "- Tr: Triton\n"                        // 5
+      "- to: Torch\n"                         // 6
+      "\n"                                    // 7
+      "## H100\n"                             // 8
+      "\n"                                    // 9
+      "### Speed\n"                           // 10
+      "```\n"                                 // 11
+      "custom-speed-table:\n"                 // 12
+      "     n        tr        to\n"          // 13
+      "0  1.0  0.500000 -1.000000\n"          // 14
+      "1  2.0  1.000000  2.000000\n"          // 15
+      "```\n"                                 // 16
+      "\n"                                    // 17
+      "## A800\n"                             // 18
+      "\n"                                    // 19
+      "### Mem\n"                             // 20
+      "```\n"                                 // 21
+      "custom-speed-table:\n"                 // 22
+      "     n   to    tr\n"                   // 23
+      "0  1.0  NaN   3.5\n"                   // 24
+      "```\n";                                // 25
+  ImportResult res = import_document(doc, "two.md", "lbl");
+  ASSERT_EQ(res.runs.size(), 2u);
+  const ImportedRun& h100 = res.runs[0];
+  const ImportedRun& a800 = res.runs[1];
+  EXPECT_EQ(h100.run.env.gpu, "H100");
+  EXPECT_EQ(a800.run.env.gpu, "A800");
+  EXPECT_EQ(h100.run.op, "");
+  ASSERT_EQ(h100.points.size(), 4u);
+  // tr 1 -> 0.5; to 1 -> -1 (failed)
+  EXPECT_EQ(h100.points[0].point.label, "tr");
+  EXPECT_EQ(h100.points[0].point.provider, "Triton");
+  EXPECT_EQ(h100.points[0].point.op, "");
+  EXPECT_EQ(h100.points[0].point.params.s("metric"), "speed");
+  EXPECT_EQ(h100.points[0].section, "Speed");
+  EXPECT_TRUE(h100.points[0].result.ok());
+  EXPECT_FALSE(h100.points[1].result.ok());
+  EXPECT_EQ(h100.points[1].result.error, "imported as -1");
+  EXPECT_EQ(h100.points[1].value, -1);
+  // the notation list's "Tr" is the tables' "tr"
+  EXPECT_EQ(h100.run.notation,
+            (std::vector<std::pair<std::string, std::string>>{{"tr", "Triton"}, {"to", "Torch"}}));
+
+  // Stored and rendered back: the -1 and the NaN cells, and a column order that differs
+  // from the notation's.
+  const std::string db = temp_db("two.db");
+  Store store(db);
+  store_import(store, res);
+  EXPECT_GT(res.runs[0].run.id, 0);
+  auto stored = store.points(res.runs[0].run.id);
+  ASSERT_EQ(stored.size(), 4u);
+  EXPECT_EQ(stored[1].result.error, "imported as -1");
+  auto rendered = rerender(store);
+  auto lines = lines_of(doc);
+  ParsedDocument pd = parse_document(doc, "two.md");
+  ASSERT_EQ(pd.tables.size(), 2u);
+  for (const auto& pt : pd.tables) {
+    std::string want = format_block(pt.table);
+    EXPECT_EQ(rendered.at({pt.gpu, pt.table.title}), want);
+  }
+  EXPECT_EQ(rendered.at({"A800", "custom-speed-table"}), "custom-speed-table:\n     n  to   tr\n0  1.0 NaN  3.5\n");
+}
+
+TEST(ImportDocument, ARepeatedTitleOnOneGpuStartsAnotherRun) {
+  // As `opbench report --run 1 --run 2` writes two runs of one CPU: no device heading at all.
+  const std::string block = "```\nt-speed:\n     n   to\n0  1.0  2.0\n```\n";
+  ImportResult res = import_document("## first\n" + block + "## second\n" + block, "r.md", "");
+  ASSERT_EQ(res.runs.size(), 2u);
+  EXPECT_EQ(res.runs[0].run.env.gpu, "");
+  EXPECT_EQ(res.runs[0].points.size(), 1u);
+  EXPECT_EQ(res.runs[1].points.size(), 1u);
+}
+
+TEST(ImportDocument, OwnReportRoundTrips) {
+  // A run as opbench sweep stores it, rendered, imported, rendered again: same tables, same
+  // provider names (the report's notation lists providers).
+  ReportRun rr;
+  rr.run.id = 1;
+  rr.run.env.gpu = "NVIDIA H100 80GB HBM3";
+  rr.run.notation = {{"tr", "cuda"}, {"to", "torch"}};
+  rr.run.status = "done";
+  const std::string title = "lrpe_rotate-speed-fwd-batch2-head4-dim64-act_silu-fp32";
+  int64_t seq = 0;
+  for (int64_t n : {64, 128, 256})
+    for (auto [prov, label] : {std::pair<std::string, std::string>{"cuda", "tr"}, {"torch", "to"}}) {
+      StoredPoint sp;
+      sp.seq = seq++;
+      sp.section = "act_silu";
+      sp.point.title = title;
+      sp.point.op = "lrpe_rotate";
+      sp.point.x_name = "n";
+      sp.point.x_value = n;
+      sp.point.provider = prov;
+      sp.point.label = label;
+      sp.stat = "median";
+      sp.result.unit = "ms";
+      sp.value = prov == "cuda" ? 0.001234567 * double(n) : 1.0 / 3.0 * double(n);
+      if (prov == "cuda" && n == 128) {
+        sp.result.error = "boom";
+        sp.value = -1;
+      }
+      rr.points.push_back(sp);
+    }
+  const std::string report = render_report({rr});
+  ImportResult res = import_document(report, "own.md", "");
+  ASSERT_EQ(res.runs.size(), 1u);
+  const ImportedRun& r = res.runs[0];
+  EXPECT_EQ(r.run.env.gpu, "H100");
+  EXPECT_EQ(r.run.op, "lrpe_rotate");
+  EXPECT_EQ(r.run.notation, rr.run.notation);
+  ASSERT_EQ(r.points.size(), 6u);
+  EXPECT_EQ(r.points[0].point.provider, "cuda");
+  EXPECT_EQ(r.points[1].point.provider, "torch");
+  EXPECT_EQ(r.points[0].section, "act_silu");
+  EXPECT_EQ(r.points[2].result.error, "imported as -1");
+  ReportRun back{r.run, r.points};
+  auto a = build_sections(rr), b = build_sections(back);
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(a[0].name, b[0].name);
+  ASSERT_EQ(b[0].tables.size(), 1u);
+  EXPECT_EQ(format_block(a[0].tables[0]), format_block(b[0].tables[0]));
+}
+
+TEST(ImportDocument, UnreadableInputNamesTheLine) {
+  // a row with a missing cell
+  expect_import_error("# H100\n```\nact-t:\n     n   to\n0  1.0  2.0\n1  2.0\n```\n", 6, "cells");
+  // an unparsable number
+  expect_import_error("# H100\n\n```\nt:\n     n   to\n0  1.0  abc\n```\n", 6, "abc");
+  // an x value that is not an integer
+  expect_import_error("# H100\n```\nt:\n     n   to\n0  1.0  2.0\n1  1.5  2.0\n```\n", 6, "not an integer");
+  // an x value twice
+  expect_import_error("# H100\n```\nt:\n     n   to\n0  1.0  2.0\n1  1.0  3.0\n```\n", 6, "twice");
+  // a fence never closed
+  expect_import_error("# H100\n\n```\nt:\n     n   to\n0  1.0  2.0\n", 3, "never closed");
+  // no tables at all
+  expect_import_error("# H100\n\nJust prose.\n", 1, "no tables");
+}
+
+TEST(ImportDocument, NothingHalfImported) {
+  const std::string path = temp_db("half.md");
+  {
+    std::ofstream f(path);
+    f << "# H100\n```\nfine:\n     n   to\n0  1.0  2.0\n```\n# A800\n```\nboom:\n     n   to\n0  1.0  2.0\n```\n";
+  }
+  const std::string db = temp_db("half.db");
+  Store store(db);
+  RunInfo before;
+  before.label = "existing";
+  store.begin_run(before);
+  // The second run's insert fails inside the store: the first run must not stay behind.
+  ASSERT_EQ(add_failing_trigger(store), SQLITE_OK);
+  EXPECT_THROW(import_file(store, path, ""), RuntimeFailure);
+  ASSERT_EQ(store.runs().size(), 1u);
+  EXPECT_EQ(store.runs()[0].label, "existing");
+  // A bad document stores nothing either.
+  std::ofstream(path) << "# H100\n```\nfine:\n     n   to\n0  1.0  2.0\n```\n```\nbad:\n     n   to\n0  x  2.0\n```\n";
+  try {
+    import_file(store, path, "");
+    ADD_FAILURE() << "accepted a bad document";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":10:"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(store.runs().size(), 1u);
+  EXPECT_THROW(import_file(store, path + ".missing", ""), InputError);
+}
