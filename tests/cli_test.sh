@@ -3,18 +3,7 @@
 # Usage: cli_test.sh OPBENCH SOURCE_DIR
 set -u
 bin=$1; src=$2
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-fails=0
-check() { # check NAME EXPECTED_STATUS COMMAND...
-  local name=$1 want=$2; shift 2
-  "$@" >"$work/out" 2>"$work/err"; local got=$?
-  if [ "$got" != "$want" ]; then
-    echo "FAIL $name: exit $got, expected $want"; sed 's/^/  | /' "$work/err" | tail -5; fails=$((fails+1))
-  else echo "ok   $name"; fi
-}
-contains() { # contains NAME FILE TEXT
-  if grep -qF -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: '$3' not in $2"; sed 's/^/  | /' "$2" | head -20; fails=$((fails+1)); fi
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 db=$work/r.db
 check version 0 "$bin" --version

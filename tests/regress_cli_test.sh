@@ -5,22 +5,7 @@
 # Usage: regress_cli_test.sh OPBENCH SOURCE_DIR SHARED_DIR
 set -u
 bin=$1; src=$2; shared=${3:-$src/../shared}
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-fails=0
-check() { # check NAME EXPECTED_STATUS COMMAND...
-  local name=$1 want=$2; shift 2
-  "$@" >"$work/out" 2>"$work/err"; local got=$?
-  if [ "$got" != "$want" ]; then
-    echo "FAIL $name: exit $got, expected $want"; sed 's/^/  | /' "$work/err" | tail -5; fails=$((fails+1))
-  else echo "ok   $name"; fi
-}
-contains() { # contains NAME FILE TEXT
-  if grep -qF -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: '$3' not in $2"; sed 's/^/  | /' "$2" | head -20; fails=$((fails+1)); fi
-}
-pycheck() { # pycheck NAME SCRIPT ARGS...: a python assertion script
-  local name=$1 script=$2; shift 2
-  if python3 -c "$script" "$@" 2>"$work/pyerr"; then echo "ok   $name"; else echo "FAIL $name"; sed 's/^/  | /' "$work/pyerr" | tail -5; fails=$((fails+1)); fi
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 ref=$shared/reference/act_h100.md
 if [ ! -f "$ref" ]; then echo "SKIP: no $ref"; exit 0; fi
