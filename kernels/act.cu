@@ -1,0 +1,194 @@
+// act: o = f(x) for x (b, h, n, d), f one of
+//   none     o = x                          dx = do
+//   relu     o = x >= 0 ? x : 0             dx = x >= 0 ? do : 0
+//   sigmoid  o = s(x) = 1 / (1 + e^-x)      dx = do s (1 - s)
+//   silu     o = x s(x)                     dx = do s (1 + x (1 - s))
+//   softmax  o = exp(x - max) / sum exp(x - max) along act_dim,   dx = o (do - sum(o do))
+// float32 math, storage bf16 / fp16 / fp32.
+//
+// Minimal bytes (OPS.md): forward 2|x| (read x, write o), backward 3|x| (read x and do, write
+// dx); none moves nothing (the caller returns x, or do). Softmax over the sequence: its column
+// statistics need all n rows first, so it reads x (and do) twice: fwd 3|x|, bwd 5|x|.
+//
+// Kernels: relu / sigmoid / silu run a flat kernel over all elements (16-byte units, 4 units in
+// flight per thread); softmax over the features runs the row kernel (rows1d.cuh: a row group
+// of TPR threads per row of d, shuffle reductions); softmax over the sequence the column
+// statistics strategies of softmax_seq.cuh.
+#include "act.h"
+#include "launch1d.cuh"
+
+namespace opbench::kernels {
+namespace {
+
+using rows1d::Raw;
+
+// The act op in the row machinery: one piece per unit, the output is xa itself.
+struct ActOp {
+  static constexpr int P = 1, Q = 1, kRptF = 4, kRptB = 4;
+  static constexpr bool kAngle = false;
+  static constexpr bool kElemRows = false;  // elementwise acts use act_flat_kernel
+  // L2 prefetch of the next step (softmax kernels), chosen per variant from the measurements
+  // (notes/perf-1d.md): it pays where a step's arithmetic is long (backward), costs otherwise.
+  static bool prefetch(bool bwd, Act, bool) { return bwd; }
+  template <int V>
+  __device__ static __forceinline__ void fwd(const float (&xa)[1][V], const float (&)[V],
+                                             const float (&)[V], float (&o)[1][V]) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) o[0][e] = xa[0][e];
+  }
+  template <int V>
+  __device__ static __forceinline__ void bwd(const float (&d)[1][V], const float (&)[V],
+                                             const float (&)[V], float (&g)[1][V]) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) g[0][e] = d[0][e];
+  }
+};
+
+constexpr int kFlatRpt = 4;
+
+// Elementwise forward (o = f(x)) or backward (dx = f'(x) do) over nunits units of V elements.
+template <typename T, int V, Act A, bool BWD>
+__global__ void __launch_bounds__(rows1d::kThreads)
+    act_flat_kernel(const T* __restrict__ x, const T* __restrict__ dout, T* __restrict__ out,
+                    int64_t nunits) {
+  const int64_t base = int64_t(blockIdx.x) * (rows1d::kThreads * kFlatRpt) + threadIdx.x;
+  Raw<T, V> xr[kFlatRpt], dr[kFlatRpt];
+#pragma unroll
+  for (int j = 0; j < kFlatRpt; ++j) {
+    const int64_t i = base + int64_t(j) * rows1d::kThreads;
+    const bool ok = i < nunits;
+    xr[j] = ok ? rows1d::ld<T, V>(x + i * V) : rows1d::zero_raw<T, V>();
+    if constexpr (BWD) dr[j] = ok ? rows1d::ld<T, V>(dout + i * V) : rows1d::zero_raw<T, V>();
+  }
+#pragma unroll
+  for (int j = 0; j < kFlatRpt; ++j) {
+    const int64_t i = base + int64_t(j) * rows1d::kThreads;
+    if (i >= nunits) continue;
+    float xv[V], r[V];
+    rows1d::unpack<T, V>(xr[j], xv);
+    if constexpr (BWD) {
+      float dv[V];
+      rows1d::unpack<T, V>(dr[j], dv);
+#pragma unroll
+      for (int e = 0; e < V; ++e) r[e] = act_bwd<A>(xv[e], dv[e]);
+    } else {
+#pragma unroll
+      for (int e = 0; e < V; ++e) r[e] = act_fwd<A>(xv[e]);
+    }
+    rows1d::st<T, V>(out + i * V, rows1d::pack<T, V>(r));
+  }
+}
+
+template <typename T, int V, bool BWD>
+void launch_flat(const ActArgs& a, int64_t nunits) {
+  const int64_t per = int64_t(rows1d::kThreads) * kFlatRpt;
+  const unsigned grid = rows1d::grid_of((nunits + per - 1) / per, "act");
+  const T* x = static_cast<const T*>(a.x);
+  const T* d = static_cast<const T*>(a.dout);
+  T* o = static_cast<T*>(a.out);
+  switch (a.act) {
+    case Act::relu:
+      act_flat_kernel<T, V, Act::relu, BWD><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, nunits);
+      break;
+    case Act::sigmoid:
+      act_flat_kernel<T, V, Act::sigmoid, BWD><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, nunits);
+      break;
+    case Act::silu:
+      act_flat_kernel<T, V, Act::silu, BWD><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, nunits);
+      break;
+    default:
+      throw KernelError("act: not an elementwise activation");
+  }
+  OPBENCH_LAUNCH_CHECK();
+}
+
+template <typename T>
+void flat_t(const ActArgs& a, bool bwd, int64_t numel) {
+  constexpr int kVec = 16 / sizeof(T);
+  const bool vec = numel % kVec == 0 && rows1d::aligned16(a.x) && rows1d::aligned16(a.out) &&
+                   (!bwd || rows1d::aligned16(a.dout));
+  if (vec) {
+    if (bwd) launch_flat<T, kVec, true>(a, numel / kVec);
+    else launch_flat<T, kVec, false>(a, numel / kVec);
+  } else {
+    if (bwd) launch_flat<T, 1, true>(a, numel);
+    else launch_flat<T, 1, false>(a, numel);
+  }
+}
+
+// act_dim of a softmax: true for the sequence (n), false for the features (d).
+bool seq_dim(const ActArgs& a) {
+  if (a.act_dim == -1 || a.act_dim == 3) return false;
+  if (a.act_dim == -2 || a.act_dim == 2) return true;
+  throw KernelError("act: act_dim must be -1 (features) or -2 (sequence) for softmax, got " +
+                    std::to_string(a.act_dim));
+}
+
+void check(const ActArgs& a, bool bwd) {
+  if (a.b < 1 || a.h < 1 || a.n < 1 || a.d < 1)
+    throw KernelError("act: b, h, n, d must be >= 1 (got " + std::to_string(a.b) + ", " +
+                      std::to_string(a.h) + ", " + std::to_string(a.n) + ", " +
+                      std::to_string(a.d) + ")");
+  if (a.x == nullptr || a.out == nullptr || (bwd && a.dout == nullptr))
+    throw KernelError("act: null tensor pointer");
+  if (a.act == Act::softmax) {
+    seq_dim(a);
+    if (a.d > 256) throw KernelError("act: softmax needs d <= 256, got " + std::to_string(a.d));
+  }
+}
+
+rows1d::Call softmax_call(const ActArgs& a, bool bwd) {
+  rows1d::Call c;
+  c.op = "act";
+  c.dtype = a.dtype;
+  c.act = Act::softmax;
+  c.seq = seq_dim(a);
+  c.bwd = bwd;
+  c.x = a.x;
+  c.dout = a.dout;
+  c.out = a.out;
+  c.B = a.b, c.H = a.h, c.N = a.n, c.D = int(a.d);
+  c.lrpe_layout = false;
+  c.piece = int(a.d);
+  c.xhalf = 0, c.ohalf = 0;
+  c.orow_len = int(a.d);
+  c.ws = a.workspace;
+  c.ws_bytes = a.workspace_bytes;
+  c.strategy = a.strategy;
+  c.stream = a.stream;
+  return c;
+}
+
+void run(const ActArgs& a, bool bwd) {
+  check(a, bwd);
+  const int64_t numel = a.b * a.h * a.n * a.d;
+  if (a.act == Act::none) {
+    const void* src = bwd ? a.dout : a.x;
+    if (src != a.out)
+      OPBENCH_CUDA_CHECK(cudaMemcpyAsync(a.out, src, size_t(numel) * dtype_size(a.dtype),
+                                         cudaMemcpyDeviceToDevice, a.stream));
+    return;
+  }
+  if (a.act != Act::softmax) {
+    switch (a.dtype) {
+      case DType::f32: flat_t<float>(a, bwd, numel); break;
+      case DType::f16: flat_t<__half>(a, bwd, numel); break;
+      case DType::bf16: flat_t<__nv_bfloat16>(a, bwd, numel); break;
+    }
+    return;
+  }
+  rows1d::launch<ActOp>(softmax_call(a, bwd));
+}
+
+}  // namespace
+
+size_t act_workspace_bytes(const ActArgs& a, bool backward) {
+  check(a, false);
+  if (a.act != Act::softmax) return 0;
+  return rows1d::workspace_bytes<ActOp>(softmax_call(a, backward));
+}
+
+void act_forward(const ActArgs& a) { run(a, false); }
+void act_backward(const ActArgs& a) { run(a, true); }
+
+}  // namespace opbench::kernels

@@ -1,0 +1,216 @@
+// Host dispatch of one 1d call (act softmax, lrpe_cosine, lrpe_rotate) to its kernels:
+// storage type x unit width x activation x direction, then the row kernel (elementwise or
+// feature softmax) or a strategy for softmax over the sequence (softmax_seq.cuh).
+#pragma once
+#include <string>
+
+#include "softmax_seq.cuh"
+
+namespace opbench::kernels::rows1d {
+
+inline unsigned grid_of(int64_t blocks, const char* op) {
+  if (blocks < 1 || blocks > 0x7fffffffLL)
+    throw KernelError(std::string(op) + ": too many blocks for one launch (" +
+                      std::to_string(blocks) + ")");
+  return static_cast<unsigned>(blocks);
+}
+
+// Resident blocks per SM of a kernel (256 threads), asked once per kernel.
+template <class K>
+int occupancy(K kernel) {
+  int n = 0;
+  OPBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0));
+  if (n < 1) throw KernelError("a 1d kernel cannot run 256 threads per block on this device");
+  return n;
+}
+template <class OP, typename T, int V, bool BWD>
+int stats_slots() {
+  static const int occ = occupancy(seq_stats_kernel<OP, T, V, BWD, true>);
+  return occ * sm_count();
+}
+template <class OP, typename T, int V, bool BWD>
+int block_slots() {
+  static const int occ = occupancy(seq_block_kernel<OP, T, V, BWD, true>);
+  return occ * sm_count();
+}
+
+template <class OP, typename T, int V, Act A, Soft S, bool BWD>
+void launch_rows(unsigned grid, cudaStream_t stream, const Args& a, bool pf) {
+  if (pf) rows_kernel<OP, T, V, A, S, BWD, true><<<grid, kThreads, 0, stream>>>(a);
+  else rows_kernel<OP, T, V, A, S, BWD, false><<<grid, kThreads, 0, stream>>>(a);
+  OPBENCH_LAUNCH_CHECK();
+}
+
+template <class OP, typename T, int V, bool BWD>
+void launch_typed(const Call& c, Plan p, Args a, bool pf) {
+  const int64_t hblks = c.H >> p.hb_shift;
+  if (!c.seq) {
+    const unsigned grid = grid_of(c.B * hblks * p.tiles_s, c.op);
+    if (c.act == Act::softmax) {
+      launch_rows<OP, T, V, Act::softmax, Soft::feat, BWD>(grid, c.stream, a, pf);
+    } else if constexpr (OP::kElemRows) {
+      switch (c.act) {
+        case Act::none: launch_rows<OP, T, V, Act::none, Soft::elem, BWD>(grid, c.stream, a, pf); break;
+        case Act::relu: launch_rows<OP, T, V, Act::relu, Soft::elem, BWD>(grid, c.stream, a, pf); break;
+        case Act::sigmoid: launch_rows<OP, T, V, Act::sigmoid, Soft::elem, BWD>(grid, c.stream, a, pf); break;
+        case Act::silu: launch_rows<OP, T, V, Act::silu, Soft::elem, BWD>(grid, c.stream, a, pf); break;
+        default: throw KernelError(std::string(c.op) + ": unknown activation");
+      }
+    } else {
+      throw KernelError(std::string(c.op) + ": elementwise activations use the flat kernel");
+    }
+    return;
+  }
+  if (p.strat == SeqStrategy::block) {
+    block_groups(c, p, block_slots<OP, T, V, BWD>());
+    a.tprc_shift = p.tpr_shift - p.cg_shift;
+    const unsigned grid = grid_of((c.B * c.H) << p.cg_shift, c.op);
+    if (pf) seq_block_kernel<OP, T, V, BWD, true><<<grid, kThreads, 0, c.stream>>>(a);
+    else seq_block_kernel<OP, T, V, BWD, false><<<grid, kThreads, 0, c.stream>>>(a);
+    OPBENCH_LAUNCH_CHECK();
+    return;
+  }
+  // split
+  split_chunks(c, p, stats_slots<OP, T, V, BWD>(), tuning_1d().split_waves);
+  if (c.ws_bytes < p.ws_floats * 4)
+    throw KernelError(std::string(c.op) + ": workspace of " + std::to_string(c.ws_bytes) +
+                      " bytes, softmax over n (split) needs " + std::to_string(p.ws_floats * 4));
+  float* ws = static_cast<float*>(c.ws);
+  a.nchunks = p.nchunks;
+  a.stats = ws;
+  a.partial = ws + size_t(BWD ? 2 : 1) * a.ncols;
+  const unsigned sgrid = grid_of(c.B * hblks * p.nchunks, c.op);
+  if (pf) seq_stats_kernel<OP, T, V, BWD, true><<<sgrid, kThreads, 0, c.stream>>>(a, p.stats_steps);
+  else seq_stats_kernel<OP, T, V, BWD, false><<<sgrid, kThreads, 0, c.stream>>>(a, p.stats_steps);
+  OPBENCH_LAUNCH_CHECK();
+  seq_combine_kernel<BWD><<<grid_of((a.ncols + kThreads - 1) / kThreads, c.op), kThreads, 0,
+                            c.stream>>>(a, ws);
+  OPBENCH_LAUNCH_CHECK();
+  launch_rows<OP, T, V, Act::softmax, Soft::seq, BWD>(grid_of(c.B * hblks * p.tiles_s, c.op),
+                                                      c.stream, a, pf);
+}
+
+// Workspace floats of the split strategy for this plan (0 for the other cases).
+template <class OP, typename T, int V>
+size_t split_floats(const Call& c, Plan p) {
+  if (!c.seq || p.strat != SeqStrategy::split) return 0;
+  split_chunks(c, p, c.bwd ? stats_slots<OP, T, V, true>() : stats_slots<OP, T, V, false>(),
+               tuning_1d().split_waves);
+  return p.ws_floats;
+}
+
+template <class OP, typename T>
+void launch_t(const Call& c, const Plan& p, const Args& a, bool pf) {
+  constexpr int kVec = 16 / sizeof(T);
+  if (p.V == kVec) {
+    if (c.bwd) launch_typed<OP, T, kVec, true>(c, p, a, pf);
+    else launch_typed<OP, T, kVec, false>(c, p, a, pf);
+  } else {
+    if (c.bwd) launch_typed<OP, T, 1, true>(c, p, a, pf);
+    else launch_typed<OP, T, 1, false>(c, p, a, pf);
+  }
+}
+
+template <class OP, typename T>
+size_t floats_t(const Call& c, const Plan& p) {
+  constexpr int kVec = 16 / sizeof(T);
+  return p.V == kVec ? split_floats<OP, T, kVec>(c, p) : split_floats<OP, T, 1>(c, p);
+}
+
+template <class OP>
+Plan plan_for(const Call& c) {
+  return make_plan(c, c.bwd ? OP::kRptB : OP::kRptF);
+}
+
+template <class OP>
+size_t plan_floats(const Call& c) {
+  const Plan p = plan_for<OP>(c);
+  switch (c.dtype) {
+    case DType::f32: return floats_t<OP, float>(c, p);
+    case DType::f16: return floats_t<OP, __half>(c, p);
+    case DType::bf16: return floats_t<OP, __nv_bfloat16>(c, p);
+  }
+  return 0;
+}
+
+// Workspace bytes a call needs (softmax over n with the split strategy; 0 otherwise). Does not
+// depend on pointer alignment: the larger of the vector and the scalar plan.
+template <class OP>
+size_t workspace_bytes(Call c) {
+  if (!c.seq) return 0;
+  c.x = c.out = nullptr;  // aligned: the vector plan where the sizes allow it
+  c.dout = nullptr;
+  const size_t fv = plan_floats<OP>(c);
+  c.x = reinterpret_cast<const void*>(uintptr_t(1));  // misaligned: the scalar plan
+  const size_t fs = plan_floats<OP>(c);
+  return 4 * (fv > fs ? fv : fs);
+}
+
+template <class OP>
+void launch(const Call& c) {
+  check_common(c);
+  const int t = tuning_1d().prefetch;
+  const bool pf = t < 0 ? OP::prefetch(c.bwd, c.act, c.seq) : t != 0;
+  const Plan p = plan_for<OP>(c);
+  const Args a = make_args(c, p);
+  switch (c.dtype) {
+    case DType::f32: launch_t<OP, float>(c, p, a, pf); break;
+    case DType::f16: launch_t<OP, __half>(c, p, a, pf); break;
+    case DType::bf16: launch_t<OP, __nv_bfloat16>(c, p, a, pf); break;
+  }
+}
+
+}  // namespace opbench::kernels::rows1d
+
+namespace opbench::kernels::rows1d {
+
+// The Call of an lrpe op (cosine: pieces of d, output rows of 2d; rotate: halves of d).
+// Validates the arguments the two ops share; throws KernelError with a one-line reason.
+inline Call lrpe_call(const LrpeArgs& a, bool bwd, bool rotate) {
+  const char* op = rotate ? "lrpe_rotate" : "lrpe_cosine";
+  const std::string o = op;
+  if (a.b < 1 || a.n < 1 || a.h < 1)
+    throw KernelError(o + ": b, n and h must be >= 1 (got b=" + std::to_string(a.b) + ", n=" +
+                      std::to_string(a.n) + ", h=" + std::to_string(a.h) + ")");
+  if (rotate ? (a.d < 2 || a.d > 256 || a.d % 2 != 0) : (a.d < 1 || a.d > 256))
+    throw KernelError(o + (rotate ? ": d must be even and in [2, 256], got "
+                                  : ": d must be in [1, 256], got ") +
+                      std::to_string(a.d));
+  if (a.offset < 0) throw KernelError(o + ": offset must be >= 0, got " + std::to_string(a.offset));
+  if (a.theta == nullptr) throw KernelError(o + ": null theta pointer");
+  if (a.theta_sh < 0 || a.theta_sk < 0)
+    throw KernelError(o + ": theta strides must be >= 0 (0 broadcasts)");
+  bool seq = false;
+  if (a.act == Act::softmax) {
+    if (a.act_dim == 1 || a.act_dim == -3) seq = true;
+    else if (a.act_dim != -1 && a.act_dim != 3)
+      throw KernelError(o + ": act_dim must be -1 (features) or 1 (sequence) for softmax, got " +
+                        std::to_string(a.act_dim));
+  }
+  Call c;
+  c.op = op;
+  c.dtype = a.dtype;
+  c.act = a.act;
+  c.seq = seq;
+  c.bwd = bwd;
+  c.x = a.x;
+  c.dout = a.dout;
+  c.out = a.out;
+  c.theta = a.theta;
+  c.th_sh = a.theta_sh;
+  c.th_sk = a.theta_sk;
+  c.offset = a.offset;
+  c.B = a.b, c.H = a.h, c.N = a.n, c.D = int(a.d);
+  c.lrpe_layout = true;
+  c.piece = rotate ? int(a.d / 2) : int(a.d);
+  c.xhalf = rotate ? int(a.d / 2) : 0;
+  c.ohalf = rotate ? int(a.d / 2) : int(a.d);
+  c.orow_len = rotate ? int(a.d) : int(2 * a.d);
+  c.ws = a.workspace;
+  c.ws_bytes = a.workspace_bytes;
+  c.strategy = a.strategy;
+  c.stream = a.stream;
+  return c;
+}
+
+}  // namespace opbench::kernels::rows1d

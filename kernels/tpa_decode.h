@@ -1,0 +1,66 @@
+// tpa_decode: tensor product attention, one decoding step. Torch-free launch API.
+//
+//   aq (b, 1, h, r)   ak (b, m, h)   av (b, m, h)   bq (b, 1, r, d)   bk (b, m, d)   bv (b, m, e)
+//   q[h, :]    = scale_q * sum_r aq[h, r] bq[r, :]                       (float32, once per (b, h))
+//   score[h, t] = scale * scale_k * ak[t, h] * <q[h], bk[t]>             (k never materialised)
+//   p[h, :]    = softmax_t(score[h, :])
+//   o[h, :]    = scale_v * sum_t p[h, t] av[t, h] bv[t, :]               -> out (b, 1, h, e)
+//
+// Bytes (the floor): |ak| + |av| + |bk| + |bv| read once (+ the tiny aq, bq, out), storage dtype.
+//
+// Strategies (one kernel family each in tpa_decode.cu):
+//   b   one block per batch element (and head group), all of m, all heads at once: bk and bv are
+//       read once per batch element.
+//   bh  one block per (batch, head): each block reads all of bk and bv for its batch (from L2
+//       after the first head), so bk/bv are read h times from L2.
+//   bn  one block per (batch, head group, chunk of m) writing (max, sum, o) partials to a float32
+//       workspace, then a reduction kernel (split-k / flash-decoding).
+// bf16/fp16 use the tensor cores (mma.sync m16n8k16, float32 accumulation; q and the weights
+// p * av are rounded to the storage dtype for the products); fp32 uses float32 FMAs only.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/common.h"
+
+namespace opbench::kernels {
+
+struct TpaShape {
+  int64_t b = 1, h = 1, r = 1, d = 16, e = 16, m = 1;
+};
+
+struct TpaScales {
+  float scale = 1.f, scale_q = 1.f, scale_k = 1.f, scale_v = 1.f;
+  // OPS.md defaults: scale = d^-0.5, scale_q = 1/r, scale_k = scale_v = 1.
+  static TpaScales defaults(const TpaShape& s);
+};
+
+enum class TpaStrategy { b, bh, bn };
+
+struct TpaOptions {
+  int64_t chunk_len = 0;  // bn: tokens per chunk (rounded up to the tile); 0 = fill the chip
+  int tile = 0;           // tokens per tile (bf16/fp16 b, bn: 32 or 64); 0 = default
+  int stages = 0;         // shared-memory pipeline depth (64: 2..4, 32: 2 or 4); 0 = default
+  bool pdl = true;        // bn: launch the reduction with programmatic dependent launch (sm_90)
+};
+
+// Throws KernelError (one line) for sizes the kernels do not take.
+void tpa_decode_check(const TpaShape& s, DType dtype);
+
+// Chunks of m that a call uses (1 for b and bh), and the workspace it needs (bn with more than
+// one chunk: float32 partials b * chunks * h * (e + 2); otherwise 0). Both depend on the
+// current device (multiprocessor count, occupancy).
+int64_t tpa_decode_chunks(const TpaShape& s, DType dtype, TpaStrategy strategy,
+                          const TpaOptions& opt = {});
+size_t tpa_decode_workspace_bytes(const TpaShape& s, DType dtype, TpaStrategy strategy,
+                                  const TpaOptions& opt = {});
+
+// All pointers on the current device, contiguous in the layouts above; out (b, 1, h, e).
+void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, const void* bk,
+                const void* bv, void* out, void* workspace, size_t workspace_bytes,
+                const TpaShape& s, const TpaScales& scales, DType dtype, TpaStrategy strategy,
+                cudaStream_t stream, const TpaOptions& opt = {});
+
+const char* tpa_strategy_name(TpaStrategy s);
+
+}  // namespace opbench::kernels

@@ -1,0 +1,309 @@
+// Benchmark of our 1d CUDA kernels (act, lrpe_cosine, lrpe_rotate) against their memory floor.
+// Standalone (no torch, no gtest). Usage: kernels_1d_bench [csv_path] [--quick]
+//
+// 1. Peak bandwidth: a 2 GiB device-to-device cudaMemcpy, bytes read + written, median of reps.
+// 2. Cost of one empty kernel launch (event-timed single launch; back-to-back average).
+// 3. For b = 12, h = 12, d = 128, bf16, n = 32768 and n = 256: every op x act variant x fwd/bwd,
+//    and for softmax over the sequence each strategy (also at n = 4096, to place the switch);
+//    at n = 32768 also with and without the L2 prefetch for every kernel (the default picks per
+//    variant), and split with one wave of statistics blocks. Each sample: a 256 MiB memset flushes the
+//    L2, then CUDA events around the one call; the median of the samples is reported.
+//    floor = minimal bytes (OPS.md) / measured peak; % of floor = floor / time. Softmax over the
+//    sequence reads its inputs twice: its target is the two-pass floor (2 x inputs + outputs).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kernels/act.h"
+#include "kernels/lrpe_cosine.h"
+#include "kernels/lrpe_rotate.h"
+#include "kernels_1d_util.cuh"
+
+using opbench::kernels::Act;
+using opbench::kernels::ActArgs;
+using opbench::kernels::DType;
+using opbench::kernels::LrpeArgs;
+using opbench::kernels::SeqStrategy;
+
+namespace {
+
+__global__ void empty_kernel() {}
+
+struct Timer {
+  cudaEvent_t a, b;
+  void* flush = nullptr;
+  size_t flush_bytes = size_t(256) << 20;
+  Timer() {
+    K1D_CHECK(cudaEventCreate(&a));
+    K1D_CHECK(cudaEventCreate(&b));
+    K1D_CHECK(cudaMalloc(&flush, flush_bytes));
+  }
+  ~Timer() {
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    cudaFree(flush);
+  }
+  // Median (and min) milliseconds of `reps` samples of f, each after an L2 flush.
+  template <class F>
+  std::pair<double, double> time(F f, int reps, int warmup = 3) {
+    for (int i = 0; i < warmup; ++i) f();
+    K1D_CHECK(cudaDeviceSynchronize());
+    std::vector<double> t;
+    for (int i = 0; i < reps; ++i) {
+      K1D_CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes));
+      K1D_CHECK(cudaEventRecord(a));
+      f();
+      K1D_CHECK(cudaEventRecord(b));
+      K1D_CHECK(cudaEventSynchronize(b));
+      float ms = 0;
+      K1D_CHECK(cudaEventElapsedTime(&ms, a, b));
+      t.push_back(ms);
+    }
+    K1D_CHECK(cudaGetLastError());
+    std::sort(t.begin(), t.end());
+    return {t[t.size() / 2], t.front()};
+  }
+};
+
+enum class Op { act, cos, rot };
+const char* op_name(Op o) { return o == Op::act ? "act" : o == Op::cos ? "lrpe_cosine" : "lrpe_rotate"; }
+
+struct Variant {
+  Act act;
+  bool seq;
+  SeqStrategy st;
+  const char* name;
+};
+
+// Minimal bytes in units of |x| (OPS.md): inputs read once, outputs written once. two_pass:
+// softmax over n reads its inputs twice.
+double floor_units(Op op, bool bwd, Act act, bool seq, bool two_pass) {
+  const double needx = act != Act::none ? 1 : 0;
+  double in = 0, out = 0;
+  switch (op) {
+    case Op::act:  // x [, do] -> o or dx; none moves nothing (the provider returns x or do)
+      if (act == Act::none) return 0;
+      in = bwd ? 2 : 1, out = 1;
+      break;
+    case Op::cos:  // fwd x -> (cos, sin) halves 2|x|; bwd do (2|x|) [+ x] -> dx
+      in = bwd ? 2 + needx : 1, out = bwd ? 1 : 2;
+      break;
+    case Op::rot:  // fwd x -> o; bwd do [+ x] -> dx
+      in = bwd ? 1 + needx : 1, out = 1;
+      break;
+  }
+  return (seq && two_pass ? 2 * in : in) + out;
+}
+
+struct Row {
+  std::string op, mode, act, strat, config;
+  int64_t n;
+  double ms, min_ms, floor_ms, pct, floor2_ms, pct2;
+};
+
+// A tuning configuration (kernels/args1d.h Tuning1d); the first is the default.
+struct Config {
+  const char* name;
+  int prefetch;
+  int split_waves;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* csv = nullptr;
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else csv = argv[i];
+  }
+  if (!k1d::have_gpu()) {
+    std::fprintf(stderr, "kernels_1d_bench: no CUDA device\n");
+    return 3;
+  }
+  cudaDeviceProp prop{};
+  K1D_CHECK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s, %d SMs, L2 %d MiB\n", prop.name, prop.multiProcessorCount,
+              prop.l2CacheSize >> 20);
+  Timer tm;
+
+  // 1. Peak bandwidth: 2 GiB device-to-device copy, read + write counted.
+  double peak;  // bytes per second
+  {
+    const size_t bytes = size_t(2) << 30;
+    void *s = nullptr, *d = nullptr;
+    K1D_CHECK(cudaMalloc(&s, bytes));
+    K1D_CHECK(cudaMalloc(&d, bytes));
+    k1d::fill(s, DType::f32, int64_t(bytes / 4), 1);
+    auto [ms, mn] = tm.time([&] { K1D_CHECK(cudaMemcpyAsync(d, s, bytes, cudaMemcpyDeviceToDevice)); },
+                            quick ? 5 : 15);
+    peak = 2.0 * double(bytes) / (ms * 1e-3);
+    std::printf("peak: 2 GiB D2D copy %.3f ms (min %.3f) -> %.1f GB/s (read + write)\n", ms, mn,
+                peak / 1e9);
+    K1D_CHECK(cudaFree(s));
+    K1D_CHECK(cudaFree(d));
+  }
+
+  // 2. Empty kernel launch.
+  {
+    auto [ms, mn] = tm.time([&] { empty_kernel<<<1, 32>>>(); }, 200, 10);
+    cudaEvent_t a, b;
+    K1D_CHECK(cudaEventCreate(&a));
+    K1D_CHECK(cudaEventCreate(&b));
+    const int k = 1000;
+    K1D_CHECK(cudaEventRecord(a));
+    for (int i = 0; i < k; ++i) empty_kernel<<<1, 32>>>();
+    K1D_CHECK(cudaEventRecord(b));
+    K1D_CHECK(cudaEventSynchronize(b));
+    K1D_CHECK(cudaGetLastError());
+    float tot = 0;
+    K1D_CHECK(cudaEventElapsedTime(&tot, a, b));
+    std::printf("empty kernel: single launch (event-timed median) %.2f us; back-to-back %.2f us per launch\n",
+                ms * 1e3, tot * 1e3 / k);
+  }
+
+  // 3. The sweep.
+  const int64_t B = 12, H = 12, D = 128;
+  const DType dt = DType::bf16;
+  const Variant variants[] = {
+      {Act::none, false, SeqStrategy::automatic, "none"},
+      {Act::relu, false, SeqStrategy::automatic, "relu"},
+      {Act::sigmoid, false, SeqStrategy::automatic, "sigmoid"},
+      {Act::silu, false, SeqStrategy::automatic, "silu"},
+      {Act::softmax, false, SeqStrategy::automatic, "softmax_d"},
+      {Act::softmax, true, SeqStrategy::automatic, "softmax_n"},
+      {Act::softmax, true, SeqStrategy::block, "softmax_n"},
+      {Act::softmax, true, SeqStrategy::split, "softmax_n"},
+  };
+  std::vector<Row> rows;
+  for (int64_t n : {int64_t(32768), int64_t(4096), int64_t(256)}) {
+    const int64_t nx = B * H * n * D;
+    const double xbytes = double(nx) * k1d::esize(dt);
+    k1d::DevBuf X, G, O, TH, WS;
+    void* x = X.get(size_t(nx) * 2);
+    void* g = G.get(size_t(2 * nx) * 2);
+    void* o = O.get(size_t(2 * nx) * 2);
+    k1d::fill(x, dt, nx, 11);
+    k1d::fill(g, dt, 2 * nx, 12);
+    std::vector<float> th(size_t(H * D));
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t k = 0; k < D; ++k) th[size_t(h * D + k)] = float(std::pow(10000.0, -double(k) / D));
+    float* thd = static_cast<float*>(TH.get(th.size() * 4));
+    K1D_CHECK(cudaMemcpy(thd, th.data(), th.size() * 4, cudaMemcpyHostToDevice));
+    const int reps = quick ? 5 : (n >= 8192 ? 25 : 200);
+    for (Op op : {Op::act, Op::cos, Op::rot})
+      for (const Variant& v : variants)
+        for (bool bwd : {false, true}) {
+          if (n == 4096 && !v.seq) continue;  // n = 4096: where block and split cross over
+          // Configurations: the default, then (n = 32768) the ones it was chosen against.
+          std::vector<Config> configs = {{"default", -1, 8}};
+          if (n == 32768) {
+            configs.push_back({"prefetch", 1, 8});
+            configs.push_back({"no_prefetch", 0, 8});
+            if (v.seq && v.st == SeqStrategy::split) configs.push_back({"1_wave", 1, 1});
+          }
+          for (const Config& cf : configs) {
+          opbench::kernels::tuning_1d().prefetch = cf.prefetch;
+          opbench::kernels::tuning_1d().split_waves = cf.split_waves;
+          Row r;
+          r.op = op_name(op), r.mode = bwd ? "bwd" : "fwd", r.act = v.name, r.n = n;
+          r.strat = v.seq ? opbench::kernels::seq_strategy_name(v.st) : "-";
+          r.config = cf.name;
+          if (op == Op::act && v.act == Act::none) {
+            // The provider returns x (fwd) or do (bwd) itself: no kernel, floor 0.
+            r.ms = r.min_ms = r.floor_ms = r.floor2_ms = 0;
+            r.pct = r.pct2 = 100;
+            if (cf.prefetch == -1) rows.push_back(r);
+            continue;
+          }
+          std::function<void()> call;
+          ActArgs aa;
+          LrpeArgs la;
+          if (op == Op::act) {
+            aa.dtype = dt, aa.act = v.act, aa.act_dim = v.seq ? -2 : -1;
+            aa.b = B, aa.h = H, aa.n = n, aa.d = D, aa.x = x, aa.dout = g, aa.out = o;
+            aa.strategy = v.st;
+            aa.workspace_bytes = opbench::kernels::act_workspace_bytes(aa, bwd);
+            aa.workspace = aa.workspace_bytes ? WS.get(aa.workspace_bytes) : nullptr;
+            call = bwd ? std::function<void()>([&] { opbench::kernels::act_backward(aa); })
+                       : std::function<void()>([&] { opbench::kernels::act_forward(aa); });
+          } else {
+            la.dtype = dt, la.act = v.act, la.act_dim = v.seq ? 1 : -1;
+            la.b = B, la.n = n, la.h = H, la.d = D, la.offset = 0;
+            la.x = x, la.theta = thd, la.theta_sh = op == Op::rot ? D / 2 : D, la.theta_sk = 1;
+            la.dout = g, la.out = o, la.strategy = v.st;
+            const bool rot = op == Op::rot;
+            la.workspace_bytes = rot ? opbench::kernels::lrpe_rotate_workspace_bytes(la, bwd)
+                                     : opbench::kernels::lrpe_cosine_workspace_bytes(la, bwd);
+            la.workspace = la.workspace_bytes ? WS.get(la.workspace_bytes) : nullptr;
+            if (rot)
+              call = bwd ? std::function<void()>([&] { opbench::kernels::lrpe_rotate_backward(la); })
+                         : std::function<void()>([&] { opbench::kernels::lrpe_rotate_forward(la); });
+            else
+              call = bwd ? std::function<void()>([&] { opbench::kernels::lrpe_cosine_backward(la); })
+                         : std::function<void()>([&] { opbench::kernels::lrpe_cosine_forward(la); });
+          }
+          auto [ms, mn] = tm.time(call, reps);
+          r.ms = ms, r.min_ms = mn;
+          r.floor_ms = floor_units(op, bwd, v.act, v.seq, false) * xbytes / peak * 1e3;
+          r.floor2_ms = floor_units(op, bwd, v.act, v.seq, true) * xbytes / peak * 1e3;
+          r.pct = 100.0 * r.floor_ms / ms;
+          r.pct2 = 100.0 * r.floor2_ms / ms;
+          rows.push_back(r);
+          std::printf("%-12s %s %-10s %-9s %-11s n=%-6lld %9.4f ms (min %.4f) floor %.4f ms %6.1f%%  2-pass floor %.4f ms %6.1f%%\n",
+                      r.op.c_str(), r.mode.c_str(), r.act.c_str(), r.strat.c_str(), r.config.c_str(),
+                      (long long)n, r.ms, r.min_ms, r.floor_ms, r.pct, r.floor2_ms, r.pct2);
+          std::fflush(stdout);
+          }
+        }
+    opbench::kernels::tuning_1d() = opbench::kernels::Tuning1d{};
+  }
+  if (csv) {
+    FILE* f = std::fopen(csv, "w");
+    if (!f) {
+      std::fprintf(stderr, "kernels_1d_bench: cannot write %s\n", csv);
+      return 3;
+    }
+    std::fprintf(f, "op,mode,act,strategy,config,n,ms,min_ms,floor_ms,pct_floor,floor2_ms,pct_floor2,peak_GBps\n");
+    for (const Row& r : rows)
+      std::fprintf(f, "%s,%s,%s,%s,%s,%lld,%.5f,%.5f,%.5f,%.2f,%.5f,%.2f,%.1f\n", r.op.c_str(),
+                   r.mode.c_str(), r.act.c_str(), r.strat.c_str(), r.config.c_str(), (long long)r.n,
+                   r.ms, r.min_ms, r.floor_ms, r.pct, r.floor2_ms, r.pct2, peak / 1e9);
+    std::fclose(f);
+  }
+  // Summary (n = 32768): % of the floor (softmax over n: of its two-pass floor), default
+  // configuration first, then the alternatives measured against it.
+  std::printf("\nSUMMARY b12 h12 d128 bf16 n=32768, peak %.0f GB/s. ms and %% of floor (softmax_n: of the 2-pass floor)\n",
+              peak / 1e9);
+  std::printf("%-12s %-4s %-10s %-9s %8s %8s %7s | %-22s | %-22s | %s\n", "op", "mode", "act", "strategy",
+              "floor", "ms", "%", "prefetch ms (%)", "no_prefetch ms (%)", "1_wave ms (%)");
+  for (const Row& r : rows) {
+    if (r.n != 32768 || r.config != "default" || (r.op == "act" && r.act == "none")) continue;
+    const bool seq = r.act == "softmax_n";
+    auto pct = [&](const Row& x) { return seq ? x.pct2 : x.pct; };
+    std::string alt[3];
+    for (const Row& q : rows)
+      if (q.n == r.n && q.op == r.op && q.mode == r.mode && q.act == r.act && q.strat == r.strat) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.4f (%.1f%%)", q.ms, pct(q));
+        if (q.config == "prefetch") alt[0] = buf;
+        if (q.config == "no_prefetch") alt[1] = buf;
+        if (q.config == "1_wave") alt[2] = buf;
+      }
+    std::printf("%-12s %-4s %-10s %-9s %8.4f %8.4f %6.1f%% | %-22s | %-22s | %s%s\n", r.op.c_str(),
+                r.mode.c_str(), r.act.c_str(), r.strat.c_str(), seq ? r.floor2_ms : r.floor_ms, r.ms,
+                pct(r), alt[0].c_str(), alt[1].c_str(), alt[2].c_str(),
+                (seq ? pct(r) < 90 : pct(r) < 95) ? "  <" : "");
+  }
+  std::printf("n=4096 and n=256 (launch-bound; one empty launch above), default configuration:\n");
+  for (const Row& r : rows) {
+    if (r.n == 32768 || r.config != "default" || (r.op == "act" && r.act == "none")) continue;
+    std::printf("  n=%-5lld %-12s %-4s %-10s %-9s %8.4f ms\n", (long long)r.n, r.op.c_str(), r.mode.c_str(),
+                r.act.c_str(), r.strat.c_str(), r.ms);
+  }
+  return 0;
+}

@@ -1,0 +1,303 @@
+// Benchmark of kernels/lrpe_cosine_md and kernels/tpa_decode against their memory floors.
+// Standalone (CUDA runtime only). Usage: kernels_md_tpa_bench [results.csv] [--quick]
+//
+// Method: CUDA events around each call, a 256 MiB memset between samples to flush L2, the
+// median of many samples (p10/p90 printed as the spread). Peak bandwidth first: a 2 GiB
+// device-to-device cudaMemcpy, read + write counted. Floors (bytes / peak):
+//   lrpe_cosine_md (act none) fwd: read x once + write 2|x|; bwd: read do (2|x|) + write dx (|x|)
+//   tpa_decode: |ak| + |av| + |bk| + |bv|
+// Inputs are random (a hash of the index), never zeros.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/lrpe_cosine_md.h"
+#include "kernels/tpa_decode.h"
+
+namespace K = opbench::kernels;
+using K::Act;
+using K::DType;
+
+#define CK(call)                                                                           \
+  do {                                                                                     \
+    cudaError_t e_ = (call);                                                               \
+    if (e_ != cudaSuccess) {                                                               \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e_));              \
+      std::exit(3);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+namespace {
+
+__global__ void fill_bf16(__nv_bfloat16* p, size_t n, uint32_t seed, float amp) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed;
+    h ^= h >> 15; h *= 2246822519u; h ^= h >> 13; h *= 3266489917u; h ^= h >> 16;
+    p[i] = __float2bfloat16((static_cast<float>(h) * 2.3283064e-10f * 2.f - 1.f) * amp);
+  }
+}
+
+void fill(void* p, size_t n, uint32_t seed, float amp = 1.f) {
+  fill_bf16<<<1024, 256>>>(static_cast<__nv_bfloat16*>(p), n, seed, amp);
+  CK(cudaGetLastError());
+}
+
+struct Timer {
+  void* flush = nullptr;
+  size_t flush_bytes = size_t(256) << 20;
+  cudaEvent_t a, b;
+  Timer() {
+    CK(cudaMalloc(&flush, flush_bytes));
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+  }
+  // Median, p10, p90 of `reps` samples (ms), after `warm` untimed calls.
+  std::vector<double> run(const std::function<void()>& fn, int reps, int warm = 3) {
+    for (int i = 0; i < warm; ++i) fn();
+    CK(cudaDeviceSynchronize());
+    std::vector<double> t;
+    for (int i = 0; i < reps; ++i) {
+      CK(cudaMemsetAsync(flush, i & 0xff, flush_bytes));
+      CK(cudaEventRecord(a));
+      fn();
+      CK(cudaEventRecord(b));
+      CK(cudaEventSynchronize(b));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, a, b));
+      t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    auto pct = [&](double p) { return t[std::min(t.size() - 1, static_cast<size_t>(p * (t.size() - 1) + 0.5))]; };
+    return {pct(0.5), pct(0.1), pct(0.9)};
+  }
+};
+
+struct Row {
+  std::string kernel, config, version;
+  double ms, p10, p90, floor_ms;
+};
+std::vector<Row> rows;
+
+void report(const std::string& kernel, const std::string& config, const std::string& version,
+            const std::vector<double>& t, double floor_ms) {
+  rows.push_back({kernel, config, version, t[0], t[1], t[2], floor_ms});
+  std::printf("%-14s %-34s %-22s %9.4f ms  [p10 %.4f p90 %.4f]  floor %.4f ms  %5.1f%%\n",
+              kernel.c_str(), config.c_str(), version.c_str(), t[0], t[1], t[2], floor_ms,
+              100.0 * floor_ms / t[0]);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* csv = nullptr;
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else csv = argv[i];
+  }
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    std::printf("no CUDA device\n");
+    return 0;
+  }
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s, %d SMs, L2 %d MiB\n", prop.name, prop.multiProcessorCount,
+              prop.l2CacheSize >> 20);
+  Timer timer;
+
+  // ---- peak bandwidth ----------------------------------------------------------------------
+  double peak;  // bytes / ms
+  {
+    const size_t n = size_t(2) << 30;
+    void *src, *dst;
+    CK(cudaMalloc(&src, n));
+    CK(cudaMalloc(&dst, n));
+    fill(src, n / 2, 1);
+    auto t = timer.run([&] { CK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice)); }, 10, 2);
+    peak = 2.0 * n / t[0];
+    std::printf("peak: 2 GiB D2D copy %.4f ms -> %.1f GB/s (read + write)\n", t[0], peak / 1e6);
+    CK(cudaFree(src));
+    CK(cudaFree(dst));
+  }
+
+  // ---- lrpe_cosine_md ------------------------------------------------------------------------
+  {
+    const int64_t B = 12, H = 12, D = 128;
+    const int64_t maxL = 32768 + 10;
+    const size_t xmax = size_t(B * H * maxL * D);
+    void *x, *o, *dd, *dx, *theta, *cs, *sn, *ws;
+    CK(cudaMalloc(&x, xmax * 2));
+    CK(cudaMalloc(&o, xmax * 4));   // fwd output (2|x|)
+    CK(cudaMalloc(&dd, xmax * 4));  // bwd grad_out (2|x|)
+    CK(cudaMalloc(&dx, xmax * 2));
+    CK(cudaMalloc(&theta, H * D * 4));
+    CK(cudaMalloc(&cs, size_t(32768) * H * D * 4));
+    CK(cudaMalloc(&sn, size_t(32768) * H * D * 4));
+    CK(cudaMalloc(&ws, size_t(64) << 20));
+    fill(x, xmax, 2);
+    fill(dd, 2 * xmax, 3);
+    struct G { int md; int64_t n; };
+    std::vector<G> grids = {{1, 32768}, {2, 128}, {3, 32}};
+    if (quick) grids = {{2, 128}};
+    for (const G& g : grids) {
+      for (int64_t l : {0, 10}) {
+        K::LrpeMdShape s;
+        s.b = B; s.h = H; s.l = l; s.md = g.md; s.d = D;
+        for (int i = 0; i < g.md; ++i) s.n[i] = g.n;
+        s.e = (D + g.md - 1) / g.md;
+        // theta (h, e): 10000^(-k/e)
+        std::vector<float> th(H * s.e);
+        for (int64_t hh = 0; hh < H; ++hh)
+          for (int64_t k = 0; k < s.e; ++k) th[hh * s.e + k] = std::pow(10000.f, -float(k) / s.e);
+        CK(cudaMemcpy(theta, th.data(), th.size() * 4, cudaMemcpyHostToDevice));
+        K::lrpe_cosine_md_build_cache(static_cast<float*>(theta), static_cast<float*>(cs),
+                                      static_cast<float*>(sn), s, nullptr);
+        CK(cudaDeviceSynchronize());
+        const double xb = double(B * H * s.tokens() * D) * 2;
+        const std::string cfg = std::to_string(g.md) + "d n=" + std::to_string(g.n) + " l=" +
+                                std::to_string(l) + " bf16";
+        const int reps = 30;
+        auto md_pair = [&](bool cache, const K::LrpeMdOptions& opt, const std::string& ver) {
+          const float* cp = cache ? static_cast<float*>(cs) : nullptr;
+          const float* sp = cache ? static_cast<float*>(sn) : nullptr;
+          auto tf = timer.run([&] {
+            K::lrpe_cosine_md_fwd(x, static_cast<float*>(theta), cp, sp, o, nullptr, 0, s,
+                                  DType::bf16, Act::none, -1, nullptr, opt);
+          }, reps);
+          report("md fwd", cfg, ver, tf, 3 * xb / peak);
+          auto tb = timer.run([&] {
+            K::lrpe_cosine_md_bwd(x, dd, static_cast<float*>(theta), cp, sp, dx, nullptr, 0, s,
+                                  DType::bf16, Act::none, -1, nullptr, opt);
+          }, reps);
+          report("md bwd", cfg, ver, tb, 3 * xb / peak);
+        };
+        md_pair(false, {}, "cuda");
+        md_pair(true, {}, "cuda_cache");
+        if (g.md == 2 && l == 0) {  // v1: no reuse of cos/sin across the batch
+          K::LrpeMdOptions o1;
+          o1.batch_per_thread = 1;
+          md_pair(false, o1, "cuda bpt=1");
+        }
+        // Other acts at one shape, for the record (floors per the .cu header).
+        if (g.md == 2 && l == 10) {
+          struct A { Act act; int dim; const char* name; double ffwd, fbwd; };
+          for (A a : {A{Act::silu, -1, "silu", 3, 4}, A{Act::softmax, -1, "softmax-feat", 3, 4},
+                      A{Act::softmax, -2, "softmax-seq", 3, 4}}) {
+            const size_t wf = K::lrpe_cosine_md_workspace_bytes(s, a.act, a.dim, false);
+            const size_t wb = K::lrpe_cosine_md_workspace_bytes(s, a.act, a.dim, true);
+            if (std::max(wf, wb) > (size_t(64) << 20)) continue;
+            auto tf = timer.run([&] {
+              K::lrpe_cosine_md_fwd(x, static_cast<float*>(theta), nullptr, nullptr, o, ws, wf, s,
+                                    DType::bf16, a.act, a.dim, nullptr);
+            }, reps);
+            report("md fwd", cfg, std::string("cuda ") + a.name, tf, a.ffwd * xb / peak);
+            auto tb = timer.run([&] {
+              K::lrpe_cosine_md_bwd(x, dd, static_cast<float*>(theta), nullptr, nullptr, dx, ws, wb,
+                                    s, DType::bf16, a.act, a.dim, nullptr);
+            }, reps);
+            report("md bwd", cfg, std::string("cuda ") + a.name, tb, a.fbwd * xb / peak);
+          }
+        }
+      }
+    }
+    {  // the same version timed again, minutes later: the spread between runs
+      K::LrpeMdShape s;
+      s.b = B; s.h = H; s.l = 10; s.md = 2; s.n[0] = s.n[1] = 128; s.d = D; s.e = 64;
+      std::vector<float> th(H * s.e);
+      for (int64_t hh = 0; hh < H; ++hh)
+        for (int64_t k = 0; k < s.e; ++k) th[hh * s.e + k] = std::pow(10000.f, -float(k) / s.e);
+      CK(cudaMemcpy(theta, th.data(), th.size() * 4, cudaMemcpyHostToDevice));
+      const double xb = double(B * H * s.tokens() * D) * 2;
+      auto tf = timer.run([&] {
+        K::lrpe_cosine_md_fwd(x, static_cast<float*>(theta), nullptr, nullptr, o, nullptr, 0, s,
+                              DType::bf16, Act::none, -1, nullptr);
+      }, 30);
+      report("md fwd", "2d n=128 l=10 bf16", "cuda (repeat)", tf, 3 * xb / peak);
+      auto tb = timer.run([&] {
+        K::lrpe_cosine_md_bwd(x, dd, static_cast<float*>(theta), nullptr, nullptr, dx, nullptr, 0,
+                              s, DType::bf16, Act::none, -1, nullptr);
+      }, 30);
+      report("md bwd", "2d n=128 l=10 bf16", "cuda (repeat)", tb, 3 * xb / peak);
+    }
+    for (void* p : {x, o, dd, dx, theta, cs, sn, ws}) CK(cudaFree(p));
+  }
+
+  // ---- tpa_decode ----------------------------------------------------------------------------
+  {
+    const int64_t H = 32, R = 16, D = 128, E = 128;
+    const int64_t maxB = 32, maxM = 32768;
+    void *aq, *ak, *av, *bq, *bk, *bv, *out, *ws;
+    CK(cudaMalloc(&aq, maxB * H * R * 2));
+    CK(cudaMalloc(&ak, maxB * maxM * H * 2));
+    CK(cudaMalloc(&av, maxB * maxM * H * 2));
+    CK(cudaMalloc(&bq, maxB * R * D * 2));
+    CK(cudaMalloc(&bk, maxB * maxM * D * 2));
+    CK(cudaMalloc(&bv, maxB * maxM * E * 2));
+    CK(cudaMalloc(&out, maxB * H * E * 2));
+    CK(cudaMalloc(&ws, size_t(256) << 20));
+    fill(aq, maxB * H * R, 11); fill(ak, maxB * maxM * H, 12); fill(av, maxB * maxM * H, 13);
+    fill(bq, maxB * R * D, 14); fill(bk, maxB * maxM * D, 15); fill(bv, maxB * maxM * E, 16);
+    std::vector<int64_t> bs = {8, 32}, ms = {256, 4096, 32768};
+    if (quick) { bs = {8}; ms = {32768}; }
+    for (int64_t b : bs)
+      for (int64_t m : ms) {
+        K::TpaShape s;
+        s.b = b; s.h = H; s.r = R; s.d = D; s.e = E; s.m = m;
+        const K::TpaScales sc = K::TpaScales::defaults(s);
+        const double bytes = 2.0 * b * m * (2 * H + D + E);
+        const std::string cfg = "b=" + std::to_string(b) + " m=" + std::to_string(m) + " bf16";
+        struct V { K::TpaStrategy st; int tile, stages; bool pdl; };
+        std::vector<V> vs = {{K::TpaStrategy::b, 0, 0, true},     {K::TpaStrategy::bh, 0, 0, true},
+                             {K::TpaStrategy::bn, 0, 0, true},    {K::TpaStrategy::bn, 0, 0, false},
+                             {K::TpaStrategy::bn, 32, 2, true},   {K::TpaStrategy::bn, 64, 3, true},
+                             {K::TpaStrategy::bn, 64, 4, true},   {K::TpaStrategy::bn, 32, 4, true}};
+        for (const V& v : vs) {
+          K::TpaOptions opt;
+          opt.tile = v.tile;
+          opt.stages = v.stages;
+          opt.pdl = v.pdl;
+          const size_t wsb = K::tpa_decode_workspace_bytes(s, DType::bf16, v.st, opt);
+          if (wsb > (size_t(256) << 20)) continue;
+          const int64_t nch = K::tpa_decode_chunks(s, DType::bf16, v.st, opt);
+          auto t = timer.run([&] {
+            K::tpa_decode(aq, ak, av, bq, bk, bv, out, ws, wsb, s, sc, DType::bf16, v.st, nullptr, opt);
+          }, m >= 4096 ? 50 : 100);
+          std::string ver = std::string("cuda_") + K::tpa_strategy_name(v.st);
+          ver += v.tile ? " " + std::to_string(v.tile) + "x" + std::to_string(v.stages) : " dflt";
+          if (!v.pdl) ver += " nopdl";
+          ver += " c" + std::to_string(nch);
+          report("tpa", cfg, ver, t, bytes / peak);
+        }
+      }
+    for (void* p : {aq, ak, av, bq, bk, bv, out, ws}) CK(cudaFree(p));
+  }
+  CK(cudaDeviceSynchronize());
+
+  // ---- summary -------------------------------------------------------------------------------
+  if (csv) {
+    FILE* f = std::fopen(csv, "w");
+    if (f) {
+      std::fprintf(f, "kernel,config,version,median_ms,p10_ms,p90_ms,floor_ms,pct_floor\n");
+      for (const Row& r : rows)
+        std::fprintf(f, "%s,%s,%s,%.5f,%.5f,%.5f,%.5f,%.1f\n", r.kernel.c_str(), r.config.c_str(),
+                     r.version.c_str(), r.ms, r.p10, r.p90, r.floor_ms, 100 * r.floor_ms / r.ms);
+      std::fclose(f);
+    }
+  }
+  std::printf("\n| kernel | config | version | ms | %% floor |\n|---|---|---|---|---|\n");
+  for (const Row& r : rows)
+    std::printf("| %s | %s | %s | %.4f | %.1f |\n", r.kernel.c_str(), r.config.c_str(),
+                r.version.c_str(), r.ms, 100 * r.floor_ms / r.ms);
+  return 0;
+}
