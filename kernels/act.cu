@@ -124,12 +124,13 @@ bool seq_dim(const ActArgs& a) {
                     std::to_string(a.act_dim));
 }
 
-void check(const ActArgs& a, bool bwd) {
+// Sizes and act_dim; with `pointers`, also the tensors (a workspace query has none yet).
+void check(const ActArgs& a, bool bwd, bool pointers = true) {
   if (a.b < 1 || a.h < 1 || a.n < 1 || a.d < 1)
     throw KernelError("act: b, h, n, d must be >= 1 (got " + std::to_string(a.b) + ", " +
                       std::to_string(a.h) + ", " + std::to_string(a.n) + ", " +
                       std::to_string(a.d) + ")");
-  if (a.x == nullptr || a.out == nullptr || (bwd && a.dout == nullptr))
+  if (pointers && (a.x == nullptr || a.out == nullptr || (bwd && a.dout == nullptr)))
     throw KernelError("act: null tensor pointer");
   if (a.act == Act::softmax) {
     seq_dim(a);
@@ -183,7 +184,7 @@ void run(const ActArgs& a, bool bwd) {
 }  // namespace
 
 size_t act_workspace_bytes(const ActArgs& a, bool backward) {
-  check(a, false);
+  check(a, backward, /*pointers=*/false);
   if (a.act != Act::softmax) return 0;
   return rows1d::workspace_bytes<ActOp>(softmax_call(a, backward));
 }
