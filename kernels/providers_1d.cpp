@@ -17,48 +17,26 @@
 #include "kernels/act.h"
 #include "kernels/lrpe_cosine.h"
 #include "kernels/lrpe_rotate.h"
+#include "kernels/binding.h"
 #include "kernels/providers.h"
 
 namespace opbench {
 
 namespace {
 
-namespace K = opbench::kernels;
-
-[[noreturn]] void fail(const std::string& op, const std::string& msg) {
-  throw std::invalid_argument(op + ": " + msg);
-}
-
-std::string shape_of(at::IntArrayRef s) {
-  std::string r = "(";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + ")";
-}
-
-const char* word_of(at::ScalarType t) {
-  return t == at::kBFloat16 ? "bf16" : t == at::kHalf ? "fp16" : t == at::kFloat ? "fp32" : "?";
-}
+using namespace binding;
 
 // The storage dtype of x, which must also be the point's dtype.
 K::DType storage_dtype(const std::string& op, const Params& p, const at::Tensor& x) {
-  K::DType dt;
-  switch (x.scalar_type()) {
-    case at::kBFloat16: dt = K::DType::bf16; break;
-    case at::kHalf: dt = K::DType::f16; break;
-    case at::kFloat: dt = K::DType::f32; break;
-    default:
-      fail(op, "x has dtype " + std::string(c10::toString(x.scalar_type())) +
-                   ", expected bf16, fp16 or fp32");
-  }
-  if (p.has("dtype") && p.s("dtype") != word_of(x.scalar_type()))
-    fail(op, "x is " + std::string(word_of(x.scalar_type())) + " but the point's dtype is " + p.s("dtype"));
+  const K::DType dt = kernel_dtype(op, x, "x");
+  check_dtype_param(op, p, x);
   return dt;
 }
 
 // A 4-D contiguous tensor on a CUDA device.
 void check_x(const std::string& op, const at::Tensor& x, const char* layout) {
   if (!x.defined()) fail(op, "x is missing");
-  if (x.dim() != 4) fail(op, "x must be 4-D " + std::string(layout) + ", has shape " + shape_of(x.sizes()));
+  if (x.dim() != 4) fail(op, "x must be 4-D " + std::string(layout) + ", has shape " + shape_str(x.sizes()));
   if (!x.is_cuda()) fail(op, "x must be on a CUDA device, is on " + x.device().str());
   if (!x.is_contiguous()) fail(op, "x must be contiguous");
 }
@@ -72,40 +50,8 @@ void check_grad(const std::string& op, const at::Tensor& g, const at::Tensor& x,
     fail(op, "grad_out has dtype " + std::string(c10::toString(g.scalar_type())) + ", x has " +
                  std::string(c10::toString(x.scalar_type())));
   if (g.sizes() != at::IntArrayRef(shape))
-    fail(op, "grad_out has shape " + shape_of(g.sizes()) + ", expected " + shape_of(shape));
+    fail(op, "grad_out has shape " + shape_str(g.sizes()) + ", expected " + shape_str(shape));
   if (!g.is_contiguous()) fail(op, "grad_out must be contiguous");
-}
-
-bool backward_mode(const std::string& op, const Params& p) {
-  const std::string mode = p.s("mode");
-  if (mode != "fwd" && mode != "bwd") fail(op, "unknown mode '" + mode + "' (fwd, bwd)");
-  return mode == "bwd";
-}
-
-K::Act parse_act(const std::string& op, const std::string& a) {
-  if (a == "none") return K::Act::none;
-  if (a == "relu") return K::Act::relu;
-  if (a == "sigmoid") return K::Act::sigmoid;
-  if (a == "silu") return K::Act::silu;
-  if (a == "softmax") return K::Act::softmax;
-  fail(op, "unknown act '" + a + "' (none, relu, sigmoid, silu, softmax)");
-}
-
-std::string needs_cuda(const at::Device& d) {
-  if (!d.is_cuda()) return "our CUDA kernels need a CUDA device";
-  const auto* prop = at::cuda::getDeviceProperties(d.has_index() ? d.index() : at::cuda::current_device());
-  if (prop->major < 8)
-    return "our CUDA kernels need compute capability 8.0 or newer (this device has " +
-           std::to_string(prop->major) + "." + std::to_string(prop->minor) + ")";
-  return "";
-}
-
-cudaStream_t current_stream() { return at::cuda::getCurrentCUDAStream().stream(); }
-
-// A byte buffer on x's device (undefined when n is 0).
-at::Tensor workspace_on(const at::Tensor& x, size_t n) {
-  if (n == 0) return at::Tensor();
-  return at::empty({static_cast<int64_t>(n)}, x.options().dtype(at::kByte));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -179,7 +125,7 @@ Call prepare_lrpe(const Params& p, const Inputs& in, bool rotate) {
   if (!theta.is_cuda() || theta.device() != x.device()) fail(op, "theta must be on x's device");
   const int64_t r0 = theta.size(0), r1 = theta.size(1);
   if (!((r0 == a.h || r0 == 1) && (r1 == k || r1 == 1)) || (r0 == 1 && r1 == 1 && a.h > 1 && k > 1))
-    fail(op, "theta has shape " + shape_of(theta.sizes()) + ", expected " + want);
+    fail(op, "theta has shape " + shape_str(theta.sizes()) + ", expected " + want);
   // Broadcast dimensions get stride 0; any strides are fine otherwise.
   a.theta_sh = r0 == 1 ? 0 : theta.stride(0);
   a.theta_sk = r1 == 1 ? 0 : theta.stride(1);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/binding.h"
 #include "kernels/lrpe_cosine_md.h"
 #include "kernels/tpa_decode.h"
 #include "providers/provider.hpp"
@@ -20,76 +21,7 @@ namespace opbench {
 
 namespace {
 
-namespace K = opbench::kernels;
-
-[[noreturn]] void fail(const std::string& op, const std::string& msg) {
-  throw std::invalid_argument(op + ": " + msg);
-}
-
-std::string shape_str(at::IntArrayRef s) {
-  std::string r = "(";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + ")";
-}
-
-K::DType kernel_dtype(const std::string& op, const at::Tensor& t, const char* name) {
-  switch (t.scalar_type()) {
-    case at::kBFloat16: return K::DType::bf16;
-    case at::kHalf: return K::DType::f16;
-    case at::kFloat: return K::DType::f32;
-    default: fail(op, std::string(name) + " has dtype " + std::string(c10::toString(t.scalar_type())) +
-                          ", expected bf16, fp16 or fp32");
-  }
-}
-
-const char* dtype_word(at::ScalarType t) {
-  return t == at::kBFloat16 ? "bf16" : t == at::kHalf ? "fp16" : t == at::kFloat ? "fp32" : "?";
-}
-
-// Defined, on a CUDA device, contiguous, of dtype `st` and shape `shape`.
-void check_tensor(const std::string& op, const at::Tensor& t, const char* name, at::ScalarType st,
-                  const std::vector<int64_t>& shape) {
-  if (!t.defined()) fail(op, std::string(name) + " is missing");
-  if (!t.is_cuda()) fail(op, std::string(name) + " must be on a CUDA device, is on " + t.device().str());
-  if (t.scalar_type() != st)
-    fail(op, std::string(name) + " has dtype " + std::string(c10::toString(t.scalar_type())) +
-                 ", expected " + std::string(c10::toString(st)));
-  if (t.sizes() != at::IntArrayRef(shape))
-    fail(op, std::string(name) + " has shape " + shape_str(t.sizes()) + ", expected " + shape_str(shape));
-  if (!t.is_contiguous()) fail(op, std::string(name) + " must be contiguous");
-}
-
-void check_dtype_param(const std::string& op, const Params& p, const at::Tensor& t) {
-  if (p.has("dtype") && p.s("dtype") != dtype_word(t.scalar_type()))
-    fail(op, "inputs are " + std::string(dtype_word(t.scalar_type())) + " but the point's dtype is " +
-                 p.s("dtype"));
-}
-
-std::string needs_cuda(const at::Device& d) {
-  if (!d.is_cuda()) return "our CUDA kernels need a CUDA device";
-  const auto* prop = at::cuda::getDeviceProperties(d.has_index() ? d.index() : at::cuda::current_device());
-  if (prop->major < 8)
-    return "our CUDA kernels need compute capability 8.0 or newer (this device has " +
-           std::to_string(prop->major) + "." + std::to_string(prop->minor) + ")";
-  return "";
-}
-
-K::Act parse_act(const std::string& op, const std::string& a) {
-  if (a == "none") return K::Act::none;
-  if (a == "relu") return K::Act::relu;
-  if (a == "sigmoid") return K::Act::sigmoid;
-  if (a == "silu") return K::Act::silu;
-  if (a == "softmax") return K::Act::softmax;
-  fail(op, "unknown act '" + a + "' (none, relu, sigmoid, silu, softmax)");
-}
-
-cudaStream_t stream_now() { return at::cuda::getCurrentCUDAStream().stream(); }
-
-// A byte buffer on x's device (undefined when empty).
-at::Tensor bytes_on(const at::Tensor& like, size_t n) {
-  if (n == 0) return at::Tensor();
-  return at::empty({static_cast<int64_t>(n)}, like.options().dtype(at::kByte));
-}
+using namespace binding;
 
 // ---------------------------------------------------------------------------------------------
 // lrpe_cosine_md
@@ -140,19 +72,19 @@ Call prepare_md(const Params& p, const Inputs& in, bool cache) {
     cos_t = at::empty({N, h, d}, x.options().dtype(at::kFloat));
     sin_t = at::empty({N, h, d}, x.options().dtype(at::kFloat));
     K::lrpe_cosine_md_build_cache(theta.data_ptr<float>(), cos_t.data_ptr<float>(),
-                                  sin_t.data_ptr<float>(), s, stream_now());
+                                  sin_t.data_ptr<float>(), s, current_stream());
   }
 
   if (!bwd) {
     return [x, theta, cos_t, sin_t, s, dt, act, act_dim, wsb]() -> std::vector<at::Tensor> {
       const c10::cuda::CUDAGuard g(x.device());
       at::Tensor out = at::empty({s.b, s.h, s.tokens(), 2 * s.d}, x.options());
-      at::Tensor ws = bytes_on(x, wsb);
+      at::Tensor ws = workspace_on(x, wsb);
       K::lrpe_cosine_md_fwd(x.data_ptr(), theta.data_ptr<float>(),
                             cos_t.defined() ? cos_t.data_ptr<float>() : nullptr,
                             sin_t.defined() ? sin_t.data_ptr<float>() : nullptr, out.data_ptr(),
                             ws.defined() ? ws.data_ptr() : nullptr, wsb, s, dt, act, act_dim,
-                            stream_now());
+                            current_stream());
       return {out};
     };
   }
@@ -162,12 +94,12 @@ Call prepare_md(const Params& p, const Inputs& in, bool cache) {
   return [x, go, theta, cos_t, sin_t, s, dt, act, act_dim, wsb]() -> std::vector<at::Tensor> {
     const c10::cuda::CUDAGuard g(x.device());
     at::Tensor dx = at::empty_like(x);
-    at::Tensor ws = bytes_on(x, wsb);
+    at::Tensor ws = workspace_on(x, wsb);
     K::lrpe_cosine_md_bwd(x.data_ptr(), go.data_ptr(), theta.data_ptr<float>(),
                           cos_t.defined() ? cos_t.data_ptr<float>() : nullptr,
                           sin_t.defined() ? sin_t.data_ptr<float>() : nullptr, dx.data_ptr(),
                           ws.defined() ? ws.data_ptr() : nullptr, wsb, s, dt, act, act_dim,
-                          stream_now());
+                          current_stream());
     return {dx};
   };
 }
@@ -226,10 +158,10 @@ Call prepare_tpa(const Params& p, const Inputs& in, K::TpaStrategy strategy) {
   return [aq, ak, av, bq, bk, bv, s, scales, dt, strategy, wsb]() -> std::vector<at::Tensor> {
     const c10::cuda::CUDAGuard g(aq.device());
     at::Tensor out = at::empty({s.b, 1, s.h, s.e}, aq.options());
-    at::Tensor ws = bytes_on(aq, wsb);  // cuda_bn: float32 partials of the chunks
+    at::Tensor ws = workspace_on(aq, wsb);  // cuda_bn: float32 partials of the chunks
     K::tpa_decode(aq.data_ptr(), ak.data_ptr(), av.data_ptr(), bq.data_ptr(), bk.data_ptr(),
                   bv.data_ptr(), out.data_ptr(), ws.defined() ? ws.data_ptr() : nullptr, wsb, s,
-                  scales, dt, strategy, stream_now());
+                  scales, dt, strategy, current_stream());
     return {out};
   };
 }
