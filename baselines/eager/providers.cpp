@@ -70,37 +70,22 @@ Provider act_torch() {
   return pr;
 }
 
-Provider lrpe_cosine_torch() {
-  Provider pr;
-  pr.op = "lrpe_cosine";
-  pr.name = "torch";
-  pr.help = "LibTorch eager: act, angle and sin/cos in float32, concat(x cos, x sin)";
-  pr.unavailable = runs_anywhere;
-  pr.prepare = [](const Params& p, const Inputs& in) {
-    const std::string act = p.s("act");
-    const int64_t act_dim = p.i("act_dim"), offset = p.i_or("offset", 0);
-    eager::check_act("lrpe_cosine", act, act_dim, {-1, 1});
-    const at::Tensor theta = in[1];
-    return prepare_unary("lrpe_cosine", p, in, [=](const at::Tensor& x) {
-      return eager::lrpe_cosine_forward(x, theta, offset, act, act_dim);
-    });
-  };
-  return pr;
-}
+// lrpe_cosine and lrpe_rotate: x (b, n, h, d), theta; act over features (-1) or the sequence (1).
+using Lrpe1dForward = at::Tensor (*)(const at::Tensor&, const at::Tensor&, int64_t, const std::string&, int64_t);
 
-Provider lrpe_rotate_torch() {
+Provider lrpe_1d_torch(const char* op, const char* help, Lrpe1dForward fwd) {
   Provider pr;
-  pr.op = "lrpe_rotate";
+  pr.op = op;
   pr.name = "torch";
-  pr.help = "LibTorch eager: act, then rotate the halves by (offset + s) * theta";
+  pr.help = help;
   pr.unavailable = runs_anywhere;
-  pr.prepare = [](const Params& p, const Inputs& in) {
+  pr.prepare = [op = std::string(op), fwd](const Params& p, const Inputs& in) {
     const std::string act = p.s("act");
     const int64_t act_dim = p.i("act_dim"), offset = p.i_or("offset", 0);
-    eager::check_act("lrpe_rotate", act, act_dim, {-1, 1});
+    eager::check_act(op.c_str(), act, act_dim, {-1, 1});
     const at::Tensor theta = in[1];
-    return prepare_unary("lrpe_rotate", p, in, [=](const at::Tensor& x) {
-      return eager::lrpe_rotate_forward(x, theta, offset, act, act_dim);
+    return prepare_unary(op.c_str(), p, in, [=](const at::Tensor& x) {
+      return fwd(x, theta, offset, act, act_dim);
     });
   };
   return pr;
@@ -151,8 +136,10 @@ Provider tpa_decode_provider(const char* name, const char* help, TpaForward fwd)
 std::vector<Provider> eager_providers() {
   return {
       act_torch(),
-      lrpe_cosine_torch(),
-      lrpe_rotate_torch(),
+      lrpe_1d_torch("lrpe_cosine", "LibTorch eager: act, angle and sin/cos in float32, concat(x cos, x sin)",
+                    eager::lrpe_cosine_forward),
+      lrpe_1d_torch("lrpe_rotate", "LibTorch eager: act, then rotate the halves by (offset + s) * theta",
+                    eager::lrpe_rotate_forward),
       lrpe_cosine_md_torch(),
       tpa_decode_provider("torch",
                           "LibTorch eager, factorised: score = ak * (bk @ q^T), "
