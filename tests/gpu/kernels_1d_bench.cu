@@ -21,6 +21,7 @@
 #include "kernels/act.h"
 #include "kernels/lrpe_cosine.h"
 #include "kernels/lrpe_rotate.h"
+#include "bench_timer.cuh"
 #include "kernels_1d_util.cuh"
 
 using opbench::kernels::Act;
@@ -33,39 +34,13 @@ namespace {
 
 __global__ void empty_kernel() {}
 
+// Median (and min) milliseconds of `reps` samples of f, each after an L2 flush.
 struct Timer {
-  cudaEvent_t a, b;
-  void* flush = nullptr;
-  size_t flush_bytes = size_t(256) << 20;
-  Timer() {
-    K1D_CHECK(cudaEventCreate(&a));
-    K1D_CHECK(cudaEventCreate(&b));
-    K1D_CHECK(cudaMalloc(&flush, flush_bytes));
-  }
-  ~Timer() {
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    cudaFree(flush);
-  }
-  // Median (and min) milliseconds of `reps` samples of f, each after an L2 flush.
+  opbench::bench::FlushTimer t;
   template <class F>
   std::pair<double, double> time(F f, int reps, int warmup = 3) {
-    for (int i = 0; i < warmup; ++i) f();
-    K1D_CHECK(cudaDeviceSynchronize());
-    std::vector<double> t;
-    for (int i = 0; i < reps; ++i) {
-      K1D_CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes));
-      K1D_CHECK(cudaEventRecord(a));
-      f();
-      K1D_CHECK(cudaEventRecord(b));
-      K1D_CHECK(cudaEventSynchronize(b));
-      float ms = 0;
-      K1D_CHECK(cudaEventElapsedTime(&ms, a, b));
-      t.push_back(ms);
-    }
-    K1D_CHECK(cudaGetLastError());
-    std::sort(t.begin(), t.end());
-    return {t[t.size() / 2], t.front()};
+    std::vector<double> v = t.sorted_samples(f, reps, warmup);
+    return {v[v.size() / 2], v.front()};
   }
 };
 

@@ -22,6 +22,7 @@
 
 #include "kernels/lrpe_cosine_md.h"
 #include "kernels/tpa_decode.h"
+#include "bench_timer.cuh"
 
 namespace K = opbench::kernels;
 using K::Act;
@@ -51,32 +52,12 @@ void fill(void* p, size_t n, uint32_t seed, float amp = 1.f) {
   CK(cudaGetLastError());
 }
 
+// Median, p10, p90 of `reps` samples (ms), after `warm` untimed calls, each after an L2 flush.
 struct Timer {
-  void* flush = nullptr;
-  size_t flush_bytes = size_t(256) << 20;
-  cudaEvent_t a, b;
-  Timer() {
-    CK(cudaMalloc(&flush, flush_bytes));
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-  }
-  // Median, p10, p90 of `reps` samples (ms), after `warm` untimed calls.
+  opbench::bench::FlushTimer t;
   std::vector<double> run(const std::function<void()>& fn, int reps, int warm = 3) {
-    for (int i = 0; i < warm; ++i) fn();
-    CK(cudaDeviceSynchronize());
-    std::vector<double> t;
-    for (int i = 0; i < reps; ++i) {
-      CK(cudaMemsetAsync(flush, i & 0xff, flush_bytes));
-      CK(cudaEventRecord(a));
-      fn();
-      CK(cudaEventRecord(b));
-      CK(cudaEventSynchronize(b));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, a, b));
-      t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    auto pct = [&](double p) { return t[std::min(t.size() - 1, static_cast<size_t>(p * (t.size() - 1) + 0.5))]; };
+    std::vector<double> v = t.sorted_samples(fn, reps, warm);
+    auto pct = [&](double p) { return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))]; };
     return {pct(0.5), pct(0.1), pct(0.9)};
   }
 };
