@@ -24,12 +24,16 @@ using rows1d::Raw;
 
 // The act op in the row machinery: one piece per unit, the output is xa itself.
 struct ActOp {
-  static constexpr int P = 1, Q = 1, kRptF = 4, kRptB = 4;
+  static constexpr int P = 1, Q = 1, kRptF = 4, kRptB = 4, kRptBRF = 4, kRptBRB = 4;
   static constexpr bool kAngle = false;
   static constexpr bool kElemRows = false;  // elementwise acts use act_flat_kernel
-  // L2 prefetch of the next step (softmax kernels), chosen per variant from the measurements
-  // (notes/perf-1d.md): it pays where a step's arithmetic is long (backward), costs otherwise.
-  static bool prefetch(bool bwd, Act, bool) { return bwd; }
+  // Row-kernel settings per variant from the measurements (notes/perf-1d.md, run 4): on large
+  // calls feature softmax runs short tiles (1 step forward, 4 backward) with the prefetch;
+  // otherwise (and softmax over n) 16-step tiles, the prefetch only backward.
+  static rows1d::RowChoice choose(bool bwd, Act, bool seq, bool large) {
+    if (!seq && large) return {bwd ? 4 : 1, false, true};
+    return {16, false, bwd};
+  }
   template <int V>
   __device__ static __forceinline__ void fwd(const float (&xa)[1][V], const float (&)[V],
                                              const float (&)[V], float (&o)[1][V]) {
@@ -44,13 +48,12 @@ struct ActOp {
   }
 };
 
-constexpr int kFlatRpt = 4;
 
 // Elementwise forward (o = f(x)) or backward (dx = f'(x) do) over nunits units of V elements.
-template <typename T, int V, Act A, bool BWD>
+template <typename T, int V, Act A, bool BWD, int kFlatRpt>
 __global__ void __launch_bounds__(rows1d::kThreads)
     act_flat_kernel(const T* __restrict__ x, const T* __restrict__ dout, T* __restrict__ out,
-                    int64_t nunits) {
+                    int64_t nunits, bool cs) {
   const int64_t base = int64_t(blockIdx.x) * (rows1d::kThreads * kFlatRpt) + threadIdx.x;
   Raw<T, V> xr[kFlatRpt], dr[kFlatRpt];
 #pragma unroll
@@ -75,31 +78,41 @@ __global__ void __launch_bounds__(rows1d::kThreads)
 #pragma unroll
       for (int e = 0; e < V; ++e) r[e] = act_fwd<A>(xv[e]);
     }
-    rows1d::st<T, V>(out + i * V, rows1d::pack<T, V>(r));
+    rows1d::st<T, V>(out + i * V, rows1d::pack<T, V>(r), cs);
   }
 }
 
-template <typename T, int V, bool BWD>
-void launch_flat(const ActArgs& a, int64_t nunits) {
+template <typename T, int V, bool BWD, int kFlatRpt>
+void launch_flat_r(const ActArgs& a, int64_t nunits) {
   const int64_t per = int64_t(rows1d::kThreads) * kFlatRpt;
   const unsigned grid = rows1d::grid_of((nunits + per - 1) / per, "act");
   const T* x = static_cast<const T*>(a.x);
   const T* d = static_cast<const T*>(a.dout);
   T* o = static_cast<T*>(a.out);
+  const bool cs = tuning_1d().stream_stores != 0;
   switch (a.act) {
     case Act::relu:
-      act_flat_kernel<T, V, Act::relu, BWD><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, nunits);
+      act_flat_kernel<T, V, Act::relu, BWD, kFlatRpt><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, nunits, cs);
       break;
     case Act::sigmoid:
-      act_flat_kernel<T, V, Act::sigmoid, BWD><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, nunits);
+      act_flat_kernel<T, V, Act::sigmoid, BWD, kFlatRpt><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, nunits, cs);
       break;
     case Act::silu:
-      act_flat_kernel<T, V, Act::silu, BWD><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, nunits);
+      act_flat_kernel<T, V, Act::silu, BWD, kFlatRpt><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, nunits, cs);
       break;
     default:
       throw KernelError("act: not an elementwise activation");
   }
   OPBENCH_LAUNCH_CHECK();
+}
+
+// Units per thread of the flat kernel: one (many short blocks) was measured at or above four
+// (four 16-byte loads in flight per thread) at every size (notes/perf-1d.md, run 4);
+// Tuning1d::flat_units = 4 selects the other for comparison.
+template <typename T, int V, bool BWD>
+void launch_flat(const ActArgs& a, int64_t nunits) {
+  if (tuning_1d().flat_units >= 4) launch_flat_r<T, V, BWD, 4>(a, nunits);
+  else launch_flat_r<T, V, BWD, 1>(a, nunits);
 }
 
 template <typename T>

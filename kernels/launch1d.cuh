@@ -35,7 +35,23 @@ int block_slots() {
 }
 
 template <class OP, typename T, int V, Act A, Soft S, bool BWD>
-void launch_rows(unsigned grid, cudaStream_t stream, const Args& a, bool pf) {
+void launch_rows(unsigned grid, cudaStream_t stream, const Args& a, bool pf, bool br = false) {
+  if constexpr (OP::kAngle && S != Soft::seq && V > 1) {
+    if (br) {
+      if (pf) rows_kernel<OP, T, V, A, S, BWD, true, true><<<grid, kThreads, 0, stream>>>(a);
+      else rows_kernel<OP, T, V, A, S, BWD, false, true><<<grid, kThreads, 0, stream>>>(a);
+      OPBENCH_LAUNCH_CHECK();
+      return;
+    }
+  }
+  if constexpr (!OP::kAngle && S == Soft::feat) {
+    if (tuning_1d().feat_blocks == 4) {
+      if (pf) rows_kernel<OP, T, V, A, S, BWD, true, false, 4><<<grid, kThreads, 0, stream>>>(a);
+      else rows_kernel<OP, T, V, A, S, BWD, false, false, 4><<<grid, kThreads, 0, stream>>>(a);
+      OPBENCH_LAUNCH_CHECK();
+      return;
+    }
+  }
   if (pf) rows_kernel<OP, T, V, A, S, BWD, true><<<grid, kThreads, 0, stream>>>(a);
   else rows_kernel<OP, T, V, A, S, BWD, false><<<grid, kThreads, 0, stream>>>(a);
   OPBENCH_LAUNCH_CHECK();
@@ -45,15 +61,16 @@ template <class OP, typename T, int V, bool BWD>
 void launch_typed(const Call& c, Plan p, Args a, bool pf) {
   const int64_t hblks = c.H >> p.hb_shift;
   if (!c.seq) {
-    const unsigned grid = grid_of(c.B * hblks * p.tiles_s, c.op);
+    const unsigned grid = grid_of(p.bt * hblks * p.tiles_s, c.op);
+    const bool br = p.br;
     if (c.act == Act::softmax) {
-      launch_rows<OP, T, V, Act::softmax, Soft::feat, BWD>(grid, c.stream, a, pf);
+      launch_rows<OP, T, V, Act::softmax, Soft::feat, BWD>(grid, c.stream, a, pf, br);
     } else if constexpr (OP::kElemRows) {
       switch (c.act) {
-        case Act::none: launch_rows<OP, T, V, Act::none, Soft::elem, BWD>(grid, c.stream, a, pf); break;
-        case Act::relu: launch_rows<OP, T, V, Act::relu, Soft::elem, BWD>(grid, c.stream, a, pf); break;
-        case Act::sigmoid: launch_rows<OP, T, V, Act::sigmoid, Soft::elem, BWD>(grid, c.stream, a, pf); break;
-        case Act::silu: launch_rows<OP, T, V, Act::silu, Soft::elem, BWD>(grid, c.stream, a, pf); break;
+        case Act::none: launch_rows<OP, T, V, Act::none, Soft::elem, BWD>(grid, c.stream, a, pf, br); break;
+        case Act::relu: launch_rows<OP, T, V, Act::relu, Soft::elem, BWD>(grid, c.stream, a, pf, br); break;
+        case Act::sigmoid: launch_rows<OP, T, V, Act::sigmoid, Soft::elem, BWD>(grid, c.stream, a, pf, br); break;
+        case Act::silu: launch_rows<OP, T, V, Act::silu, Soft::elem, BWD>(grid, c.stream, a, pf, br); break;
         default: throw KernelError(std::string(c.op) + ": unknown activation");
       }
     } else {
@@ -117,14 +134,30 @@ size_t floats_t(const Call& c, const Plan& p) {
   return p.V == kVec ? split_floats<OP, T, kVec>(c, p) : split_floats<OP, T, 1>(c, p);
 }
 
+// The op's choice for this call with Tuning1d's overrides applied. Batch rows (one angle
+// evaluation per step serves several batches) only for the lrpe row kernels on the vector path
+// (the scalar path keeps rows along s), by default only with at least two batches.
 template <class OP>
-Plan plan_for(const Call& c) {
-  return make_plan(c, c.bwd ? OP::kRptB : OP::kRptF);
+RowChoice choice_for(const Call& c) {
+  RowChoice rc = OP::choose(c.bwd, c.act, c.seq, large_call(c));
+  const Tuning1d& tu = tuning_1d();
+  if (tu.prefetch >= 0) rc.prefetch = tu.prefetch != 0;
+  if (tu.max_steps > 0) rc.max_steps = tu.max_steps;
+  const bool can = OP::kAngle && !c.seq && vector_plan(c);
+  rc.batch_rows = can && (tu.batch_rows < 0 ? rc.batch_rows && c.B >= 2 : tu.batch_rows != 0);
+  return rc;
+}
+
+template <class OP>
+Plan plan_for(const Call& c, const RowChoice& rc) {
+  return make_plan(c, rows_per_step<OP>(c.bwd, rc.batch_rows, !c.seq && c.act == Act::softmax,
+                                        c.dtype == DType::f32),
+                   rc.batch_rows, rc.max_steps);
 }
 
 template <class OP>
 size_t plan_floats(const Call& c) {
-  const Plan p = plan_for<OP>(c);
+  const Plan p = plan_for<OP>(c, choice_for<OP>(c));
   switch (c.dtype) {
     case DType::f32: return floats_t<OP, float>(c, p);
     case DType::f16: return floats_t<OP, __half>(c, p);
@@ -149,9 +182,9 @@ size_t workspace_bytes(Call c) {
 template <class OP>
 void launch(const Call& c) {
   check_common(c);
-  const int t = tuning_1d().prefetch;
-  const bool pf = t < 0 ? OP::prefetch(c.bwd, c.act, c.seq) : t != 0;
-  const Plan p = plan_for<OP>(c);
+  const RowChoice rc = choice_for<OP>(c);
+  const bool pf = rc.prefetch;
+  const Plan p = plan_for<OP>(c, rc);
   const Args a = make_args(c, p);
   switch (c.dtype) {
     case DType::f32: launch_t<OP, float>(c, p, a, pf); break;

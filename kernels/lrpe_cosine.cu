@@ -19,15 +19,18 @@ namespace opbench::kernels {
 namespace {
 
 struct CosOp {
-  static constexpr int P = 1, Q = 2, kRptF = 4, kRptB = 2;
+  static constexpr int P = 1, Q = 2, kRptF = 4, kRptB = 2, kRptBRF = 4, kRptBRB = 2;
   static constexpr bool kAngle = true;
   static constexpr bool kElemRows = true;
-  // L2 prefetch of the next step, chosen per variant from the measurements (notes/perf-1d.md):
-  // on for the backward with an exp per element and for softmax over n, off otherwise.
-  static bool prefetch(bool bwd, Act act, bool seq) {
-    if (seq) return true;
-    if (act == Act::softmax) return false;
-    return bwd && (act == Act::sigmoid || act == Act::silu);
+  // Row-kernel settings per variant from the measurements (notes/perf-1d.md, run 4). Large
+  // calls: tiles of 2 steps (4 for feature softmax) with the prefetch, batch rows backward and
+  // for feature softmax. Smaller calls: 16-step tiles, batch rows, the prefetch only for the
+  // backward with an exp per element. Softmax over n: the prefetch on.
+  static rows1d::RowChoice choose(bool bwd, Act act, bool seq, bool large) {
+    if (seq) return {16, false, true};
+    const bool feat = act == Act::softmax;
+    if (large) return {feat ? 4 : 2, feat || bwd, true};
+    return {16, true, !feat && bwd && (act == Act::sigmoid || act == Act::silu)};
   }
   template <int V>
   __device__ static __forceinline__ void fwd(const float (&xa)[1][V], const float (&c)[V],

@@ -18,12 +18,19 @@ namespace opbench::kernels {
 namespace {
 
 struct RotOp {
-  static constexpr int P = 2, Q = 2, kRptF = 2, kRptB = 2;
+  static constexpr int P = 2, Q = 2, kRptF = 2, kRptB = 2, kRptBRF = 4, kRptBRB = 2;
   static constexpr bool kAngle = true;
   static constexpr bool kElemRows = true;
-  // L2 prefetch of the next step, chosen per variant from the measurements (notes/perf-1d.md):
-  // on for the forwards with softmax, off otherwise.
-  static bool prefetch(bool bwd, Act act, bool) { return !bwd && act == Act::softmax; }
+  // Row-kernel settings per variant from the measurements (notes/perf-1d.md, run 4). Large
+  // calls: tiles of 2 steps with the prefetch, batch rows for feature softmax. Smaller calls:
+  // 16-step tiles, batch rows, the prefetch for the forward with softmax. Softmax over n: the
+  // prefetch forward.
+  static rows1d::RowChoice choose(bool bwd, Act act, bool seq, bool large) {
+    if (seq) return {16, false, !bwd};
+    const bool feat = act == Act::softmax;
+    if (large) return {2, feat, true};
+    return {16, true, !bwd && feat};
+  }
   template <int V>
   __device__ static __forceinline__ void fwd(const float (&xa)[2][V], const float (&c)[V],
                                              const float (&s)[V], float (&o)[2][V]) {

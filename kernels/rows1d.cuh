@@ -72,6 +72,7 @@ struct Args {
   int h_fast = 0;      // tile order: heads fastest (lrpe) or s fastest (act)
   int64_t ncols = 0;   // B * H * D
   int nchunks = 1;     // split strategy: chunks along s
+  bool cs = true;      // streaming stores (st.global.cs) for the outputs
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -110,10 +111,12 @@ __device__ __forceinline__ void prefetch_l2(const void* p) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 }
 
+// cs: a streaming store (st.global.cs, evict-first), else a plain write-back store.
 template <typename T, int V>
-__device__ __forceinline__ void st(T* p, const Raw<T, V>& r) {
+__device__ __forceinline__ void st(T* p, const Raw<T, V>& r, bool cs) {
   if constexpr (sizeof(T) * V == 16) {
-    __stcs(reinterpret_cast<int4*>(p), *reinterpret_cast<const int4*>(&r));
+    if (cs) __stcs(reinterpret_cast<int4*>(p), *reinterpret_cast<const int4*>(&r));
+    else *reinterpret_cast<int4*>(p) = *reinterpret_cast<const int4*>(&r);
   } else {
     static_assert(V == 1, "a unit is 16 bytes or one element");
     *p = r.v[0];
@@ -244,6 +247,7 @@ struct Lane {
   int tprc = 1;                // lanes of the row group (for feature softmax: the whole row)
   int ds = 1;                  // rows between this thread's consecutive rows
   int tab0 = 0;                // this thread's head in the table: hl * U
+  int64_t nbr = 0;             // batch rows (BR): batches from this tile's first one to B
   int u[UPT];
   bool uv[UPT];
 
@@ -290,27 +294,47 @@ struct Lane {
     }
   }
 
-  template <int RPT, bool NEEDX, bool NEEDD>
+  // Row j of a step: the row s0 + j * ds of this (b, h), or with batch rows (BR) the row s0
+  // of batch b + j. Its sequence index, whether it exists, and its offsets in x and in o.
+  template <bool BR>
+  __device__ __forceinline__ int64_t row_s(int64_t s0, int j) const {
+    return BR ? s0 : s0 + int64_t(j) * ds;
+  }
+  template <bool BR>
+  __device__ __forceinline__ bool row_ok(int64_t s, int j) const {
+    return BR ? (s < a.N && j < nbr) : s < a.N;
+  }
+  template <bool BR>
+  __device__ __forceinline__ int64_t row_x(int64_t s, int j) const {
+    return xrow + (BR ? int64_t(j) * a.xsb : 0) + s * a.xss;
+  }
+  template <bool BR>
+  __device__ __forceinline__ int64_t row_o(int64_t s, int j) const {
+    return orow + (BR ? int64_t(j) * a.osb : 0) + s * a.oss;
+  }
+
+  template <int RPT, bool NEEDX, bool NEEDD, bool BR = false>
   __device__ __forceinline__ void load(int64_t s0, Raw<T, V> (&xr)[RPT][UPT][P],
                                        Raw<T, V> (&dr)[RPT][UPT][Q]) const {
     const T* X = static_cast<const T*>(a.x);
     const T* G = static_cast<const T*>(a.dout);
 #pragma unroll
     for (int j = 0; j < RPT; ++j) {
-      const int64_t s = s0 + int64_t(j) * ds;
-      const bool ok = s < a.N;
+      const int64_t s = row_s<BR>(s0, j);
+      const bool ok = row_ok<BR>(s, j);
+      const int64_t rx = row_x<BR>(s, j), ro = row_o<BR>(s, j);
 #pragma unroll
       for (int i = 0; i < UPT; ++i) {
         if constexpr (NEEDX) {
 #pragma unroll
           for (int p = 0; p < P; ++p)
-            xr[j][i][p] = (ok && uv[i]) ? ld<T, V>(X + xrow + s * a.xss + u[i] * V + p * a.xhalf)
+            xr[j][i][p] = (ok && uv[i]) ? ld<T, V>(X + rx + u[i] * V + p * a.xhalf)
                                         : zero_raw<T, V>();
         }
         if constexpr (NEEDD) {
 #pragma unroll
           for (int q = 0; q < Q; ++q)
-            dr[j][i][q] = (ok && uv[i]) ? ld<T, V>(G + orow + s * a.oss + u[i] * V + q * a.ohalf)
+            dr[j][i][q] = (ok && uv[i]) ? ld<T, V>(G + ro + u[i] * V + q * a.ohalf)
                                         : zero_raw<T, V>();
         }
       }
@@ -319,24 +343,25 @@ struct Lane {
 
   // Prefetch into L2 the rows a later step will load (no registers held; the loads of that
   // step then hit L2, and DRAM stays busy while this step computes).
-  template <int RPT, bool NEEDX, bool NEEDD>
+  template <int RPT, bool NEEDX, bool NEEDD, bool BR = false>
   __device__ __forceinline__ void prefetch(int64_t s0) const {
     const T* X = static_cast<const T*>(a.x);
     const T* G = static_cast<const T*>(a.dout);
 #pragma unroll
     for (int j = 0; j < RPT; ++j) {
-      const int64_t s = s0 + int64_t(j) * ds;
-      if (s >= a.N) continue;
+      const int64_t s = row_s<BR>(s0, j);
+      if (!row_ok<BR>(s, j)) continue;
+      const int64_t rx = row_x<BR>(s, j), ro = row_o<BR>(s, j);
 #pragma unroll
       for (int i = 0; i < UPT; ++i) {
         if (!uv[i]) continue;
         if constexpr (NEEDX) {
 #pragma unroll
-          for (int p = 0; p < P; ++p) prefetch_l2(X + xrow + s * a.xss + u[i] * V + p * a.xhalf);
+          for (int p = 0; p < P; ++p) prefetch_l2(X + rx + u[i] * V + p * a.xhalf);
         }
         if constexpr (NEEDD) {
 #pragma unroll
-          for (int q = 0; q < Q; ++q) prefetch_l2(G + orow + s * a.oss + u[i] * V + q * a.ohalf);
+          for (int q = 0; q < Q; ++q) prefetch_l2(G + ro + u[i] * V + q * a.ohalf);
         }
       }
     }
@@ -377,27 +402,29 @@ struct Lane {
   template <Act A, Soft S, bool BWD>
   static constexpr bool kNeedX = !BWD || S != Soft::elem || A != Act::none;
 
-  template <Act A, Soft S, bool BWD, int RPT>
+  template <Act A, Soft S, bool BWD, int RPT, bool BR = false>
   __device__ __forceinline__ void apply(int64_t s0, const Vals& Mp, const Vals& R) const {
     Raw<T, V> xr[RPT][UPT][P];
     Raw<T, V> dr[RPT][UPT][Q];
-    load<RPT, kNeedX<A, S, BWD>, BWD>(s0, xr, dr);
-    process<A, S, BWD, RPT>(s0, xr, dr, Mp, R);
+    load<RPT, kNeedX<A, S, BWD>, BWD, BR>(s0, xr, dr);
+    process<A, S, BWD, RPT, BR>(s0, xr, dr, Mp, R);
   }
 
-  // The compute and the stores of one step whose rows are already loaded (xr, dr).
-  template <Act A, Soft S, bool BWD, int RPT>
+  // The compute and the stores of one step whose rows are already loaded (xr, dr). With batch
+  // rows (BR) the step's rows share s, so their angles are evaluated once.
+  template <Act A, Soft S, bool BWD, int RPT, bool BR = false>
   __device__ __forceinline__ void process(int64_t s0, const Raw<T, V> (&xr)[RPT][UPT][P],
                                           const Raw<T, V> (&dr)[RPT][UPT][Q], const Vals& Mp,
                                           const Vals& R) const {
     constexpr bool needx = Lane::kNeedX<A, S, BWD>;
     T* O = static_cast<T*>(a.out);
+    float c[UPT][V], s[UPT][V];
+    if constexpr (BR) angles(s0, c, s);
 #pragma unroll
     for (int j = 0; j < RPT; ++j) {
-      const int64_t sj = s0 + int64_t(j) * ds;
-      const bool ok = sj < a.N;
-      float c[UPT][V], s[UPT][V];
-      angles(sj, c, s);
+      const int64_t sj = row_s<BR>(s0, j);
+      const bool ok = row_ok<BR>(sj, j);
+      if constexpr (!BR) angles(sj, c, s);
       float xv[UPT][P][V];
 #pragma unroll
       for (int i = 0; i < UPT; ++i)
@@ -430,7 +457,7 @@ struct Lane {
           if (ok && uv[i]) {
 #pragma unroll
             for (int q = 0; q < Q; ++q)
-              st<T, V>(O + orow + sj * a.oss + u[i] * V + q * a.ohalf, pack<T, V>(o[q]));
+              st<T, V>(O + row_o<BR>(sj, j) + u[i] * V + q * a.ohalf, pack<T, V>(o[q]), a.cs);
           }
         }
       } else {
@@ -483,7 +510,7 @@ struct Lane {
           if (ok && uv[i]) {
 #pragma unroll
             for (int p = 0; p < P; ++p)
-              st<T, V>(O + xrow + sj * a.xss + u[i] * V + p * a.xhalf, pack<T, V>(dx[i][p]));
+              st<T, V>(O + row_x<BR>(sj, j) + u[i] * V + p * a.xhalf, pack<T, V>(dx[i][p]), a.cs);
           }
       }
     }
@@ -557,6 +584,13 @@ struct Lane {
 // ---------------------------------------------------------------------------------------------
 // The row kernel: one tile per block (b, HB heads, tiles of s), `steps` steps of RPT rows.
 
+// Rows per step of an op's row kernel: along s, or with batch rows (BR) across batches (two
+// for feature softmax and for float32's two units per thread: four of those spill registers).
+template <class OP>
+__host__ __device__ constexpr int rows_per_step(bool bwd, bool br, bool feat, bool f32) {
+  return br ? (feat || f32 ? 2 : bwd ? OP::kRptBRB : OP::kRptBRF) : (bwd ? OP::kRptB : OP::kRptF);
+}
+
 struct Tile {
   int64_t b, h, s0;  // s0: this row group's first row
   int t, sl, hl, ds;
@@ -604,16 +638,22 @@ __device__ __forceinline__ void fill_table(const Args& a, float* tab, int64_t h0
 }
 
 // PF: before each step, prefetch the next step's rows into L2 (see Lane::prefetch).
-template <class OP, typename T, int V, Act A, Soft S, bool BWD, bool PF>
-__global__ void __launch_bounds__(kThreads, (BWD || S == Soft::seq) ? 2 : 3) rows_kernel(const Args a) {
-  constexpr int RPT = BWD ? OP::kRptB : OP::kRptF;
+// BR (batch rows): a step's RPT rows are RPT batches at one s (angles evaluated once per step),
+// and the tile's "b" counts groups of RPT batches; otherwise RPT rows along s of one batch.
+// MINB: resident blocks per SM the registers must allow (0: 3 forward, 2 backward and for
+// softmax over n).
+template <class OP, typename T, int V, Act A, Soft S, bool BWD, bool PF, bool BR = false, int MINB = 0>
+__global__ void __launch_bounds__(kThreads, MINB > 0 ? MINB : (BWD || S == Soft::seq) ? 2 : 3) rows_kernel(const Args a) {
+  constexpr int RPT = rows_per_step<OP>(BWD, BR, S == Soft::feat, sizeof(T) == 4);
   using L = Lane<OP, T, V>;
   constexpr bool kNeedX = L::template kNeedX<A, S, BWD>;
-  const Tile tl = decode_tile(a, blockIdx.x, a.steps, RPT, a.tiles_s);
+  const Tile tl = decode_tile(a, blockIdx.x, a.steps, BR ? 1 : RPT, a.tiles_s);
   __shared__ __align__(16) float tab[OP::kAngle ? kTab : 1];
-  const L lane(a, tab, tl.hl, tl.b, tl.h, tl.t, 1 << a.tpr_shift, 1 << a.tprc_shift, tl.ds);
+  const int64_t b0 = BR ? tl.b * RPT : tl.b;
+  L lane(a, tab, tl.hl, b0, tl.h, tl.t, 1 << a.tpr_shift, 1 << a.tprc_shift, tl.ds);
+  lane.nbr = a.B - b0;
   // The first step's rows start coming while the theta table is filled.
-  if constexpr (PF) lane.template prefetch<RPT, kNeedX, BWD>(tl.s0 + tl.sl);
+  if constexpr (PF) lane.template prefetch<RPT, kNeedX, BWD, BR>(tl.s0 + tl.sl);
   fill_table<OP, V>(a, tab, tl.h - tl.hl, 1 << a.hb_shift);
   typename L::Vals Mp, R;
   if constexpr (S == Soft::seq) {
@@ -629,12 +669,12 @@ __global__ void __launch_bounds__(kThreads, (BWD || S == Soft::seq) ? 2 : 3) row
           R[i][p][e] = (BWD && lane.uv[i]) ? a.stats[a.ncols + c] : 0.f;
         }
   }
-  const int64_t stride = int64_t(tl.ds) * RPT;
+  const int64_t stride = int64_t(tl.ds) * (BR ? 1 : RPT);
   int64_t s0 = tl.s0;  // uniform in the block: so is the loop condition (shuffles inside)
   for (int step = 0; step < a.steps && s0 < a.N; ++step, s0 += stride) {
     if constexpr (PF)
-      if (step + 1 < a.steps) lane.template prefetch<RPT, kNeedX, BWD>(s0 + stride + tl.sl);
-    lane.template apply<A, S, BWD, RPT>(s0 + tl.sl, Mp, R);
+      if (step + 1 < a.steps) lane.template prefetch<RPT, kNeedX, BWD, BR>(s0 + stride + tl.sl);
+    lane.template apply<A, S, BWD, RPT, BR>(s0 + tl.sl, Mp, R);
   }
 }
 
@@ -687,6 +727,8 @@ inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 
 
 struct Plan {
   int V = 1, U = 0, tpr_shift = 0, hb_shift = 0, ds = 1;
+  bool br = false;      // row kernel: batch rows (a step's rows are batches at one s)
+  int64_t bt = 1;       // row kernel: tiles along b (B, or groups of rpt batches with br)
   int64_t base = 1;     // tiles along s of one step each
   int steps = 1;        // row kernel: steps per tile
   int64_t tiles_s = 1;  // row kernel: tiles along s
@@ -721,14 +763,35 @@ inline void block_groups(const Call& c, Plan& p, int64_t slots) {
   p.cg_shift = ilog2(cg);
 }
 
-// Geometry of a call. rpt: rows per step of the op's kernels.
-inline Plan make_plan(const Call& c, int rpt) {
+// Whether a call takes 16-byte units (the piece a multiple of them, every tensor aligned).
+inline bool vector_plan(const Call& c) {
+  const int vec = 16 / dtype_size(c.dtype);
+  return c.piece % vec == 0 && aligned16(c.x) && aligned16(c.out) && (!c.bwd || aligned16(c.dout));
+}
+
+// How an op runs its row kernel for one call: the most steps per tile, batch rows, and the L2
+// prefetch of the next step. Each op chooses per variant from the measurements
+// (notes/perf-1d.md); Tuning1d overrides any of the three.
+struct RowChoice {
+  int max_steps = 16;
+  bool batch_rows = true;
+  bool prefetch = false;
+};
+
+// A call is "large" when x holds at least 64 MiB: there the short tiles with prefetch pay;
+// below, launch and tile start-up costs dominate and the long-tile settings stay.
+inline bool large_call(const Call& c) {
+  return double(c.B) * c.H * c.N * c.D * dtype_size(c.dtype) >= double(64 << 20);
+}
+
+// Geometry of a call. rpt: rows per step of the op's kernels; br: batch rows (rpt batches at
+// one s per step) for the row kernel; max_steps: the most steps per tile.
+inline Plan make_plan(const Call& c, int rpt, bool br = false, int max_steps = 16) {
   Plan p;
+  p.br = br;
   const int esz = dtype_size(c.dtype);
   const int vec = 16 / esz;
-  const bool vec_ok = c.piece % vec == 0 && aligned16(c.x) && aligned16(c.out) &&
-                      (!c.bwd || aligned16(c.dout));
-  p.V = vec_ok ? vec : 1;
+  p.V = vector_plan(c) ? vec : 1;
   p.U = c.piece / p.V;
   const int upt = 8 / p.V;
   const int per = (p.U + upt - 1) / upt;
@@ -742,14 +805,16 @@ inline Plan make_plan(const Call& c, int rpt) {
   }
   p.ds = rg >> p.hb_shift;
   const int64_t hblks = c.H >> p.hb_shift;
-  p.base = (c.N + int64_t(p.ds) * rpt - 1) / (int64_t(p.ds) * rpt);
-  // Row kernel: up to max_steps (16) steps per tile while keeping >= tile_blocks_per_sm (48)
+  const int rpt_s = br ? 1 : rpt;  // rows per step along s
+  p.bt = br ? (c.B + rpt - 1) / rpt : c.B;
+  p.base = (c.N + int64_t(p.ds) * rpt_s - 1) / (int64_t(p.ds) * rpt_s);
+  // Row kernel: up to max_steps steps per tile while keeping >= tile_blocks_per_sm (48)
   // blocks per SM, about 16 waves: the last partial wave costs little, longer tiles amortize
   // the theta table and give the prefetch a longer run.
   const Tuning1d& tu = tuning_1d();
   const int64_t per_sm = tu.tile_blocks_per_sm > 0 ? tu.tile_blocks_per_sm : 1;
-  int64_t steps = (c.B * hblks * p.base) / (per_sm * sms);
-  const int64_t most = tu.max_steps > 0 ? tu.max_steps : 1;
+  int64_t steps = (p.bt * hblks * p.base) / (per_sm * sms);
+  const int64_t most = max_steps > 0 ? max_steps : 1;
   steps = steps < 1 ? 1 : (steps > most ? most : steps);
   p.steps = int(steps);
   p.tiles_s = (p.base + steps - 1) / steps;
@@ -802,6 +867,7 @@ inline Args make_args(const Call& c, const Plan& p) {
   a.h_fast = c.lrpe_layout ? 1 : 0;
   a.ncols = c.B * c.H * c.D;
   a.nchunks = p.nchunks;
+  a.cs = tuning_1d().stream_stores != 0;
   return a;
 }
 

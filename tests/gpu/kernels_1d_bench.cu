@@ -1,5 +1,6 @@
 // Benchmark of our 1d CUDA kernels (act, lrpe_cosine, lrpe_rotate) against their memory floor.
-// Standalone (no torch, no gtest). Usage: kernels_1d_bench [csv_path] [--quick]
+// Standalone (no torch, no gtest). Usage: kernels_1d_bench [csv_path] [--quick] [--default-only]
+// (--default-only: n = 32768 and each kernel's default configuration only.)
 //
 // 1. Peak bandwidth: a 2 GiB device-to-device cudaMemcpy, bytes read + written, median of reps.
 // 2. Cost of one empty kernel launch (event-timed single launch; back-to-back average).
@@ -14,6 +15,8 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <cstdlib>
+#include <deque>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -85,15 +88,21 @@ struct Config {
   const char* name;
   int prefetch;
   int split_waves;
+  int batch_rows = -1;
+  int stream_stores = 1;
+  int flat_units = -1;
+  int feat_blocks = 0;
+  int max_steps = -1;
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* csv = nullptr;
-  bool quick = false;
+  bool quick = false, default_only = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else if (std::strcmp(argv[i], "--default-only") == 0) default_only = true;
     else csv = argv[i];
   }
   if (!k1d::have_gpu()) {
@@ -156,6 +165,7 @@ int main(int argc, char** argv) {
   };
   std::vector<Row> rows;
   for (int64_t n : {int64_t(32768), int64_t(4096), int64_t(256)}) {
+    if (default_only && n != 32768) continue;
     const int64_t nx = B * H * n * D;
     const double xbytes = double(nx) * k1d::esize(dt);
     k1d::DevBuf X, G, O, TH, WS;
@@ -176,14 +186,65 @@ int main(int argc, char** argv) {
           if (n == 4096 && !v.seq) continue;  // n = 4096: where block and split cross over
           // Configurations: the default, then (n = 32768) the ones it was chosen against.
           std::vector<Config> configs = {{"default", -1, 8}};
-          if (n == 32768) {
-            configs.push_back({"prefetch", 1, 8});
-            configs.push_back({"no_prefetch", 0, 8});
+          const bool flat = op == Op::act && !v.seq && v.act != Act::softmax;
+          if (n == 32768 && !default_only) {
+            if (!flat) {
+              configs.push_back({"prefetch", 1, 8});
+              configs.push_back({"no_prefetch", 0, 8});
+            }
             if (v.seq && v.st == SeqStrategy::split) configs.push_back({"1_wave", 1, 1});
+            if (op != Op::act && !v.seq) configs.push_back({"no_batch_rows", -1, 8, 0});
+            if (!v.seq) configs.push_back({"plain_stores", -1, 8, -1, 0});
+            if (op == Op::act && v.act == Act::softmax && !v.seq) {
+              configs.push_back({"feat4", -1, 8, -1, 1, -1, 4});
+              configs.push_back({"feat4_prefetch", 1, 8, -1, 1, -1, 4});
+              configs.push_back({"feat4_no_prefetch", 0, 8, -1, 1, -1, 4});
+              configs.push_back({"feat4_plain", -1, 8, -1, 0, -1, 4});
+            }
+            if (v.act == Act::softmax && !v.seq) {
+              configs.push_back({"steps1", -1, 8, -1, 1, -1, 0, 1});
+              configs.push_back({"steps4", -1, 8, -1, 1, -1, 0, 4});
+            }
+          }
+          if (flat && (n == 32768 || n == 256) && !default_only) {
+            configs.push_back({"flat1", -1, 8, -1, 1, 1});
+            configs.push_back({"flat4", -1, 8, -1, 1, 4});
+          }
+          if (op != Op::act && !v.seq && n == 256 && !default_only)
+            configs.push_back({"no_batch_rows", -1, 8, 0});
+          // K1D_BENCH_GRID=1: tiles of 1..16 steps x batch rows x prefetch, row kernels.
+          static const bool grid = std::getenv("K1D_BENCH_GRID") != nullptr;
+          if (grid && !flat && !v.seq && (n == 32768 || n == 256) && !(op == Op::act && v.act == Act::none)) {
+            static std::deque<std::string> names;  // stable addresses for Config::name
+            for (int ms : {1, 2, 4, 8, 16})
+              for (int br = 0; br < (op == Op::act ? 1 : 2); ++br)
+                for (int pf = 0; pf < 2; ++pf) {
+                  names.push_back("s" + std::to_string(ms) + (op == Op::act ? "" : br ? "_br" : "_nobr") +
+                                  (pf ? "_pf" : "_nopf"));
+                }
+            int k = 0;
+            for (int ms : {1, 2, 4, 8, 16})
+              for (int br = 0; br < (op == Op::act ? 1 : 2); ++br)
+                for (int pf = 0; pf < 2; ++pf) {
+                  Config cf{"", pf, 8, op == Op::act ? -1 : br, 1, -1, 0, ms};
+                  // names are stable strings: index by position among this op's grid
+                  for (const std::string& nm : names)
+                    if (nm == "s" + std::to_string(ms) + (op == Op::act ? "" : br ? "_br" : "_nobr") + (pf ? "_pf" : "_nopf")) {
+                      cf.name = nm.c_str();
+                      break;
+                    }
+                  configs.push_back(cf);
+                  ++k;
+                }
           }
           for (const Config& cf : configs) {
           opbench::kernels::tuning_1d().prefetch = cf.prefetch;
           opbench::kernels::tuning_1d().split_waves = cf.split_waves;
+          opbench::kernels::tuning_1d().batch_rows = cf.batch_rows;
+          opbench::kernels::tuning_1d().stream_stores = cf.stream_stores;
+          opbench::kernels::tuning_1d().flat_units = cf.flat_units;
+          opbench::kernels::tuning_1d().feat_blocks = cf.feat_blocks;
+          opbench::kernels::tuning_1d().max_steps = cf.max_steps;
           Row r;
           r.op = op_name(op), r.mode = bwd ? "bwd" : "fwd", r.act = v.name, r.n = n;
           r.strat = v.seq ? opbench::kernels::seq_strategy_name(v.st) : "-";
@@ -251,34 +312,35 @@ int main(int argc, char** argv) {
     std::fclose(f);
   }
   // Summary (n = 32768): % of the floor (softmax over n: of its two-pass floor), default
-  // configuration first, then the alternatives measured against it.
+  // configuration first, then the alternatives measured against it (name ms (%)).
+  auto alternatives = [&](const Row& r, bool seq) {
+    std::string alt;
+    for (const Row& q : rows)
+      if (q.n == r.n && q.op == r.op && q.mode == r.mode && q.act == r.act && q.strat == r.strat &&
+          q.config != "default") {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, " | %s %.4f (%.1f%%)", q.config.c_str(), q.ms, seq ? q.pct2 : q.pct);
+        alt += buf;
+      }
+    return alt;
+  };
   std::printf("\nSUMMARY b12 h12 d128 bf16 n=32768, peak %.0f GB/s. ms and %% of floor (softmax_n: of the 2-pass floor)\n",
               peak / 1e9);
-  std::printf("%-12s %-4s %-10s %-9s %8s %8s %7s | %-22s | %-22s | %s\n", "op", "mode", "act", "strategy",
-              "floor", "ms", "%", "prefetch ms (%)", "no_prefetch ms (%)", "1_wave ms (%)");
+  std::printf("%-12s %-4s %-10s %-9s %8s %8s %7s | alternatives\n", "op", "mode", "act", "strategy",
+              "floor", "ms", "%");
   for (const Row& r : rows) {
     if (r.n != 32768 || r.config != "default" || (r.op == "act" && r.act == "none")) continue;
     const bool seq = r.act == "softmax_n";
-    auto pct = [&](const Row& x) { return seq ? x.pct2 : x.pct; };
-    std::string alt[3];
-    for (const Row& q : rows)
-      if (q.n == r.n && q.op == r.op && q.mode == r.mode && q.act == r.act && q.strat == r.strat) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.4f (%.1f%%)", q.ms, pct(q));
-        if (q.config == "prefetch") alt[0] = buf;
-        if (q.config == "no_prefetch") alt[1] = buf;
-        if (q.config == "1_wave") alt[2] = buf;
-      }
-    std::printf("%-12s %-4s %-10s %-9s %8.4f %8.4f %6.1f%% | %-22s | %-22s | %s%s\n", r.op.c_str(),
-                r.mode.c_str(), r.act.c_str(), r.strat.c_str(), seq ? r.floor2_ms : r.floor_ms, r.ms,
-                pct(r), alt[0].c_str(), alt[1].c_str(), alt[2].c_str(),
-                (seq ? pct(r) < 90 : pct(r) < 95) ? "  <" : "");
+    const double pct = seq ? r.pct2 : r.pct;
+    std::printf("%-12s %-4s %-10s %-9s %8.4f %8.4f %6.1f%%%s%s\n", r.op.c_str(), r.mode.c_str(),
+                r.act.c_str(), r.strat.c_str(), seq ? r.floor2_ms : r.floor_ms, r.ms, pct,
+                (seq ? pct < 90 : pct < 95) ? " <" : "", alternatives(r, seq).c_str());
   }
   std::printf("n=4096 and n=256 (launch-bound; one empty launch above), default configuration:\n");
   for (const Row& r : rows) {
     if (r.n == 32768 || r.config != "default" || (r.op == "act" && r.act == "none")) continue;
-    std::printf("  n=%-5lld %-12s %-4s %-10s %-9s %8.4f ms\n", (long long)r.n, r.op.c_str(), r.mode.c_str(),
-                r.act.c_str(), r.strat.c_str(), r.ms);
+    std::printf("  n=%-5lld %-12s %-4s %-10s %-9s %8.4f ms%s\n", (long long)r.n, r.op.c_str(), r.mode.c_str(),
+                r.act.c_str(), r.strat.c_str(), r.ms, alternatives(r, false).c_str());
   }
   return 0;
 }
