@@ -53,7 +53,7 @@ struct ActOp {
 template <typename T, int V, Act A, bool BWD, int kFlatRpt>
 __global__ void __launch_bounds__(rows1d::kThreads)
     act_flat_kernel(const T* __restrict__ x, const T* __restrict__ dout, T* __restrict__ out,
-                    int64_t nunits) {
+                    int64_t nunits, bool cs) {
   const int64_t base = int64_t(blockIdx.x) * (rows1d::kThreads * kFlatRpt) + threadIdx.x;
   Raw<T, V> xr[kFlatRpt], dr[kFlatRpt];
 #pragma unroll
@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(rows1d::kThreads)
 #pragma unroll
       for (int e = 0; e < V; ++e) r[e] = act_fwd<A>(xv[e]);
     }
-    rows1d::st<T, V>(out + i * V, rows1d::pack<T, V>(r));
+    rows1d::st<T, V>(out + i * V, rows1d::pack<T, V>(r), cs);
   }
 }
 
@@ -89,15 +89,16 @@ void launch_flat_r(const ActArgs& a, int64_t nunits) {
   const T* x = static_cast<const T*>(a.x);
   const T* d = static_cast<const T*>(a.dout);
   T* o = static_cast<T*>(a.out);
+  const bool cs = tuning_1d().stream_stores != 0;
   switch (a.act) {
     case Act::relu:
-      act_flat_kernel<T, V, Act::relu, BWD, kFlatRpt><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, nunits);
+      act_flat_kernel<T, V, Act::relu, BWD, kFlatRpt><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, nunits, cs);
       break;
     case Act::sigmoid:
-      act_flat_kernel<T, V, Act::sigmoid, BWD, kFlatRpt><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, nunits);
+      act_flat_kernel<T, V, Act::sigmoid, BWD, kFlatRpt><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, nunits, cs);
       break;
     case Act::silu:
-      act_flat_kernel<T, V, Act::silu, BWD, kFlatRpt><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, nunits);
+      act_flat_kernel<T, V, Act::silu, BWD, kFlatRpt><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, nunits, cs);
       break;
     default:
       throw KernelError("act: not an elementwise activation");

@@ -72,6 +72,7 @@ struct Args {
   int h_fast = 0;      // tile order: heads fastest (lrpe) or s fastest (act)
   int64_t ncols = 0;   // B * H * D
   int nchunks = 1;     // split strategy: chunks along s
+  bool cs = true;      // streaming stores (st.global.cs) for the outputs
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -110,12 +111,12 @@ __device__ __forceinline__ void prefetch_l2(const void* p) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 }
 
-// A streaming store (st.global.cs, evict-first): plain stores were measured no faster
-// (notes/perf-1d.md, run 4).
+// cs: a streaming store (st.global.cs, evict-first), else a plain write-back store.
 template <typename T, int V>
-__device__ __forceinline__ void st(T* p, const Raw<T, V>& r) {
+__device__ __forceinline__ void st(T* p, const Raw<T, V>& r, bool cs) {
   if constexpr (sizeof(T) * V == 16) {
-    __stcs(reinterpret_cast<int4*>(p), *reinterpret_cast<const int4*>(&r));
+    if (cs) __stcs(reinterpret_cast<int4*>(p), *reinterpret_cast<const int4*>(&r));
+    else *reinterpret_cast<int4*>(p) = *reinterpret_cast<const int4*>(&r);
   } else {
     static_assert(V == 1, "a unit is 16 bytes or one element");
     *p = r.v[0];
@@ -251,9 +252,8 @@ struct Lane {
   bool uv[UPT];
 
   __device__ __forceinline__ Lane(const Args& args, const float* table, int hl, int64_t b,
-                                  int64_t h, int ubase, int tpr, int tprc_, int ds_,
-                                  int64_t nbr_ = 0)
-      : a(args), tab(table), tprc(tprc_), ds(ds_), nbr(nbr_) {
+                                  int64_t h, int ubase, int tpr, int tprc_, int ds_)
+      : a(args), tab(table), tprc(tprc_), ds(ds_) {
     xrow = b * a.xsb + h * a.xsh;
     orow = b * a.osb + h * a.osh;
     tab0 = hl * a.U;
@@ -322,18 +322,19 @@ struct Lane {
     for (int j = 0; j < RPT; ++j) {
       const int64_t s = row_s<BR>(s0, j);
       const bool ok = row_ok<BR>(s, j);
+      const int64_t rx = row_x<BR>(s, j), ro = row_o<BR>(s, j);
 #pragma unroll
       for (int i = 0; i < UPT; ++i) {
         if constexpr (NEEDX) {
 #pragma unroll
           for (int p = 0; p < P; ++p)
-            xr[j][i][p] = (ok && uv[i]) ? ld<T, V>(X + row_x<BR>(s, j) + u[i] * V + p * a.xhalf)
+            xr[j][i][p] = (ok && uv[i]) ? ld<T, V>(X + rx + u[i] * V + p * a.xhalf)
                                         : zero_raw<T, V>();
         }
         if constexpr (NEEDD) {
 #pragma unroll
           for (int q = 0; q < Q; ++q)
-            dr[j][i][q] = (ok && uv[i]) ? ld<T, V>(G + row_o<BR>(s, j) + u[i] * V + q * a.ohalf)
+            dr[j][i][q] = (ok && uv[i]) ? ld<T, V>(G + ro + u[i] * V + q * a.ohalf)
                                         : zero_raw<T, V>();
         }
       }
@@ -350,16 +351,17 @@ struct Lane {
     for (int j = 0; j < RPT; ++j) {
       const int64_t s = row_s<BR>(s0, j);
       if (!row_ok<BR>(s, j)) continue;
+      const int64_t rx = row_x<BR>(s, j), ro = row_o<BR>(s, j);
 #pragma unroll
       for (int i = 0; i < UPT; ++i) {
         if (!uv[i]) continue;
         if constexpr (NEEDX) {
 #pragma unroll
-          for (int p = 0; p < P; ++p) prefetch_l2(X + row_x<BR>(s, j) + u[i] * V + p * a.xhalf);
+          for (int p = 0; p < P; ++p) prefetch_l2(X + rx + u[i] * V + p * a.xhalf);
         }
         if constexpr (NEEDD) {
 #pragma unroll
-          for (int q = 0; q < Q; ++q) prefetch_l2(G + row_o<BR>(s, j) + u[i] * V + q * a.ohalf);
+          for (int q = 0; q < Q; ++q) prefetch_l2(G + ro + u[i] * V + q * a.ohalf);
         }
       }
     }
@@ -416,21 +418,13 @@ struct Lane {
                                           const Vals& R) const {
     constexpr bool needx = Lane::kNeedX<A, S, BWD>;
     T* O = static_cast<T*>(a.out);
-    float cb[UPT][V], sb[UPT][V];  // batch rows: the step's one set of angles
-    if constexpr (BR) angles(s0, cb, sb);
+    float c[UPT][V], s[UPT][V];
+    if constexpr (BR) angles(s0, c, s);
 #pragma unroll
     for (int j = 0; j < RPT; ++j) {
       const int64_t sj = row_s<BR>(s0, j);
       const bool ok = row_ok<BR>(sj, j);
-      float c[UPT][V], s[UPT][V];
-      if constexpr (BR) {
-#pragma unroll
-        for (int i = 0; i < UPT; ++i)
-#pragma unroll
-          for (int e = 0; e < V; ++e) c[i][e] = cb[i][e], s[i][e] = sb[i][e];
-      } else {
-        angles(sj, c, s);
-      }
+      if constexpr (!BR) angles(sj, c, s);
       float xv[UPT][P][V];
 #pragma unroll
       for (int i = 0; i < UPT; ++i)
@@ -463,7 +457,7 @@ struct Lane {
           if (ok && uv[i]) {
 #pragma unroll
             for (int q = 0; q < Q; ++q)
-              st<T, V>(O + row_o<BR>(sj, j) + u[i] * V + q * a.ohalf, pack<T, V>(o[q]));
+              st<T, V>(O + row_o<BR>(sj, j) + u[i] * V + q * a.ohalf, pack<T, V>(o[q]), a.cs);
           }
         }
       } else {
@@ -516,7 +510,7 @@ struct Lane {
           if (ok && uv[i]) {
 #pragma unroll
             for (int p = 0; p < P; ++p)
-              st<T, V>(O + row_x<BR>(sj, j) + u[i] * V + p * a.xhalf, pack<T, V>(dx[i][p]));
+              st<T, V>(O + row_x<BR>(sj, j) + u[i] * V + p * a.xhalf, pack<T, V>(dx[i][p]), a.cs);
           }
       }
     }
@@ -646,16 +640,18 @@ __device__ __forceinline__ void fill_table(const Args& a, float* tab, int64_t h0
 // PF: before each step, prefetch the next step's rows into L2 (see Lane::prefetch).
 // BR (batch rows): a step's RPT rows are RPT batches at one s (angles evaluated once per step),
 // and the tile's "b" counts groups of RPT batches; otherwise RPT rows along s of one batch.
-template <class OP, typename T, int V, Act A, Soft S, bool BWD, bool PF, bool BR = false>
-__global__ void __launch_bounds__(kThreads, (BWD || S == Soft::seq) ? 2 : 3) rows_kernel(const Args a) {
+// MINB: resident blocks per SM the registers must allow (0: 3 forward, 2 backward and for
+// softmax over n).
+template <class OP, typename T, int V, Act A, Soft S, bool BWD, bool PF, bool BR = false, int MINB = 0>
+__global__ void __launch_bounds__(kThreads, MINB > 0 ? MINB : (BWD || S == Soft::seq) ? 2 : 3) rows_kernel(const Args a) {
   constexpr int RPT = rows_per_step<OP>(BWD, BR, S == Soft::feat, sizeof(T) == 4);
   using L = Lane<OP, T, V>;
   constexpr bool kNeedX = L::template kNeedX<A, S, BWD>;
   const Tile tl = decode_tile(a, blockIdx.x, a.steps, BR ? 1 : RPT, a.tiles_s);
   __shared__ __align__(16) float tab[OP::kAngle ? kTab : 1];
   const int64_t b0 = BR ? tl.b * RPT : tl.b;
-  const L lane(a, tab, tl.hl, b0, tl.h, tl.t, 1 << a.tpr_shift, 1 << a.tprc_shift, tl.ds,
-               BR ? a.B - b0 : 0);
+  L lane(a, tab, tl.hl, b0, tl.h, tl.t, 1 << a.tpr_shift, 1 << a.tprc_shift, tl.ds);
+  lane.nbr = a.B - b0;
   // The first step's rows start coming while the theta table is filled.
   if constexpr (PF) lane.template prefetch<RPT, kNeedX, BWD, BR>(tl.s0 + tl.sl);
   fill_table<OP, V>(a, tab, tl.h - tl.hl, 1 << a.hb_shift);
@@ -871,6 +867,7 @@ inline Args make_args(const Call& c, const Plan& p) {
   a.h_fast = c.lrpe_layout ? 1 : 0;
   a.ncols = c.B * c.H * c.D;
   a.nchunks = p.nchunks;
+  a.cs = tuning_1d().stream_stores != 0;
   return a;
 }
 

@@ -89,7 +89,9 @@ struct Config {
   int prefetch;
   int split_waves;
   int batch_rows = -1;
+  int stream_stores = 1;
   int flat_units = -1;
+  int feat_blocks = 0;
   int max_steps = -1;
 };
 
@@ -192,14 +194,21 @@ int main(int argc, char** argv) {
             }
             if (v.seq && v.st == SeqStrategy::split) configs.push_back({"1_wave", 1, 1});
             if (op != Op::act && !v.seq) configs.push_back({"no_batch_rows", -1, 8, 0});
+            if (!v.seq) configs.push_back({"plain_stores", -1, 8, -1, 0});
+            if (op == Op::act && v.act == Act::softmax && !v.seq) {
+              configs.push_back({"feat4", -1, 8, -1, 1, -1, 4});
+              configs.push_back({"feat4_prefetch", 1, 8, -1, 1, -1, 4});
+              configs.push_back({"feat4_no_prefetch", 0, 8, -1, 1, -1, 4});
+              configs.push_back({"feat4_plain", -1, 8, -1, 0, -1, 4});
+            }
             if (v.act == Act::softmax && !v.seq) {
-              configs.push_back({"steps1", -1, 8, -1, -1, 1});
-              configs.push_back({"steps4", -1, 8, -1, -1, 4});
+              configs.push_back({"steps1", -1, 8, -1, 1, -1, 0, 1});
+              configs.push_back({"steps4", -1, 8, -1, 1, -1, 0, 4});
             }
           }
           if (flat && (n == 32768 || n == 256) && !default_only) {
-            configs.push_back({"flat1", -1, 8, -1, 1});
-            configs.push_back({"flat4", -1, 8, -1, 4});
+            configs.push_back({"flat1", -1, 8, -1, 1, 1});
+            configs.push_back({"flat4", -1, 8, -1, 1, 4});
           }
           if (op != Op::act && !v.seq && n == 256 && !default_only)
             configs.push_back({"no_batch_rows", -1, 8, 0});
@@ -217,7 +226,7 @@ int main(int argc, char** argv) {
             for (int ms : {1, 2, 4, 8, 16})
               for (int br = 0; br < (op == Op::act ? 1 : 2); ++br)
                 for (int pf = 0; pf < 2; ++pf) {
-                  Config cf{"", pf, 8, op == Op::act ? -1 : br, -1, ms};
+                  Config cf{"", pf, 8, op == Op::act ? -1 : br, 1, -1, 0, ms};
                   // names are stable strings: index by position among this op's grid
                   for (const std::string& nm : names)
                     if (nm == "s" + std::to_string(ms) + (op == Op::act ? "" : br ? "_br" : "_nobr") + (pf ? "_pf" : "_nopf")) {
@@ -232,7 +241,9 @@ int main(int argc, char** argv) {
           opbench::kernels::tuning_1d().prefetch = cf.prefetch;
           opbench::kernels::tuning_1d().split_waves = cf.split_waves;
           opbench::kernels::tuning_1d().batch_rows = cf.batch_rows;
+          opbench::kernels::tuning_1d().stream_stores = cf.stream_stores;
           opbench::kernels::tuning_1d().flat_units = cf.flat_units;
+          opbench::kernels::tuning_1d().feat_blocks = cf.feat_blocks;
           opbench::kernels::tuning_1d().max_steps = cf.max_steps;
           Row r;
           r.op = op_name(op), r.mode = bwd ? "bwd" : "fwd", r.act = v.name, r.n = n;
