@@ -169,6 +169,13 @@ int main(int argc, char** argv) {
           K::LrpeMdOptions o1;
           o1.batch_per_thread = 1;
           md_pair(false, o1, "cuda bpt=1");
+          // Fewer batches per thread: more, shorter threads (the 1d kernels' short-tile finding).
+          for (int bpt : {2, 3, 4, 6}) {
+            K::LrpeMdOptions ob;
+            ob.batch_per_thread = bpt;
+            md_pair(false, ob, "cuda bpt=" + std::to_string(bpt));
+            md_pair(true, ob, "cuda_cache bpt=" + std::to_string(bpt));
+          }
         }
         // Other acts at one shape, for the record (floors per the .cu header).
         if (g.md == 2 && l == 10) {
