@@ -24,6 +24,7 @@ using rows1d::Raw;
 
 // The act op in the row machinery: one piece per unit, the output is xa itself.
 struct ActOp {
+  // (kRptBR*: batch rows are an lrpe mode; named only because rows_per_step reads them.)
   static constexpr int P = 1, Q = 1, kRptF = 4, kRptB = 4, kRptBRF = 4, kRptBRB = 4;
   static constexpr bool kAngle = false;
   static constexpr bool kElemRows = false;  // elementwise acts use act_flat_kernel

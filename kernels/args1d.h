@@ -34,8 +34,6 @@ struct Tuning1d {
   int stream_stores = 1;  // outputs stored with st.global.cs (evict-first) or plain stores (0)
   int flat_units = -1;    // act's flat kernel: 16-byte units per thread (-1 or 1: one, the
                           // measured best at every size; 4 for comparison)
-  int feat_blocks = 0;    // act's feature softmax: registers capped for 4 blocks per SM (4), or
-                          // the row kernels' default (0)
   int batch_rows = -1;    // lrpe row kernels: a step's rows are batches at one s, so each angle
                           // is evaluated once per step: -1 the op's choice (when b >= 2), 0 never,
                           // 1 always

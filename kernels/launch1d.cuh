@@ -44,14 +44,6 @@ void launch_rows(unsigned grid, cudaStream_t stream, const Args& a, bool pf, boo
       return;
     }
   }
-  if constexpr (!OP::kAngle && S == Soft::feat) {
-    if (tuning_1d().feat_blocks == 4) {
-      if (pf) rows_kernel<OP, T, V, A, S, BWD, true, false, 4><<<grid, kThreads, 0, stream>>>(a);
-      else rows_kernel<OP, T, V, A, S, BWD, false, false, 4><<<grid, kThreads, 0, stream>>>(a);
-      OPBENCH_LAUNCH_CHECK();
-      return;
-    }
-  }
   if (pf) rows_kernel<OP, T, V, A, S, BWD, true><<<grid, kThreads, 0, stream>>>(a);
   else rows_kernel<OP, T, V, A, S, BWD, false><<<grid, kThreads, 0, stream>>>(a);
   OPBENCH_LAUNCH_CHECK();

@@ -640,10 +640,8 @@ __device__ __forceinline__ void fill_table(const Args& a, float* tab, int64_t h0
 // PF: before each step, prefetch the next step's rows into L2 (see Lane::prefetch).
 // BR (batch rows): a step's RPT rows are RPT batches at one s (angles evaluated once per step),
 // and the tile's "b" counts groups of RPT batches; otherwise RPT rows along s of one batch.
-// MINB: resident blocks per SM the registers must allow (0: 3 forward, 2 backward and for
-// softmax over n).
-template <class OP, typename T, int V, Act A, Soft S, bool BWD, bool PF, bool BR = false, int MINB = 0>
-__global__ void __launch_bounds__(kThreads, MINB > 0 ? MINB : (BWD || S == Soft::seq) ? 2 : 3) rows_kernel(const Args a) {
+template <class OP, typename T, int V, Act A, Soft S, bool BWD, bool PF, bool BR = false>
+__global__ void __launch_bounds__(kThreads, (BWD || S == Soft::seq) ? 2 : 3) rows_kernel(const Args a) {
   constexpr int RPT = rows_per_step<OP>(BWD, BR, S == Soft::feat, sizeof(T) == 4);
   using L = Lane<OP, T, V>;
   constexpr bool kNeedX = L::template kNeedX<A, S, BWD>;
@@ -786,7 +784,7 @@ inline bool large_call(const Call& c) {
 
 // Geometry of a call. rpt: rows per step of the op's kernels; br: batch rows (rpt batches at
 // one s per step) for the row kernel; max_steps: the most steps per tile.
-inline Plan make_plan(const Call& c, int rpt, bool br = false, int max_steps = 16) {
+inline Plan make_plan(const Call& c, int rpt, bool br, int max_steps) {
   Plan p;
   p.br = br;
   const int esz = dtype_size(c.dtype);

@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <functional>
 #include <cstdlib>
-#include <deque>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -83,17 +82,18 @@ struct Row {
   double ms, min_ms, floor_ms, pct, floor2_ms, pct2;
 };
 
-// A tuning configuration (kernels/args1d.h Tuning1d); the first is the default.
+// A named tuning configuration (kernels/args1d.h Tuning1d); "default" leaves every field at
+// its default (the ops' own per-variant choices).
 struct Config {
-  const char* name;
-  int prefetch;
-  int split_waves;
-  int batch_rows = -1;
-  int stream_stores = 1;
-  int flat_units = -1;
-  int feat_blocks = 0;
-  int max_steps = -1;
+  std::string name;
+  opbench::kernels::Tuning1d t;
 };
+template <class F>
+Config config(std::string name, F set) {
+  Config c{std::move(name), {}};
+  set(c.t);
+  return c;
+}
 
 }  // namespace
 
@@ -185,66 +185,46 @@ int main(int argc, char** argv) {
         for (bool bwd : {false, true}) {
           if (n == 4096 && !v.seq) continue;  // n = 4096: where block and split cross over
           // Configurations: the default, then (n = 32768) the ones it was chosen against.
-          std::vector<Config> configs = {{"default", -1, 8}};
+          using T1 = opbench::kernels::Tuning1d;
+          std::vector<Config> configs = {config("default", [](T1&) {})};
           const bool flat = op == Op::act && !v.seq && v.act != Act::softmax;
           if (n == 32768 && !default_only) {
             if (!flat) {
-              configs.push_back({"prefetch", 1, 8});
-              configs.push_back({"no_prefetch", 0, 8});
+              configs.push_back(config("prefetch", [](T1& t) { t.prefetch = 1; }));
+              configs.push_back(config("no_prefetch", [](T1& t) { t.prefetch = 0; }));
             }
-            if (v.seq && v.st == SeqStrategy::split) configs.push_back({"1_wave", 1, 1});
-            if (op != Op::act && !v.seq) configs.push_back({"no_batch_rows", -1, 8, 0});
-            if (!v.seq) configs.push_back({"plain_stores", -1, 8, -1, 0});
-            if (op == Op::act && v.act == Act::softmax && !v.seq) {
-              configs.push_back({"feat4", -1, 8, -1, 1, -1, 4});
-              configs.push_back({"feat4_prefetch", 1, 8, -1, 1, -1, 4});
-              configs.push_back({"feat4_no_prefetch", 0, 8, -1, 1, -1, 4});
-              configs.push_back({"feat4_plain", -1, 8, -1, 0, -1, 4});
-            }
+            if (v.seq && v.st == SeqStrategy::split)
+              configs.push_back(config("1_wave", [](T1& t) { t.prefetch = 1, t.split_waves = 1; }));
+            if (op != Op::act && !v.seq)
+              configs.push_back(config("no_batch_rows", [](T1& t) { t.batch_rows = 0; }));
+            if (!v.seq) configs.push_back(config("plain_stores", [](T1& t) { t.stream_stores = 0; }));
             if (v.act == Act::softmax && !v.seq) {
-              configs.push_back({"steps1", -1, 8, -1, 1, -1, 0, 1});
-              configs.push_back({"steps4", -1, 8, -1, 1, -1, 0, 4});
+              configs.push_back(config("steps1", [](T1& t) { t.max_steps = 1; }));
+              configs.push_back(config("steps4", [](T1& t) { t.max_steps = 4; }));
             }
           }
           if (flat && (n == 32768 || n == 256) && !default_only) {
-            configs.push_back({"flat1", -1, 8, -1, 1, 1});
-            configs.push_back({"flat4", -1, 8, -1, 1, 4});
+            configs.push_back(config("flat1", [](T1& t) { t.flat_units = 1; }));
+            configs.push_back(config("flat4", [](T1& t) { t.flat_units = 4; }));
           }
           if (op != Op::act && !v.seq && n == 256 && !default_only)
-            configs.push_back({"no_batch_rows", -1, 8, 0});
+            configs.push_back(config("no_batch_rows", [](T1& t) { t.batch_rows = 0; }));
           // K1D_BENCH_GRID=1: tiles of 1..16 steps x batch rows x prefetch, row kernels.
           static const bool grid = std::getenv("K1D_BENCH_GRID") != nullptr;
-          if (grid && !flat && !v.seq && (n == 32768 || n == 256) && !(op == Op::act && v.act == Act::none)) {
-            static std::deque<std::string> names;  // stable addresses for Config::name
+          if (grid && !flat && !v.seq && (n == 32768 || n == 256) && !(op == Op::act && v.act == Act::none))
             for (int ms : {1, 2, 4, 8, 16})
               for (int br = 0; br < (op == Op::act ? 1 : 2); ++br)
                 for (int pf = 0; pf < 2; ++pf) {
-                  names.push_back("s" + std::to_string(ms) + (op == Op::act ? "" : br ? "_br" : "_nobr") +
-                                  (pf ? "_pf" : "_nopf"));
+                  const std::string name = "s" + std::to_string(ms) +
+                                           (op == Op::act ? "" : br ? "_br" : "_nobr") +
+                                           (pf ? "_pf" : "_nopf");
+                  configs.push_back(config(name, [&](T1& t) {
+                    t.max_steps = ms, t.prefetch = pf;
+                    if (op != Op::act) t.batch_rows = br;
+                  }));
                 }
-            int k = 0;
-            for (int ms : {1, 2, 4, 8, 16})
-              for (int br = 0; br < (op == Op::act ? 1 : 2); ++br)
-                for (int pf = 0; pf < 2; ++pf) {
-                  Config cf{"", pf, 8, op == Op::act ? -1 : br, 1, -1, 0, ms};
-                  // names are stable strings: index by position among this op's grid
-                  for (const std::string& nm : names)
-                    if (nm == "s" + std::to_string(ms) + (op == Op::act ? "" : br ? "_br" : "_nobr") + (pf ? "_pf" : "_nopf")) {
-                      cf.name = nm.c_str();
-                      break;
-                    }
-                  configs.push_back(cf);
-                  ++k;
-                }
-          }
           for (const Config& cf : configs) {
-          opbench::kernels::tuning_1d().prefetch = cf.prefetch;
-          opbench::kernels::tuning_1d().split_waves = cf.split_waves;
-          opbench::kernels::tuning_1d().batch_rows = cf.batch_rows;
-          opbench::kernels::tuning_1d().stream_stores = cf.stream_stores;
-          opbench::kernels::tuning_1d().flat_units = cf.flat_units;
-          opbench::kernels::tuning_1d().feat_blocks = cf.feat_blocks;
-          opbench::kernels::tuning_1d().max_steps = cf.max_steps;
+          opbench::kernels::tuning_1d() = cf.t;
           Row r;
           r.op = op_name(op), r.mode = bwd ? "bwd" : "fwd", r.act = v.name, r.n = n;
           r.strat = v.seq ? opbench::kernels::seq_strategy_name(v.st) : "-";
@@ -253,7 +233,7 @@ int main(int argc, char** argv) {
             // The provider returns x (fwd) or do (bwd) itself: no kernel, floor 0.
             r.ms = r.min_ms = r.floor_ms = r.floor2_ms = 0;
             r.pct = r.pct2 = 100;
-            if (cf.prefetch == -1) rows.push_back(r);
+            if (cf.name == "default") rows.push_back(r);
             continue;
           }
           std::function<void()> call;

@@ -13,8 +13,8 @@
 // and the one-line errors for bad input. GPU test: skipped when no CUDA device is present.
 // Seed: K1D_SEED=<n> to reproduce a run (printed at start); K1D_PREFETCH=0 or 1 runs every
 // kernel without or with its L2 prefetch (default -1: the per-variant choice); likewise
-// K1D_BATCH_ROWS (lrpe rows across batches), K1D_STREAM_STORES, K1D_FLAT_UNITS and K1D_MAX_STEPS
-// (Tuning1d).
+// K1D_BATCH_ROWS (lrpe rows across batches), K1D_STREAM_STORES, K1D_FLAT_UNITS and
+// K1D_MAX_STEPS (Tuning1d).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -97,9 +97,10 @@ uint64_t next_seed() {
     g_seed = e ? std::strtoull(e, nullptr, 10)
                : uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
     const auto& t = opbench::kernels::tuning_1d();
-    std::printf("[kernels_1d_test] K1D_SEED=%llu K1D_PREFETCH=%d K1D_BATCH_ROWS=%d K1D_STREAM_STORES=%d K1D_FLAT_UNITS=%d\n",
+    std::printf("[kernels_1d_test] K1D_SEED=%llu K1D_PREFETCH=%d K1D_BATCH_ROWS=%d K1D_STREAM_STORES=%d "
+                "K1D_FLAT_UNITS=%d K1D_MAX_STEPS=%d\n",
                 static_cast<unsigned long long>(g_seed), t.prefetch, t.batch_rows, t.stream_stores,
-                t.flat_units);
+                t.flat_units, t.max_steps);
   }
   g_seed = g_seed * 6364136223846793005ull + 1442695040888963407ull;
   return g_seed;
