@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -428,6 +429,184 @@ TEST(Diff, BadInput) {
   EXPECT_THROW(s.select("label:nope"), InputError);
   EXPECT_THROW(s.select("tomorrow"), InputError);
   EXPECT_THROW(Store(temp_db("missing.db"), /*create=*/false), RuntimeFailure);
+}
+
+// --- versus: one run's provider against the best of others -------------------------------
+
+namespace {
+
+VersusOptions versus(const std::string& provider, std::vector<std::string> against, double threshold = 0) {
+  VersusOptions o;
+  o.provider = provider;
+  o.against = std::move(against);
+  o.threshold = threshold;
+  return o;
+}
+
+// Speed points of kTitle at one x, one per {provider, center}: 1% noise, n samples each, seeds
+// counting up from `seed`; labels as the configs give them (cuda: cu).
+void add_at(std::vector<StoredPoint>& pts, int64_t x, const std::vector<std::pair<std::string, double>>& centers,
+            size_t n, uint64_t seed) {
+  static const std::map<std::string, std::string> labels = {
+      {"torch", "to"}, {"torch_compile", "toc"}, {"torch_naive", "ton"}, {"cuda", "cu"}};
+  for (const auto& [provider, center] : centers)
+    pts.push_back(speed_point(kTitle, x, provider, labels.at(provider), noisy(center, 0.01, n, seed++)));
+}
+
+std::string versus_error(const ReportRun& run, const VersusOptions& opt) {
+  try {
+    versus_run(run, opt);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(Versus, BestAgainstPointPerPoint) {
+  // memory points: left out under the default --metric speed
+  std::vector<StoredPoint> pts = {memory_point(kMemTitle, 256, "torch", 10), memory_point(kMemTitle, 256, "cuda", 12)};
+  // x=256: torch_compile is the faster; x=512: torch (torch_naive, not named, is left out)
+  add_at(pts, 256, {{"torch", 1.0}, {"torch_compile", 0.8}, {"cuda", 0.8}}, 40, 1);
+  add_at(pts, 512, {{"torch", 1.5}, {"torch_compile", 2.0}, {"cuda", 1.5}, {"torch_naive", 0.1}}, 40, 4);
+  // x=1024: no cuda point; x=2048: no against point
+  add_at(pts, 1024, {{"torch", 3.0}}, 40, 8);
+  add_at(pts, 2048, {{"cuda", 3.0}}, 40, 9);
+  ReportRun run = run_of(3, pts);
+  run.run.label = "nightly";
+  DiffResult d = versus_run(run, versus("cuda", {"torch", "torch_compile"}));
+  ASSERT_EQ(d.rows.size(), 2u);
+  EXPECT_EQ(row_at(d, 256, "cuda").base_provider, "torch_compile");
+  EXPECT_EQ(row_at(d, 256, "cuda").provider(), "torch_compile -> cuda");
+  EXPECT_EQ(row_at(d, 512, "cuda").base_provider, "torch");
+  EXPECT_EQ(row_at(d, 512, "cuda").base_label, "to");
+  ASSERT_EQ(d.only_base.size(), 1u);  // without a cuda point
+  EXPECT_EQ(d.only_base[0].x, 1024);
+  ASSERT_EQ(d.only_head.size(), 1u);  // without an against point
+  EXPECT_EQ(d.only_head[0].x, 2048);
+  EXPECT_EQ(d.opt.versus, "cuda against the faster of torch, torch_compile");
+  EXPECT_EQ(d.opt.threshold, 0);
+  EXPECT_EQ(d.base.id, 3);
+  EXPECT_EQ(d.head.id, 3);
+  // providers by column label work as well
+  DiffResult dl = versus_run(run, versus("cu", {"to", "toc"}));
+  EXPECT_EQ(dl.rows.size(), 2u);
+  EXPECT_EQ(row_at(dl, 256, "cuda").base_provider, "torch_compile");
+  // memory: the smallest peak
+  VersusOptions mem = versus("cuda", {"torch"});
+  mem.metric = "memory";
+  DiffResult dm = versus_run(run, mem);
+  ASSERT_EQ(dm.rows.size(), 1u);
+  EXPECT_EQ(dm.rows[0].j.verdict, Verdict::Slower);  // 12 MiB against 10 MiB: deterministic
+  EXPECT_EQ(dm.opt.versus, "cuda against torch");
+}
+
+TEST(Versus, VerdictsAgainstTheBest) {
+  // x=256: cuda 10% slower than the best (torch_compile), with 1% noise; x=1024: 20% faster
+  std::vector<StoredPoint> pts;
+  add_at(pts, 256, {{"torch", 1.5}, {"torch_compile", 1.0}, {"cuda", 1.1}}, 50, 1);
+  add_at(pts, 1024, {{"torch", 2.0}, {"cuda", 1.6}}, 50, 4);
+  DiffResult d = versus_run(run_of(1, pts), versus("cuda", {"torch", "torch_compile"}));
+  EXPECT_EQ(row_at(d, 256, "cuda").j.verdict, Verdict::Slower);
+  EXPECT_NEAR(row_at(d, 256, "cuda").j.ratio, 1.1, 0.02);
+  EXPECT_EQ(row_at(d, 1024, "cuda").j.verdict, Verdict::Faster);
+  EXPECT_EQ(d.count(Verdict::Slower), 1u);
+  EXPECT_EQ(d.count(Verdict::Faster), 1u);
+  // the summary is per pair
+  ASSERT_EQ(d.summary.size(), 2u);
+  EXPECT_EQ(d.summary[0].provider, "torch_compile -> cuda");
+  EXPECT_EQ(d.summary[1].provider, "torch -> cuda");
+
+  std::string md = diff_markdown(d);
+  EXPECT_EQ(md.rfind("# opbench versus\n", 0), 0u) << md;
+  EXPECT_NE(md.find("- run: run 1, H100"), std::string::npos) << md;
+  EXPECT_EQ(md.find("- base:"), std::string::npos) << md;
+  EXPECT_NE(md.find("- cuda against the faster of torch, torch_compile\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("threshold 0%"), std::string::npos) << md;
+  EXPECT_NE(md.find("**1 slower point**"), std::string::npos) << md;
+  EXPECT_NE(md.find("## Slower"), std::string::npos) << md;
+  EXPECT_EQ(md.find("regression"), std::string::npos) << md;
+  EXPECT_NE(md.find("| torch_compile -> cuda | 1 |"), std::string::npos) << md;
+  auto j = nlohmann::json::parse(diff_json(d));
+  EXPECT_EQ(j["slower"], 1);
+  EXPECT_EQ(j["versus"], "cuda against the faster of torch, torch_compile");
+  EXPECT_EQ(j["run"]["id"], 1);
+  EXPECT_FALSE(j.contains("base"));
+  EXPECT_FALSE(j.contains("regressions"));
+  EXPECT_EQ(j["points"][0]["base_provider"], "torch_compile");
+  EXPECT_EQ(j["points"][0]["verdict"], "SLOWER");
+
+  // The same distribution as the best, drawn again: SAME or UNSURE, never SLOWER, even at
+  // the default threshold of 0.
+  for (uint64_t seed = 10; seed < 30; ++seed) {
+    std::vector<StoredPoint> eq = {speed_point(kTitle, 256, "torch", "to", noisy(1.0, 0.02, 50, seed)),
+                                   speed_point(kTitle, 256, "cuda", "cu", noisy(1.0, 0.02, 50, seed + 100))};
+    DiffResult de = versus_run(run_of(1, eq), versus("cuda", {"torch"}));
+    ASSERT_EQ(de.rows.size(), 1u);
+    Verdict v = de.rows[0].j.verdict;
+    EXPECT_TRUE(v == Verdict::Same || v == Verdict::Unsure) << "seed " << seed << ": " << verdict_name(v);
+  }
+  // Nothing slower: the markdown says so.
+  std::vector<StoredPoint> fast;
+  add_at(fast, 256, {{"torch", 1.0}, {"cuda", 0.5}}, 50, 1);
+  EXPECT_NE(diff_markdown(versus_run(run_of(1, fast), versus("cuda", {"torch"}))).find("No slower points."),
+            std::string::npos);
+}
+
+TEST(Versus, FailedAgainstPointsAreSkipped) {
+  StoredPoint broken = value_point(kTitle, 256, "torch_compile", "toc", -1);  // lower, but failed
+  std::vector<StoredPoint> pts = {speed_point(kTitle, 256, "torch", "to", noisy(1.0, 0.01, 40, 1)), broken,
+                                  speed_point(kTitle, 256, "cuda", "cu", noisy(1.0, 0.01, 40, 2)),
+                                  // x=512: every against point failed: judged against a failure
+                                  value_point(kTitle, 512, "torch", "to", -1),
+                                  value_point(kTitle, 512, "torch_compile", "toc", -1),
+                                  speed_point(kTitle, 512, "cuda", "cu", noisy(1.0, 0.01, 40, 3)),
+                                  // x=1024: the provider failed where an against point works
+                                  speed_point(kTitle, 1024, "torch", "to", noisy(1.0, 0.01, 40, 4)),
+                                  value_point(kTitle, 1024, "cuda", "cu", -1)};
+  DiffResult d = versus_run(run_of(1, pts), versus("cuda", {"torch_compile", "torch"}));
+  ASSERT_EQ(d.rows.size(), 3u);
+  EXPECT_EQ(row_at(d, 256, "cuda").base_provider, "torch");
+  EXPECT_TRUE(row_at(d, 256, "cuda").base_error.empty());
+  EXPECT_NE(row_at(d, 256, "cuda").j.verdict, Verdict::Error);
+  EXPECT_EQ(row_at(d, 512, "cuda").base_provider, "torch");  // the first of the failed ones
+  EXPECT_EQ(row_at(d, 512, "cuda").j.verdict, Verdict::Fixed);
+  EXPECT_EQ(row_at(d, 1024, "cuda").j.verdict, Verdict::Error);
+  EXPECT_EQ(d.count(Verdict::Slower), 0u);  // a failing provider is an ERROR row, not SLOWER
+}
+
+TEST(Versus, MissingProvidersAreInputErrors) {
+  std::vector<StoredPoint> pts = {speed_point("other-speed", 256, "torch_compile", "toc", noisy(1.0, 0.01, 20, 3))};
+  add_at(pts, 256, {{"torch", 1.0}, {"cuda", 1.0}}, 20, 1);
+  ReportRun run = run_of(4, pts);
+  std::string e = versus_error(run, versus("triton", {"torch"}));
+  EXPECT_NE(e.find("run 4: --provider: "), std::string::npos) << e;
+  EXPECT_NE(e.find("triton"), std::string::npos) << e;
+  EXPECT_NE(e.find("torch (to)"), std::string::npos) << e;  // what the run holds
+  e = versus_error(run, versus("cuda", {"triton", "tvm"}));
+  EXPECT_NE(e.find("run 4: --against: "), std::string::npos) << e;
+  EXPECT_NE(e.find("triton, tvm"), std::string::npos) << e;
+  e = versus_error(run, versus("cuda", {"cuda"}));
+  EXPECT_NE(e.find("--against"), std::string::npos) << e;
+  e = versus_error(run, versus("cuda", {"cu"}));  // cuda's own label
+  EXPECT_NE(e.find("--against"), std::string::npos) << e;
+  e = versus_error(run, versus("cuda", {" ", ""}));
+  EXPECT_NE(e.find("--against"), std::string::npos) << e;
+  e = versus_error(run, versus("", {"torch"}));
+  EXPECT_NE(e.find("--provider"), std::string::npos) << e;
+  // torch_compile is in the run, but never beside cuda
+  e = versus_error(run, versus("cuda", {"torch_compile"}));
+  EXPECT_NE(e.find("--against"), std::string::npos) << e;
+  EXPECT_NE(e.find("no table and x"), std::string::npos) << e;
+  VersusOptions mem = versus("cuda", {"torch"});
+  mem.metric = "memory";
+  e = versus_error(run, mem);
+  EXPECT_NE(e.find("--metric"), std::string::npos) << e;
+  // Some against providers missing: compared against the rest, the description says so.
+  DiffResult d = versus_run(run, versus("cuda", {"torch", " triton "}));
+  ASSERT_EQ(d.rows.size(), 1u);
+  EXPECT_EQ(d.opt.versus, "cuda against the faster of torch, triton (the run holds no speed points of triton)");
 }
 
 // --- merge -----------------------------------------------------------------------------------

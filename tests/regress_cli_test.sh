@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end through the command line: import a reference document, report it back byte for
 # byte, diff two imported runs (--fail-on-regression exit status, JSON), merge twice, history,
-# scripts/ci-report on a tiny CPU sweep, and bad input for each command.
+# scripts/ci-report on a tiny CPU sweep, versus within a CPU sweep run, and bad input for each
+# command.
 # Usage: regress_cli_test.sh OPBENCH SOURCE_DIR SHARED_DIR
 set -u
 bin=$1; src=$2; shared=${3:-$src/../shared}
@@ -138,6 +139,44 @@ contains ci-regression-first "$work/ci3.md" "## Regressions"
 contains ci-regression-report "$work/ci3.md" "lrpe_rotate-speed-fwd-batch1-head2-dim16-act_none-fp32:"
 check ci-missing-baseline 2 "$ci" "$work/tiny.yaml" --opbench "$bin" --db "$cdb" --label x --baseline label:nope --device cpu --out "$work/ci4.md"
 check ci-usage 2 "$ci" --opbench "$bin" --db "$cdb"
+
+# --- versus: within one CPU sweep run, torch against torch_naive --------------------------------
+cat >"$work/tpa.yaml" <<'EOF'
+op: tpa_decode
+x: {m: [16, 32]}
+params: {batch: 1, head: 2, rank: 2, dim: 16, dtype: fp32, mode: fwd, metric: [speed, memory]}
+providers: {torch: to, torch_naive: ton}
+timing: {warmup_ms: 1, rep_ms: 5, stat: median, flush_l2: false}
+EOF
+vdb=$work/versus.db
+check versus-sweep 0 "$bin" sweep "$work/tpa.yaml" --db "$vdb" --label vs --device cpu --no-report
+check versus 0 "$bin" versus label:vs --provider torch --against torch_naive --db "$vdb"
+contains versus-heading "$work/out" "# opbench versus"
+contains versus-what "$work/out" "- torch against torch_naive"
+contains versus-threshold "$work/out" "- metric: speed; threshold 0%"
+contains versus-stderr "$work/err" "versus run 1 (vs): torch against torch_naive: 2 points, "
+# peak memory is deterministic, and torch_naive materialises q k v: larger at every point
+check versus-fail-on-slower 1 "$bin" versus latest --provider ton --against to --metric memory --fail-on-slower --db "$vdb"
+contains versus-slower "$work/out" "**2 slower points**"
+check versus-json 0 "$bin" versus 1 --provider torch --against torch_naive,torch_compile --metric memory --format json --fail-on-slower --db "$vdb" --out "$work/versus.json"
+pycheck versus-json-fields '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["run"]["label"] == "vs" and "base" not in d, d.keys()
+assert d["versus"].startswith("torch against the best of torch_naive, torch_compile"), d["versus"]
+assert d["slower"] == 0 and d["threshold_pct"] == 0, d
+pts = d["points"]
+assert len(pts) == 2 and all(p["verdict"] == "FASTER" and p["base_provider"] == "torch_naive" for p in pts), pts
+assert d["unmatched"] == {"without_against": [], "without_provider": []}, d["unmatched"]
+' "$work/versus.json"
+check versus-unknown-provider 2 "$bin" versus 1 --provider cuda --against torch --db "$vdb"
+contains versus-unknown-provider-msg "$work/err" "--provider: the run holds no speed points of cuda"
+check versus-unknown-against 2 "$bin" versus 1 --provider torch --against triton --db "$vdb"
+contains versus-unknown-against-msg "$work/err" "--against"
+check versus-self 2 "$bin" versus 1 --provider torch --against torch --db "$vdb"
+check versus-no-against 2 "$bin" versus 1 --provider torch --db "$vdb"
+check versus-bad-selector 2 "$bin" versus label:nope --provider torch --against torch_naive --db "$vdb"
+check versus-missing-db 2 "$bin" versus 1 --provider torch --against torch_naive --db "$work/none.db"
 
 # --- bad input: exit 2, one clear line --------------------------------------------------------
 printf '# H100\n\n```\nt:\n     n   to\n0  1.0  2.0\n1  2.0\n```\n' >"$work/bad.md"

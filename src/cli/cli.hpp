@@ -26,6 +26,7 @@ void add_runs_command(CLI::App& app, Cli& cli);
 void add_list_command(CLI::App& app, Cli& cli);
 void add_import_command(CLI::App& app, Cli& cli);
 void add_diff_command(CLI::App& app, Cli& cli);
+void add_versus_command(CLI::App& app, Cli& cli);
 void add_merge_command(CLI::App& app, Cli& cli);
 void add_history_command(CLI::App& app, Cli& cli);
 
@@ -45,6 +46,15 @@ int default_compile_jobs();
 void write_output(const std::string& text, const std::string& out_path);  // stdout when empty
 void ensure_parent_dir(const std::string& path);
 std::string default_device();
+// The options of the commands that judge points (diff, versus); add_judge_options registers
+// --db, --metric speed|memory (described by `metric_help`), --threshold (percent), --format
+// markdown|json and --out; each command its flag for `fail`.
+struct JudgeOptions {
+  std::string metric, format = "markdown", out;
+  double threshold = 5;  // percent
+  bool fail = false;
+};
+void add_judge_options(CLI::App* cmd, Cli& cli, JudgeOptions& o, const std::string& metric_help);
 // Opens a database that must exist (InputError naming --db otherwise); never creates one.
 std::unique_ptr<Store> open_existing_store(const std::string& path);
 

@@ -9,25 +9,16 @@
 namespace opbench {
 
 void add_diff_command(CLI::App& app, Cli& cli) {
-  struct Opts {
-    std::string base, head, metric, format = "markdown", map, out;
-    double threshold = 5;
-    bool fail = false;
+  struct Opts : JudgeOptions {
+    std::string base, head, map;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("diff", "compare two runs point by point (noise-aware verdicts, summary per provider)");
   cmd->add_option("base", o->base, "the base run: ID, latest, label:TEXT or gpu:TEXT")->required();
   cmd->add_option("head", o->head, "the head run: ID, latest, label:TEXT or gpu:TEXT")->required();
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str();
-  cmd->add_option("--metric", o->metric, "only speed or only memory points (default: both)")
-      ->check(CLI::IsMember({"speed", "memory"}));
-  cmd->add_option("--threshold", o->threshold, "the smallest change that counts, in percent")
-      ->check(CLI::Range(0.0, 1000.0))
-      ->capture_default_str();
+  add_judge_options(cmd, cli, *o, "only speed or only memory points (default: both)");
   cmd->add_flag("--fail-on-regression", o->fail, "exit 1 when a point is SLOWER by more than the threshold (or newly fails)");
-  cmd->add_option("--format", o->format, "markdown or json")->check(CLI::IsMember({"markdown", "json"}))->capture_default_str();
   cmd->add_option("--map", o->map, "BASE_LABEL=HEAD_LABEL,...: match a base column to a head provider or label (e.g. tr=cuda)");
-  cmd->add_option("--out", o->out, "write to this file instead of stdout");
   cmd->callback([o, &cli] {
     auto db = open_existing_store(cli.db);
     Store& store = *db;

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   add_compile_command(app, cli);
   add_import_command(app, cli);
   add_diff_command(app, cli);
+  add_versus_command(app, cli);
   add_merge_command(app, cli);
   add_history_command(app, cli);
   try {

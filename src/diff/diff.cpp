@@ -105,6 +105,10 @@ std::vector<const DiffRow*> DiffResult::by_severity() const {
   return v;
 }
 
+size_t DiffResult::count(Verdict v) const {
+  return size_t(std::count_if(rows.begin(), rows.end(), [v](const DiffRow& r) { return r.j.verdict == v; }));
+}
+
 std::string run_brief(const RunInfo& r) {
   std::ostringstream o;
   o << "run " << r.id;
@@ -272,29 +276,48 @@ DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOpt
 std::string diff_markdown(const DiffResult& d) {
   std::ostringstream o;
   const double tpct = d.opt.threshold * 100;
-  o << "# opbench diff\n\n";
-  o << "- base: " << run_brief(d.base) << "\n";
-  o << "- head: " << run_brief(d.head) << "\n";
+  // A diff of two runs, or (versus) one run's provider against the best of others: the same
+  // document in other words, flagging SLOWER points only (a failing provider is an ERROR row).
+  const bool vs = !d.opt.versus.empty();
+  const std::string cmd = vs ? "versus" : "diff", sides = vs ? "sides" : "runs";
+  const std::string ratio_w = vs ? "provider/against" : "head/base";
+  const size_t flagged = vs ? d.count(Verdict::Slower) : d.regressions;
+  const std::string flagged_w = vs ? "slower point" : "regression";
+  auto flags = [&](const DiffRow& r) { return vs ? r.j.verdict == Verdict::Slower : r.j.regression; };
+  o << "# opbench " << cmd << "\n\n";
+  if (vs) {
+    o << "- run: " << run_brief(d.head) << "\n";
+    o << "- " << d.opt.versus << "\n";
+  } else {
+    o << "- base: " << run_brief(d.base) << "\n";
+    o << "- head: " << run_brief(d.head) << "\n";
+  }
   o << "- metric: " << (d.opt.metric.empty() ? "speed and memory" : d.opt.metric) << "; threshold "
     << num(tpct) << "%";
-  if (!d.opt.map.empty()) {
+  if (!d.opt.map.empty() && !vs) {
     o << "; mapped:";
     for (const auto& [a, b] : d.opt.map) o << " " << a << "=" << b;
   }
-  o << "\n- matched " << d.rows.size() << " points; unmatched: " << d.only_base.size() << " in base, "
-    << d.only_head.size() << " in head\n\n";
-  if (d.regressions)
-    o << "**" << d.regressions << " regression" << (d.regressions == 1 ? "" : "s") << "** (SLOWER by more than "
-      << num(tpct) << "%, or newly failing).\n\n";
+  if (vs)
+    o << "\n- compared " << d.rows.size() << " points; unmatched: " << d.only_head.size()
+      << " without an against point, " << d.only_base.size() << " without a provider point\n\n";
   else
-    o << "No regressions.\n\n";
-  o << "A point is SLOWER / FASTER when head/base moves past the threshold and, where both runs kept "
-       "samples, a Mann-Whitney U test (p < 0.05), the 95% interval of the ratio of medians and a "
-       "shift beyond the p20-p80 noise of both runs agree; UNSURE when it moved past the threshold "
-       "inside the noise; SAME within the threshold.\n\n";
+    o << "\n- matched " << d.rows.size() << " points; unmatched: " << d.only_base.size() << " in base, "
+      << d.only_head.size() << " in head\n\n";
+  if (flagged)
+    o << "**" << flagged << " " << flagged_w << (flagged == 1 ? "" : "s") << "** (SLOWER"
+      << (vs ? " than the best against" : "") << " by more than " << num(tpct)
+      << (vs ? "%, beyond the noise).\n\n" : "%, or newly failing).\n\n");
+  else
+    o << "No " << flagged_w << "s.\n\n";
+  o << "A point is SLOWER / FASTER when " << ratio_w << " moves past the threshold and, where both " << sides
+    << " kept samples, a Mann-Whitney U test (p < 0.05), the 95% interval of the ratio of medians and a "
+       "shift beyond the p20-p80 noise of both "
+    << sides
+    << " agree; UNSURE when it moved past the threshold inside the noise; SAME within the threshold.\n\n";
 
-  o << "## Summary\n\n| provider | points | geomean head/base |";
-  if (d.peaks) o << " geomean % of peak head/base |";
+  o << "## Summary\n\n| " << (vs ? "against -> provider" : "provider") << " | points | geomean " << ratio_w << " |";
+  if (d.peaks) o << " geomean % of peak " << ratio_w << " |";
   o << " SLOWER | ERROR | UNSURE | FASTER | SAME | FIXED | worst |\n|---|---:|---:|";
   if (d.peaks) o << "---:|";
   o << "---:|---:|---:|---:|---:|---:|---:|\n";
@@ -311,8 +334,9 @@ std::string diff_markdown(const DiffResult& d) {
   }
 
   auto table = [&](const std::vector<const DiffRow*>& rows) {
-    o << "| title | x | provider | base | head | head/base | change | verdict | p |";
-    if (d.peaks) o << " % of peak base -> head |";
+    if (vs) o << "| title | x | against -> provider | against | provider | " << ratio_w << " | change | verdict | p |";
+    else o << "| title | x | provider | base | head | head/base | change | verdict | p |";
+    if (d.peaks) o << (vs ? " % of peak against -> provider |" : " % of peak base -> head |");
     o << "\n|---|---:|---|---:|---:|---:|---:|---|---:|";
     if (d.peaks) o << "---:|";
     o << "\n";
@@ -332,9 +356,9 @@ std::string diff_markdown(const DiffResult& d) {
   auto sorted = d.by_severity();
   std::vector<const DiffRow*> regs;
   for (auto* r : sorted)
-    if (r->j.regression) regs.push_back(r);
+    if (flags(*r)) regs.push_back(r);
   if (!regs.empty()) {
-    o << "\n## Regressions\n\n";
+    o << (vs ? "\n## Slower\n\n" : "\n## Regressions\n\n");
     table(regs);
   }
   // Every change (all but SAME), worst first; the SAME points are only counted, which keeps
@@ -347,12 +371,12 @@ std::string diff_markdown(const DiffResult& d) {
   else table(changed);
   if (changed.size() < sorted.size())
     o << "\n" << sorted.size() - changed.size() << " of " << sorted.size()
-      << " points are SAME (not listed; `opbench diff --format json` lists every point).\n";
+      << " points are SAME (not listed; `opbench " << cmd << " --format json` lists every point).\n";
   if (!d.only_base.empty() || !d.only_head.empty()) {
     o << "\n## Unmatched\n\n";
-    auto list = [&](const char* side, const std::vector<Unmatched>& v) {
+    auto list = [&](const char* heading, const std::vector<Unmatched>& v) {
       if (v.empty()) return;
-      o << "Only in " << side << " (" << v.size() << "):\n\n";
+      o << heading << " (" << v.size() << "):\n\n";
       const size_t shown = std::min<size_t>(v.size(), 50);
       for (size_t i = 0; i < shown; ++i)
         o << "- " << v[i].title << " x=" << v[i].x << " " << v[i].provider
@@ -360,8 +384,13 @@ std::string diff_markdown(const DiffResult& d) {
       if (shown < v.size()) o << "- ... and " << v.size() - shown << " more\n";
       o << "\n";
     };
-    list("base", d.only_base);
-    list("head", d.only_head);
+    if (vs) {
+      list("Without an against point", d.only_head);
+      list("Without a provider point", d.only_base);
+    } else {
+      list("Only in base", d.only_base);
+      list("Only in head", d.only_head);
+    }
   }
   return o.str();
 }
@@ -372,12 +401,20 @@ std::string diff_json(const DiffResult& d) {
                 {"source", r.source},   {"commit", r.git_commit}, {"started_at", r.started_at},
                 {"peak_gbps", r.env.peak_gbps}, {"uuid", r.uuid}};
   };
+  // versus (one run's provider against the best of others): the run once, SLOWER points counted
+  const bool vs = !d.opt.versus.empty();
   json j;
-  j["base"] = run(d.base);
-  j["head"] = run(d.head);
+  if (vs) {
+    j["run"] = run(d.head);
+    j["versus"] = d.opt.versus;
+  } else {
+    j["base"] = run(d.base);
+    j["head"] = run(d.head);
+  }
   j["metric"] = d.opt.metric.empty() ? "all" : d.opt.metric;
   j["threshold_pct"] = d.opt.threshold * 100;
-  j["regressions"] = d.regressions;
+  if (vs) j["slower"] = d.count(Verdict::Slower);
+  else j["regressions"] = d.regressions;
   json pts = json::array();
   for (const auto& r : d.rows) {
     json p{{"title", r.title},
@@ -416,7 +453,10 @@ std::string diff_json(const DiffResult& d) {
       counts[verdict_name(v)] = it == s.counts.end() ? 0 : it->second;
     }
     json e{{"provider", s.provider}, {"points", s.points}, {"geomean_ratio", num_or_null(s.geomean)},
-           {"counts", counts}, {"regressions", s.regressions}, {"worst_ratio", num_or_null(s.worst)}};
+           {"counts", counts}};
+    if (vs) e["slower"] = counts["SLOWER"];
+    else e["regressions"] = s.regressions;
+    e["worst_ratio"] = num_or_null(s.worst);
     if (d.peaks) e["geomean_pct_peak_ratio"] = num_or_null(s.geomean_pct);
     sum.push_back(e);
   }
@@ -426,7 +466,8 @@ std::string diff_json(const DiffResult& d) {
     for (const auto& u : v) a.push_back({{"title", u.title}, {"x", u.x}, {"provider", u.provider}, {"label", u.label}});
     return a;
   };
-  j["unmatched"] = {{"base", un(d.only_base)}, {"head", un(d.only_head)}};
+  if (vs) j["unmatched"] = {{"without_against", un(d.only_head)}, {"without_provider", un(d.only_base)}};
+  else j["unmatched"] = {{"base", un(d.only_base)}, {"head", un(d.only_head)}};
   return j.dump(2) + "\n";
 }
 

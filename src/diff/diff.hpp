@@ -5,6 +5,9 @@
 // are equal, or, under a mapping "A=B" (--map), when the base point's label or provider is A
 // and the head point's provider or label is B (a published "tr" column against our "cuda":
 // --map tr=cuda). Each head point matches at most one base point; the rest are unmatched.
+//
+// opbench versus (versus_run): one run's provider against the best of other providers of the
+// same run, point by point, through the same matching and verdicts (see versus_run below).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -21,6 +24,9 @@ struct DiffOptions {
   std::string metric;       // "" (every point), "speed" or "memory"
   double threshold = 0.05;  // the smallest change that matters, as a fraction
   std::vector<std::pair<std::string, std::string>> map;  // base label/provider -> head provider/label
+  // Set by versus_run: "cuda against the faster of torch, torch_compile". The renderings then
+  // describe one run (base and head are the same run) and count SLOWER points as "slower".
+  std::string versus;
 };
 
 // "tr=cuda,toc=torch_compile" -> pairs; throws InputError("--map", ...) when malformed.
@@ -65,11 +71,29 @@ struct DiffResult {
   // rows ordered for reading: regressions (worst ratio first), then ERROR, UNSURE, FASTER,
   // SAME, FIXED.
   std::vector<const DiffRow*> by_severity() const;
+  size_t count(Verdict v) const;  // rows with this verdict
 };
 
 // Throws InputError for a metric a run does not hold, a matched pair whose metrics (or units)
 // differ, and when nothing matches.
 DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOptions& opt);
+
+// opbench versus: within one run, `provider` against `against`. For every (title, x) with a
+// point of the provider and at least one of the against providers, the base side is the
+// against point with the lowest shown value (failed points, value -1 or an error, are skipped
+// unless every against point failed) and the head side is the provider's point; each pair is
+// judged as diff_runs judges it. A (title, x) with only one side is counted as unmatched:
+// only_head (no against point), only_base (no provider point). Providers are named by
+// provider or column label. Throws InputError naming --provider / --against / --metric when
+// the run holds none of the provider's points, none of any against provider's, none of the
+// metric, or no (title, x) where both sides were measured.
+struct VersusOptions {
+  std::string provider;
+  std::vector<std::string> against;
+  std::string metric = "speed";  // "speed", "memory" or "" (both)
+  double threshold = 0;          // as a fraction: by default any confirmed slowdown counts
+};
+DiffResult versus_run(const ReportRun& run, const VersusOptions& opt);
 
 std::string diff_markdown(const DiffResult& d);
 std::string diff_json(const DiffResult& d);
