@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
 #include "common.h"
 
@@ -37,10 +39,49 @@ struct Tuning1d {
   int batch_rows = -1;    // lrpe row kernels: a step's rows are batches at one s, so each angle
                           // is evaluated once per step: -1 the op's choice (when b >= 2), 0 never,
                           // 1 always
+  int flat_threads = -1;  // act's flat and feature-softmax kernels: threads per block (128 or 256;
+                          // -1 the measured choice)
+  int feat_rows = -1;     // act softmax over d: rows per lane group in flight in act's own
+                          // feature-softmax kernel (1, 2, 4), 0 the rows1d row kernel, -1 the
+                          // measured choice
 };
 inline Tuning1d& tuning_1d() {
   static Tuning1d t;
   return t;
+}
+
+// Applies "key=value,key=value" (keys: the Tuning1d field names) to t. Returns "" or a one-line
+// reason. The providers read it from $OPBENCH_TUNING_1D, so a sweep can time a variant.
+inline std::string apply_tuning_1d(const std::string& spec, Tuning1d& t) {
+  struct Field { const char* name; int Tuning1d::*field; };
+  static const Field fields[] = {
+      {"prefetch", &Tuning1d::prefetch},         {"split_waves", &Tuning1d::split_waves},
+      {"tile_blocks_per_sm", &Tuning1d::tile_blocks_per_sm},
+      {"max_steps", &Tuning1d::max_steps},       {"stream_stores", &Tuning1d::stream_stores},
+      {"flat_units", &Tuning1d::flat_units},     {"batch_rows", &Tuning1d::batch_rows},
+      {"flat_threads", &Tuning1d::flat_threads}, {"feat_rows", &Tuning1d::feat_rows},
+  };
+  size_t pos = 0;
+  while (pos < spec.size()) {
+    size_t end = spec.find(',', pos);
+    if (end == std::string::npos) end = spec.size();
+    const std::string item = spec.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    const Field* f = nullptr;
+    for (const Field& c : fields)
+      if (key == c.name) f = &c;
+    if (f == nullptr) return "unknown key '" + key + "' in '" + item + "'";
+    if (eq == std::string::npos) return "'" + item + "' has no value (key=integer)";
+    const std::string v = item.substr(eq + 1);
+    char* rest = nullptr;
+    const long n = std::strtol(v.c_str(), &rest, 10);
+    if (v.empty() || *rest != '\0') return "'" + item + "': the value must be an integer";
+    t.*(f->field) = static_cast<int>(n);
+  }
+  return "";
 }
 
 // act: x and dout (b, h, n, d); out (b, h, n, d). act_dim: -1 or 3 (features), -2 or 2 (n).

@@ -120,6 +120,10 @@ __device__ __forceinline__ void ld_floats(const float* __restrict__ p, float (&o
   }
 }
 
+__device__ __forceinline__ void prefetch_l2(const void* p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
 // ---------------------------------------------------------------------------------------------
 struct MdArgs {
   const void* x;      // (b, h, L, d)
@@ -137,6 +141,7 @@ struct MdArgs {
   int64_t n1, n2;     // sizes of grid axes 1 and 2 (for the coordinate split)
   int d, e, nvec;     // nvec = d / V
   int bpt;            // batches per thread
+  bool prefetch;      // md_elem_kernel: the next round's rows into L2 before each round
 };
 
 // Angles of the V features j0 .. j0+V-1 of token s, head hh.
@@ -204,6 +209,13 @@ __global__ void __launch_bounds__(kThreads) md_elem_kernel(MdArgs a) {
   constexpr bool kNeedX = !BWD || A != Act::none;
 
   for (int64_t bi = b0; bi < b1; bi += U) {
+    if constexpr (!BWD) {  // forward only: backward measured slower with it (notes/perf-md-tpa.md)
+      if (a.prefetch) {
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          if (bi + U + u < b1) prefetch_l2(x + ((bi + U + u) * a.h * a.L + row) * a.d + j0);
+      }
+    }
     Pack<T, V> xv[U], dc[U], ds[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
@@ -561,10 +573,14 @@ MdArgs make_args(const LrpeMdShape& s, int V) {
   return a;
 }
 
-// Batches per thread: walk all of b unless the grid would then hold too few threads.
+// Batches per thread: walk all of b (each thread's angles serve every batch) unless the grid
+// would then hold less than one block per multiprocessor. Measured at the reference sweeps'
+// small sizes (notes/perf-md-tpa.md, run 7): all 12 batches 16.1 us at 1d n = 256 forward
+// against 21.3 us for the earlier rule (two waves of 2048 threads per SM: 2 batches a thread);
+// 3d n = 4 (64 tokens): 4 batches a thread 9.1 us, 12: 9.4, 1: 13.7.
 int batches_per_thread(const LrpeMdShape& s, int64_t threads_per_batch, const LrpeMdOptions& opt) {
   if (opt.batch_per_thread > 0) return static_cast<int>(std::min<int64_t>(opt.batch_per_thread, s.b));
-  const int64_t want = 2LL * 2048 * sm_count();  // two full waves of resident threads
+  const int64_t want = int64_t{kThreads} * sm_count();  // a block per multiprocessor
   int64_t chunks = (want + threads_per_batch - 1) / threads_per_batch;
   chunks = std::max<int64_t>(1, std::min<int64_t>(chunks, s.b));
   return static_cast<int>((s.b + chunks - 1) / chunks);
@@ -584,6 +600,7 @@ void launch_elem(MdArgs a, Act act, const LrpeMdShape& s, const LrpeMdOptions& o
                  cudaStream_t st) {
   const int64_t items = s.h * s.tokens() * a.nvec;
   a.bpt = batches_per_thread(s, items, opt);
+  a.prefetch = opt.prefetch != 0;  // default on (forward: measured +0.8 to +1.2%)
   const dim3 grid = grid_of(items, s.b, a.bpt);
   switch (act) {
     case Act::none: md_elem_kernel<T, V, Act::none, BWD><<<grid, kThreads, 0, st>>>(a); break;

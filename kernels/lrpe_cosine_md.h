@@ -40,6 +40,9 @@ struct LrpeMdOptions {
   // Batches each thread walks for one (head, token, feature vector), reusing its cos/sin:
   // 0 = automatic (all of b when the grid stays full), otherwise clamped to [1, b].
   int batch_per_thread = 0;
+  // Elementwise kernel, forward: before each round of batch loads, ask L2 for the next round's
+  // rows of x (prefetch.global.L2, no registers held): -1 = the default (on), 0 = off, 1 = on.
+  int prefetch = -1;
 };
 
 // act_dim: -1 (features) or -2 (sequence); only read when act == softmax.

@@ -10,6 +10,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,11 +55,22 @@ void check_grad(const std::string& op, const at::Tensor& g, const at::Tensor& x,
   if (!g.is_contiguous()) fail(op, "grad_out must be contiguous");
 }
 
+// $OPBENCH_TUNING_1D ("key=value,..."; kernels/args1d.h) applied once, before the first call:
+// a sweep can then time a kernel variant against the defaults (one run each, then opbench diff).
+void apply_env_tuning(const std::string& op) {
+  static const std::string error = [] {
+    const char* spec = std::getenv("OPBENCH_TUNING_1D");
+    return spec ? K::apply_tuning_1d(spec, K::tuning_1d()) : std::string();
+  }();
+  if (!error.empty()) fail(op, "OPBENCH_TUNING_1D: " + error);
+}
+
 // ---------------------------------------------------------------------------------------------
 // act: x (b, h, n, d)
 
 Call prepare_act(const Params& p, const Inputs& in) {
   const std::string op = "act/cuda";
+  apply_env_tuning(op);
   const bool bwd = backward_mode(op, p);
   if (in.tensors.size() != 1) fail(op, "expects one input, x");
   const at::Tensor x = in[0];
@@ -105,6 +117,7 @@ Call prepare_act(const Params& p, const Inputs& in) {
 
 Call prepare_lrpe(const Params& p, const Inputs& in, bool rotate) {
   const std::string op = std::string(rotate ? "lrpe_rotate" : "lrpe_cosine") + "/cuda";
+  apply_env_tuning(op);
   const bool bwd = backward_mode(op, p);
   if (in.tensors.size() != 2) fail(op, "expects inputs x, theta");
   const at::Tensor x = in[0], theta = in[1];
@@ -175,8 +188,8 @@ Provider provider(const char* op, const char* help,
 std::vector<Provider> cuda_providers_1d() {
   return {
       provider("act",
-               "our CUDA kernels: 16-byte elementwise, softmax over d in a row group, over n by "
-               "column statistics (block or split)",
+               "our CUDA kernels: 16-byte elementwise, softmax over d in a lane group per row, "
+               "over n by column statistics (block or split)",
                prepare_act),
       provider("lrpe_cosine",
                "our CUDA kernels: act fused, one pass, sin/cos of the float32 angle range-reduced",

@@ -12,18 +12,23 @@
 //
 // Families:
 //   tpa_tc_kernel<T, TT, STAGES>  (bf16/fp16; strategies b and bn)
-//     block = (chunk of m, group of HG = 16 * MTB heads, batch); warps = MTB x NS, warp (mi, ns)
-//     owns heads mi*16 .. +16 and output columns ns*64 .. +64. Per tile of TT tokens (cp.async,
-//     STAGES deep): S = Q BK^T by mma.sync (Q 16 x d from shared memory, BK via ldmatrix), times
-//     ak, online softmax per head row in registers, W = p * av packed straight into A fragments,
-//     O += W BV (BV via ldmatrix.trans). bk and bv are read once per (batch, head group).
+//     block = (chunk of m, group of HG = 16 * MH heads, batch); warp = (mi, ns, tq): heads
+//     mi*16 .. +16, output columns ns*128 .. +128, tokens tq*16 .. +16 of every tile of TT
+//     tokens (TT/16 token slices; cp.async, STAGES deep). Per tile a warp does S = Q BK^T on its
+//     16 x 16 (mma.sync m16n8k16, Q and BK by ldmatrix), times ak, an online softmax over its own
+//     token slice (ak and av fragments by ldmatrix.trans straight into the accumulator layout),
+//     W = p * av packed into A fragments, O += W BV (ldmatrix.trans); no warp repeats another's
+//     scores. The slices merge (m, l, O) through shared memory at the end. bk and bv are read
+//     once per (batch, head group).
 //   tpa_cc_kernel<T>  (any dtype; strategy bh with one head a block, and fp32 b/bn)
 //     the same tiling on float32 FMAs: scores by (token, head) pairs, softmax a warp per head,
 //     O += W BV with float4 accumulators in registers (token slices when few heads).
-//   tpa_reduce_kernel  (bn) merges the chunk partials: M = max m_c, L = sum l_c 2^(m_c - M),
-//     o = scale_v sum o_c 2^(m_c - M) / L; launched with programmatic dependent launch on sm_90.
-// Both main kernels build q first (aq transposed and bq staged in shared memory, all loads in
-// flight at once), then stream the tiles. Measured: notes/perf-md-tpa.md.
+//   tpa_reduce_kernel<T, V>  (bn) merges the chunk partials: M = max m_c, L = sum l_c 2^(m_c - M),
+//     o = scale_v sum o_c 2^(m_c - M) / L, every load in flight at once; launched with
+//     programmatic dependent launch on sm_90.
+// Both main kernels start with the q inputs (aq rows, bq) copied asynchronously together with
+// the first tile, then build q in shared memory (aq as a transposed float table). Measured:
+// notes/perf-md-tpa.md.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -59,7 +64,7 @@ const char* tpa_strategy_name(TpaStrategy s) {
 namespace {
 
 constexpr float kLog2e = 1.4426950408889634f;
-constexpr int kEW = 64;          // output columns per warp (tensor-core kernel)
+constexpr int kEW = 128;         // output columns per warp (tensor-core kernel)
 constexpr int kMaxWarpsTc = 8;   // warps per tensor-core block
 constexpr int kCcThreads = 256;  // threads per CUDA-core block
 constexpr int kCcMaxQuads = 8;   // float4 accumulators per thread (CUDA-core kernel)
@@ -120,6 +125,9 @@ template <> struct MmaOp<__nv_bfloat16> {
     __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
     return *reinterpret_cast<uint32_t*>(&v);
   }
+  static __device__ __forceinline__ float2 unpack(uint32_t r) {
+    return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&r));
+  }
 };
 template <> struct MmaOp<__half> {
   static __device__ __forceinline__ void run(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
@@ -133,6 +141,9 @@ template <> struct MmaOp<__half> {
   static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
     __half2 v = __floats2half2_rn(lo, hi);
     return *reinterpret_cast<uint32_t*>(&v);
+  }
+  static __device__ __forceinline__ float2 unpack(uint32_t r) {
+    return __half22float2(*reinterpret_cast<const __half2*>(&r));
   }
 };
 
@@ -149,19 +160,46 @@ struct TpaArgs {
   int tt;                    // tokens per tile
   bool a_full;               // ak/av tiles hold every head (bh), else the block's heads
   int w_bk, w_bv, w_a;       // cp.async widths in bytes (16, 8, 4; 0 = plain loads)
-  // shared-memory geometry (elements)
+  int lg_bk, lg_bv, lg_a;    // log2 of the chunks per row when a power of two dividing the
+                             // block's threads, else -1 (load_rows)
+  // shared-memory geometry (elements; offsets in bytes)
   int q_stride, bk_stride, bv_stride, a_stride, d_pad, e_pad;
-  // tc: warps split e in NS parts
+  int stage_off, qin_off;    // the pipeline stages; the raw q inputs (aq rows, bq)
+  int aqt_off;               // tc: aq as a transposed float table (r x HG rounded to 8)
+  // tc: warps split e in NS parts of kEW columns
   int NS;
   float qscale;              // scale * scale_k * scale_q * log2(e)
   float vscale;              // scale_v
 };
 
 // Rows [0, rows) x columns [0, cols) of a tile, global (row stride ss) -> shared (row stride
-// ds); rows >= valid are written as zeros. Asynchronous unless w == 0.
+// ds); rows >= valid are written as zeros. Asynchronous unless w == 0. lg_cpr >= 0: a row is
+// 2^lg_cpr chunks of w bytes and 2^lg_cpr divides nthr, so a thread keeps one column and its
+// rows step by nthr >> lg_cpr (shifts only: this runs once per tile and stream).
 template <typename T>
 __device__ __forceinline__ void load_rows(T* dst, int ds, const T* src, int64_t ss, int valid,
-                                          int rows, int cols, int w, int tid, int nthr) {
+                                          int rows, int cols, int w, int lg_cpr, int tid,
+                                          int nthr) {
+  if (lg_cpr >= 0) {
+    const int epc = w / static_cast<int>(sizeof(T));
+    const int c = (tid & ((1 << lg_cpr) - 1)) * epc;
+    const int rstep = nthr >> lg_cpr;
+    int r = tid >> lg_cpr;
+    const T* sp = src + r * ss + c;
+    const int64_t sstep = rstep * ss;
+    uint32_t d = smem_u32(dst + r * ds + c);
+    const uint32_t dstep = static_cast<uint32_t>(rstep * ds * sizeof(T));
+    if (w == 16 && valid >= rows) {  // the common case: whole tiles of 16-byte chunks
+      for (; r < rows; r += rstep, sp += sstep, d += dstep)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(sp));
+      return;
+    }
+    for (; r < rows; r += rstep, sp += sstep) {
+      const bool ok = r < valid;
+      cp_async(dst + r * ds + c, ok ? sp : src, w, ok ? w : 0);
+    }
+    return;
+  }
   if (w == 0) {
     const int n = rows * cols;
     for (int i = tid; i < n; i += nthr) {
@@ -172,14 +210,6 @@ __device__ __forceinline__ void load_rows(T* dst, int ds, const T* src, int64_t 
   }
   const int epc = w / static_cast<int>(sizeof(T));
   const int cpr = cols / epc;
-  if (nthr % cpr == 0) {  // common case: each thread keeps one column chunk, rows stride by nthr/cpr
-    const int c = (tid % cpr) * epc, rstep = nthr / cpr;
-    for (int rr = tid / cpr; rr < rows; rr += rstep) {
-      const bool ok = rr < valid;
-      cp_async(dst + rr * ds + c, src + (ok ? rr : 0) * ss + c, w, ok ? w : 0);
-    }
-    return;
-  }
   const int n = rows * cpr;
   for (int i = tid; i < n; i += nthr) {
     const int rr = i / cpr, c = (i % cpr) * epc;
@@ -188,26 +218,48 @@ __device__ __forceinline__ void load_rows(T* dst, int ds, const T* src, int64_t 
   }
 }
 
-// q (HG x q_cols) for heads head0 .. head0+HG-1 of batch bi, pre-scaled; rows >= hv and columns
-// >= d are zero. aq_t: r * HG8 floats (aq transposed, HG8 = HG rounded up to 8). scratch: a free
-// pipeline stage; bq (r x d) is staged there as float when it fits (all loads in flight at
-// once), else read from global memory.
-template <typename T, typename QT>
-__device__ __forceinline__ void build_q(const TpaArgs& a, int bi, int head0, int hv, float* aq_t,
-                                        void* scratch, size_t scratch_bytes, QT* Qs, int q_stride,
-                                        int q_cols, int tid, int nthr) {
-  using S = Storage<T>;
+// The q inputs of a block, raw: aq rows of its heads (hv x r) and bq (r x d), copied into shared
+// memory asynchronously (every copy in flight at once; the caller commits the group). `dst` is
+// 16-byte aligned; the widest cp.async that the source and size allow, plain copies otherwise.
+__device__ __forceinline__ void copy_flat_async(void* dst, const void* src, int nbytes, int tid,
+                                                int nthr) {
+  const uintptr_t bits = reinterpret_cast<uintptr_t>(src) | static_cast<uintptr_t>(nbytes);
+  const int w = bits % 16 == 0 ? 16 : bits % 8 == 0 ? 8 : bits % 4 == 0 ? 4 : 0;
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  if (w == 0) {  // 2-byte elements at odd offsets: plain copies (rare shapes only)
+    for (int i = tid; i < nbytes / 2; i += nthr)
+      reinterpret_cast<uint16_t*>(d)[i] = reinterpret_cast<const uint16_t*>(s)[i];
+    return;
+  }
+  for (int i = tid * w; i < nbytes; i += nthr * w) cp_async(d + i, s + i, w, w);
+}
+
+template <typename T>
+__device__ __forceinline__ const T* stage_q_inputs(const TpaArgs& a, int bi, int head0, int hv,
+                                                   T* qin, int tid, int nthr) {
   const T* aq = static_cast<const T*>(a.aq) + (static_cast<int64_t>(bi) * a.h + head0) * a.r;
   const T* bq = static_cast<const T*>(a.bq) + static_cast<int64_t>(bi) * a.r * a.d;
+  T* bq_s = qin + ((hv * a.r + 7) & ~7);
+  copy_flat_async(qin, aq, hv * a.r * static_cast<int>(sizeof(T)), tid, nthr);
+  copy_flat_async(bq_s, bq, a.r * a.d * static_cast<int>(sizeof(T)), tid, nthr);
+  return bq_s;
+}
+
+// q (HG x q_cols) for the block's heads from the staged inputs, pre-scaled by qscale; rows >= hv
+// and columns >= d are zero. aq goes first into a transposed float table aq_t (r x HG8, zero
+// past hv: the caller gives r * HG8 floats), then a thread per (8 heads, column) reads 8 heads
+// with two 16-byte broadcasts per rank.
+template <typename T, typename QT>
+__device__ __forceinline__ void compute_q(const TpaArgs& a, const T* aq_s, const T* bq_s, int hv,
+                                          float* aq_t, QT* Qs, int q_stride, int q_cols, int tid,
+                                          int nthr) {
+  using S = Storage<T>;
   const int HG8 = (a.HG + 7) & ~7;
   for (int i = tid; i < HG8 * a.r; i += nthr) {
     const int hh = i / a.r, rr = i % a.r;
-    aq_t[rr * HG8 + hh] = hh < hv ? S::to_f(aq[i]) : 0.f;
+    aq_t[rr * HG8 + hh] = hh < hv ? S::to_f(aq_s[i]) : 0.f;
   }
-  float* bq_s = static_cast<float*>(scratch);
-  const bool staged = static_cast<size_t>(a.r) * a.d * sizeof(float) <= scratch_bytes;
-  if (staged)
-    for (int i = tid; i < a.r * a.d; i += nthr) bq_s[i] = S::to_f(bq[i]);
   __syncthreads();
   const int groups = HG8 / 8;
   for (int i = tid; i < groups * q_cols; i += nthr) {
@@ -215,7 +267,7 @@ __device__ __forceinline__ void build_q(const TpaArgs& a, int bi, int head0, int
     float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
     if (k < a.d) {
       for (int rr = 0; rr < a.r; ++rr) {
-        const float bv = staged ? bq_s[rr * a.d + k] : S::to_f(bq[rr * a.d + k]);
+        const float bv = S::to_f(bq_s[rr * a.d + k]);
         const float4 a0 = *reinterpret_cast<const float4*>(aq_t + rr * HG8 + hc * 8);
         const float4 a1 = *reinterpret_cast<const float4*>(aq_t + rr * HG8 + hc * 8 + 4);
         acc[0] = fmaf(a0.x, bv, acc[0]); acc[1] = fmaf(a0.y, bv, acc[1]);
@@ -249,11 +301,15 @@ __device__ __forceinline__ void pdl_wait() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Tensor-core kernel (bf16 / fp16).
+// Tensor-core kernel (bf16 / fp16). Warp w = (mi, ns, tq): heads mi*16 .. +16 of the block's
+// group, output columns ns*kEW .. +kEW, and tokens tq*16 .. +16 of every tile (TQ = TT / 16
+// slices). Each warp runs its own online softmax over its token slice; the slices are merged
+// through shared memory at the end. No warp repeats another's scores.
 template <typename T, int TT, int STAGES>
-__global__ void __launch_bounds__(kMaxWarpsTc * 32) tpa_tc_kernel(TpaArgs a) {
+__global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) {
   using S = Storage<T>;
   using M = MmaOp<T>;
+  constexpr int TQ = TT / 16;
   extern __shared__ __align__(16) unsigned char smem[];
   const int tid = threadIdx.x, nthr = blockDim.x;
   const int lane = tid & 31, warp = tid >> 5;
@@ -264,42 +320,47 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32) tpa_tc_kernel(TpaArgs a) {
   const int64_t t_end = min64(a.m, t_begin + a.chunk_len);
   const int ntiles = static_cast<int>((t_end - t_begin + TT - 1) / TT);
 
-  // shared memory: Qs | aq_s | STAGES x (BK | BV | AK | AV)
+  // shared memory: Qs | aq_t | STAGES x (BK | BV | AK | AV) (tc_layout); the q inputs at qin_off
+  // (the last stage when they fit there); after the loop the stages hold the merge buffers.
   T* Qs = reinterpret_cast<T*>(smem);
-  size_t off = (static_cast<size_t>(a.HG) * a.q_stride * sizeof(T) + 15) & ~size_t(15);
-  float* aq_s = reinterpret_cast<float*>(smem + off);
-  off += (static_cast<size_t>((a.HG + 7) & ~7) * a.r * sizeof(float) + 15) & ~size_t(15);
+  float* aq_t = reinterpret_cast<float*>(smem + a.aqt_off);
+  T* stages = reinterpret_cast<T*>(smem + a.stage_off);
   const int bk_elems = TT * a.bk_stride, bv_elems = TT * a.bv_stride, a_elems = TT * a.a_stride;
   const int stage_elems = bk_elems + bv_elems + 2 * a_elems;
-  T* stages = reinterpret_cast<T*>(smem + off);
 
   const T* bk = static_cast<const T*>(a.bk) + static_cast<int64_t>(bi) * a.m * a.d;
   const T* bv = static_cast<const T*>(a.bv) + static_cast<int64_t>(bi) * a.m * a.e;
   const T* ak = static_cast<const T*>(a.ak) + static_cast<int64_t>(bi) * a.m * a.h + head0;
   const T* av = static_cast<const T*>(a.av) + static_cast<int64_t>(bi) * a.m * a.h + head0;
+  const int lg_a = hv == a.HG ? a.lg_a : -1;  // the last head group may be narrower
 
   auto issue = [&](int tile) {
     T* base = stages + (tile % STAGES) * stage_elems;
     const int64_t t0 = t_begin + static_cast<int64_t>(tile) * TT;
     const int valid = static_cast<int>(min64(TT, t_end - t0));
-    load_rows<T>(base, a.bk_stride, bk + t0 * a.d, a.d, valid, TT, a.d, a.w_bk, tid, nthr);
-    load_rows<T>(base + bk_elems, a.bv_stride, bv + t0 * a.e, a.e, valid, TT, a.e, a.w_bv, tid, nthr);
-    load_rows<T>(base + bk_elems + bv_elems, a.a_stride, ak + t0 * a.h, a.h, valid, TT, hv, a.w_a,
+    load_rows<T>(base, a.bk_stride, bk + t0 * a.d, a.d, valid, TT, a.d, a.w_bk, a.lg_bk, tid, nthr);
+    load_rows<T>(base + bk_elems, a.bv_stride, bv + t0 * a.e, a.e, valid, TT, a.e, a.w_bv, a.lg_bv,
                  tid, nthr);
+    load_rows<T>(base + bk_elems + bv_elems, a.a_stride, ak + t0 * a.h, a.h, valid, TT, hv, a.w_a,
+                 lg_a, tid, nthr);
     load_rows<T>(base + bk_elems + bv_elems + a_elems, a.a_stride, av + t0 * a.h, a.h, valid, TT,
-                 hv, a.w_a, tid, nthr);
+                 hv, a.w_a, lg_a, tid, nthr);
   };
+
+  // q inputs first (their group completes before the tiles'), then the first STAGES-1 tiles.
+  T* qin = reinterpret_cast<T*>(smem + a.qin_off);
+  const T* bq_s = stage_q_inputs<T>(a, bi, head0, hv, qin, tid, nthr);
+  cp_async_commit();
 #pragma unroll
   for (int st = 0; st < STAGES - 1; ++st) {
     if (st < ntiles) issue(st);
     cp_async_commit();
   }
-
-  // the last stage is free until the first iteration issues into it
-  build_q<T, T>(a, bi, head0, hv, aq_s, stages + (STAGES - 1) * stage_elems,
-                sizeof(T) * stage_elems, Qs, a.q_stride, a.d_pad, tid, nthr);
+  cp_async_wait<STAGES - 1>();
+  __syncthreads();
+  compute_q<T, T>(a, qin, bq_s, hv, aq_t, Qs, a.q_stride, a.d_pad, tid, nthr);
   pdl_trigger();
-  __syncthreads();  // build_q's scratch (the last stage) is read; its padding is rewritten below
+  __syncthreads();  // the q inputs (maybe in the last stage) are read; padding is written below
 
   // Zero the padding columns once (cp.async never writes them; the loop's first barrier
   // orders these stores before any read).
@@ -317,9 +378,9 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32) tpa_tc_kernel(TpaArgs a) {
     }
   }
 
-
-  const int mi = warp / a.NS, ns = warp % a.NS;
+  const int tq = warp % TQ, ns = (warp / TQ) % a.NS, mi = warp / (TQ * a.NS);
   const int g = lane >> 2, c4 = lane & 3;
+  const int trow = tq * 16;  // the warp's first token row of a tile
   float o[kEW / 8][4];
 #pragma unroll
   for (int n = 0; n < kEW / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
@@ -338,81 +399,86 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32) tpa_tc_kernel(TpaArgs a) {
     const T* AV = AK + a_elems;
     const int valid = static_cast<int>(min64(TT, t_end - (t_begin + static_cast<int64_t>(kt) * TT)));
 
-    // S = Q BK^T for this warp's 16 heads and the TT tokens.
-    float s[TT / 8][4];
-#pragma unroll
-    for (int n = 0; n < TT / 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+    // S = Q BK^T: this warp's 16 heads x 16 tokens.
+    float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
     for (int ks = 0; ks < ksteps; ++ks) {
-      uint32_t qa[4];
+      uint32_t qa[4], kb[4];
       ldsm_x4(qa, Qs + (mi * 16 + (lane & 15)) * a.q_stride + ks * 16 + (lane >> 4) * 8);
-#pragma unroll
-      for (int np = 0; np < TT / 16; ++np) {
-        uint32_t kb[4];
-        ldsm_x4(kb, BK + (np * 16 + (lane & 7) + (lane >> 4) * 8) * a.bk_stride + ks * 16 +
-                        ((lane >> 3) & 1) * 8);
-        M::run(s[2 * np], qa, kb[0], kb[1]);
-        M::run(s[2 * np + 1], qa, kb[2], kb[3]);
-      }
+      ldsm_x4(kb, BK + (trow + (lane & 7) + (lane >> 4) * 8) * a.bk_stride + ks * 16 +
+                      ((lane >> 3) & 1) * 8);
+      M::run(s[0], qa, kb[0], kb[1]);
+      M::run(s[1], qa, kb[2], kb[3]);
     }
 
-    // Scores times ak, masked; online softmax per head row (rows g and g + 8 of the tile).
+    // ak and av in the scores' accumulator layout, one ldmatrix.trans each: matrix j holds
+    // tokens trow + (j >> 1) * 8 .. +8 of heads mi * 16 + (j & 1) * 8 .. +8, so register j is
+    // (n = j >> 1, rows g or g + 8 as j & 1) and its halves are tokens 2 c4 and 2 c4 + 1.
+    uint32_t akf[4], avf[4];
+    {
+      const int off = (trow + ((lane >> 4) << 3) + (lane & 7)) * a.a_stride + mi * 16 +
+                      (((lane >> 3) & 1) << 3);
+      ldsm_x4_t(akf, AK + off);
+      ldsm_x4_t(avf, AV + off);
+    }
+    // Scores times ak, masked; online softmax per head row (rows g and g + 8 of the 16).
     float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
-    for (int n = 0; n < TT / 8; ++n)
+    for (int n = 0; n < 2; ++n)
 #pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const int t = n * 8 + 2 * c4 + (q & 1);
-        const int row = mi * 16 + g + (q >> 1) * 8;
-        const float v = s[n][q] * S::to_f(AK[t * a.a_stride + row]);
-        s[n][q] = t < valid ? v : -INFINITY;
-        mx[q >> 1] = fmaxf(mx[q >> 1], s[n][q]);
+      for (int i = 0; i < 2; ++i) {
+        const float2 k2 = M::unpack(akf[2 * n + i]);
+        const int t = trow + n * 8 + 2 * c4;
+        s[n][2 * i] = t < valid ? s[n][2 * i] * k2.x : -INFINITY;
+        s[n][2 * i + 1] = t + 1 < valid ? s[n][2 * i + 1] * k2.y : -INFINITY;
+        mx[i] = fmaxf(mx[i], fmaxf(s[n][2 * i], s[n][2 * i + 1]));
       }
-    float alpha[2];
+    float alpha[2], mref[2];
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
       mx[i] = fmaxf(mx[i], __shfl_xor_sync(0xffffffffu, mx[i], 1));
       mx[i] = fmaxf(mx[i], __shfl_xor_sync(0xffffffffu, mx[i], 2));
-      const float mnew = fmaxf(mrow[i], mx[i]);  // finite: every tile has a valid token
-      alpha[i] = ex2(mrow[i] - mnew);
+      const float mnew = fmaxf(mrow[i], mx[i]);
+      mref[i] = mnew == -INFINITY ? 0.f : mnew;  // a slice may not have met a valid token yet
+      alpha[i] = ex2(mrow[i] - mref[i]);
       mrow[i] = mnew;
     }
     float rs[2] = {0.f, 0.f};
 #pragma unroll
-    for (int n = 0; n < TT / 8; ++n)
+    for (int n = 0; n < 2; ++n)
 #pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const int t = n * 8 + 2 * c4 + (q & 1);
-        const int row = mi * 16 + g + (q >> 1) * 8;
-        const float p = ex2(s[n][q] - mrow[q >> 1]);
-        rs[q >> 1] += p;
-        s[n][q] = p * S::to_f(AV[t * a.a_stride + row]);
+      for (int i = 0; i < 2; ++i) {
+        const float2 v2 = M::unpack(avf[2 * n + i]);
+        const float p0 = ex2(s[n][2 * i] - mref[i]), p1 = ex2(s[n][2 * i + 1] - mref[i]);
+        rs[i] += p0 + p1;
+        s[n][2 * i] = p0 * v2.x;
+        s[n][2 * i + 1] = p1 * v2.y;
       }
 #pragma unroll
     for (int i = 0; i < 2; ++i) lrow[i] = lrow[i] * alpha[i] + rs[i];
+    // Rescale the accumulators only when some row's max moved (rare after the first tiles).
+    if (__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) {
 #pragma unroll
-    for (int n = 0; n < kEW / 8; ++n) {
-      o[n][0] *= alpha[0]; o[n][1] *= alpha[0];
-      o[n][2] *= alpha[1]; o[n][3] *= alpha[1];
+      for (int n = 0; n < kEW / 8; ++n) {
+        o[n][0] *= alpha[0]; o[n][1] *= alpha[0];
+        o[n][2] *= alpha[1]; o[n][3] *= alpha[1];
+      }
     }
 
-    // O += W BV for this warp's 64 columns.
+    // O += W BV: the scores' accumulator layout is the A operand's (16 heads x 16 tokens).
+    uint32_t pa[4];
+    pa[0] = M::pack(s[0][0], s[0][1]);
+    pa[1] = M::pack(s[0][2], s[0][3]);
+    pa[2] = M::pack(s[1][0], s[1][1]);
+    pa[3] = M::pack(s[1][2], s[1][3]);
 #pragma unroll
-    for (int k2 = 0; k2 < TT / 16; ++k2) {
-      uint32_t pa[4];
-      pa[0] = M::pack(s[2 * k2][0], s[2 * k2][1]);
-      pa[1] = M::pack(s[2 * k2][2], s[2 * k2][3]);
-      pa[2] = M::pack(s[2 * k2 + 1][0], s[2 * k2 + 1][1]);
-      pa[3] = M::pack(s[2 * k2 + 1][2], s[2 * k2 + 1][3]);
-#pragma unroll
-      for (int cp = 0; cp < kEW / 16; ++cp) {
-        const int col0 = ns * kEW + cp * 16;
-        if (col0 < a.e_pad) {
-          uint32_t vb[4];
-          ldsm_x4_t(vb, BV + (k2 * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * a.bv_stride + col0 +
-                            (lane >> 4) * 8);
-          M::run(o[2 * cp], pa, vb[0], vb[1]);
-          M::run(o[2 * cp + 1], pa, vb[2], vb[3]);
-        }
+    for (int cp = 0; cp < kEW / 16; ++cp) {
+      const int col0 = ns * kEW + cp * 16;
+      if (col0 < a.e_pad) {
+        uint32_t vb[4];
+        ldsm_x4_t(vb, BV + (trow + (lane & 7) + ((lane >> 3) & 1) * 8) * a.bv_stride + col0 +
+                          (lane >> 4) * 8);
+        M::run(o[2 * cp], pa, vb[0], vb[1]);
+        M::run(o[2 * cp + 1], pa, vb[2], vb[3]);
       }
     }
   }
@@ -423,6 +489,59 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32) tpa_tc_kernel(TpaArgs a) {
     lrow[i] += __shfl_xor_sync(0xffffffffu, lrow[i], 1);
     lrow[i] += __shfl_xor_sync(0xffffffffu, lrow[i], 2);
   }
+
+  // Merge the token slices: slices 1.. write (m, l, o) to the free stages, slice 0 combines.
+  if constexpr (TQ > 1) {
+    float* red_m = reinterpret_cast<float*>(stages);
+    float* red_l = red_m + (TQ - 1) * a.HG;
+    float* red_o = red_l + (TQ - 1) * a.HG;
+    const int ostride = a.NS * kEW;
+    __syncthreads();  // every warp is done with the stages
+    if (tq > 0) {
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int row = mi * 16 + g + i * 8;
+        const int slot = (tq - 1) * a.HG + row;
+        if (ns == 0 && c4 == 0) {
+          red_m[slot] = mrow[i];
+          red_l[slot] = lrow[i];
+        }
+#pragma unroll
+        for (int n = 0; n < kEW / 8; ++n) {
+          const int col = ns * kEW + n * 8 + 2 * c4;
+          *reinterpret_cast<float2*>(red_o + static_cast<int64_t>(slot) * ostride + col) =
+              make_float2(o[n][2 * i], o[n][2 * i + 1]);
+        }
+      }
+    }
+    __syncthreads();
+    if (tq > 0) return;
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int row = mi * 16 + g + i * 8;
+      float mall = mrow[i];
+      for (int q = 1; q < TQ; ++q) mall = fmaxf(mall, red_m[(q - 1) * a.HG + row]);
+      const float mref = mall == -INFINITY ? 0.f : mall;  // rows past hv: every slice empty
+      const float w0 = ex2(mrow[i] - mref);
+      lrow[i] *= w0;
+#pragma unroll
+      for (int n = 0; n < kEW / 8; ++n) { o[n][2 * i] *= w0; o[n][2 * i + 1] *= w0; }
+      for (int q = 1; q < TQ; ++q) {
+        const int slot = (q - 1) * a.HG + row;
+        const float w = ex2(red_m[slot] - mref);
+        lrow[i] = fmaf(red_l[slot], w, lrow[i]);
+#pragma unroll
+        for (int n = 0; n < kEW / 8; ++n) {
+          const int col = ns * kEW + n * 8 + 2 * c4;
+          const float2 v = *reinterpret_cast<const float2*>(red_o + static_cast<int64_t>(slot) * ostride + col);
+          o[n][2 * i] = fmaf(v.x, w, o[n][2 * i]);
+          o[n][2 * i + 1] = fmaf(v.y, w, o[n][2 * i + 1]);
+        }
+      }
+      mrow[i] = mall;
+    }
+  }
+
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
     const int hl = mi * 16 + g + i * 8;
@@ -453,7 +572,6 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32) tpa_tc_kernel(TpaArgs a) {
     }
   }
 }
-
 // ---------------------------------------------------------------------------------------------
 // CUDA-core kernel (any dtype). 256 threads.
 template <typename T>
@@ -483,9 +601,11 @@ __global__ void __launch_bounds__(kCcThreads) tpa_cc_kernel(TpaArgs a) {
   const int acol0 = a.a_full ? 0 : head0;     // first head column held in the ak/av tiles
   const int acols = a.a_full ? a.h : hv;
   const int aoff = head0 - acol0;             // tile column of the block's head 0
+  const int lg_a = acols == (a.a_full ? a.h : a.HG) ? a.lg_a : -1;
   const int d4 = (a.d + 3) / 4, e4 = (a.e + 3) / 4;
 
-  // shared memory: Qs (float) | aq_s | Ps | m_s l_s al_s | 2 x (BK | BV | AK | AV)
+  // shared memory: Qs (float) | aq_t | Ps | m_s l_s al_s | 2 x (BK | BV | AK | AV) from stage_off (the
+  // plan's cc_layout); the raw q inputs at qin_off (stage 1 when they fit there)
   size_t off = 0;
   auto carve = [&](size_t bytes) {
     unsigned char* p = smem + off;
@@ -493,7 +613,7 @@ __global__ void __launch_bounds__(kCcThreads) tpa_cc_kernel(TpaArgs a) {
     return p;
   };
   float* Qs = reinterpret_cast<float*>(carve(sizeof(float) * a.HG * a.q_stride));
-  float* aq_s = reinterpret_cast<float*>(carve(sizeof(float) * ((a.HG + 7) & ~7) * a.r));
+  float* aq_t = reinterpret_cast<float*>(carve(sizeof(float) * a.r * ((a.HG + 7) & ~7)));
   const int ps_stride = a.HG + 1;
   float* Ps = reinterpret_cast<float*>(carve(sizeof(float) * TT * ps_stride));
   float* m_s = reinterpret_cast<float*>(carve(sizeof(float) * a.HG));
@@ -501,7 +621,7 @@ __global__ void __launch_bounds__(kCcThreads) tpa_cc_kernel(TpaArgs a) {
   float* al_s = reinterpret_cast<float*>(carve(sizeof(float) * a.HG));
   const int bk_elems = TT * a.bk_stride, bv_elems = TT * a.bv_stride, a_elems = TT * a.a_stride;
   const int stage_elems = bk_elems + bv_elems + 2 * a_elems;
-  T* stages = reinterpret_cast<T*>(carve(sizeof(T) * 2 * stage_elems));
+  T* stages = reinterpret_cast<T*>(smem + a.stage_off);
 
   const T* bk = static_cast<const T*>(a.bk) + static_cast<int64_t>(bi) * a.m * a.d;
   const T* bv = static_cast<const T*>(a.bv) + static_cast<int64_t>(bi) * a.m * a.e;
@@ -512,21 +632,26 @@ __global__ void __launch_bounds__(kCcThreads) tpa_cc_kernel(TpaArgs a) {
     T* base = stages + (tile & 1) * stage_elems;
     const int64_t t0 = t_begin + static_cast<int64_t>(tile) * TT;
     const int valid = static_cast<int>(min64(TT, t_end - t0));
-    load_rows<T>(base, a.bk_stride, bk + t0 * a.d, a.d, valid, TT, a.d, a.w_bk, tid, kCcThreads);
-    load_rows<T>(base + bk_elems, a.bv_stride, bv + t0 * a.e, a.e, valid, TT, a.e, a.w_bv, tid,
+    load_rows<T>(base, a.bk_stride, bk + t0 * a.d, a.d, valid, TT, a.d, a.w_bk, a.lg_bk, tid,
                  kCcThreads);
+    load_rows<T>(base + bk_elems, a.bv_stride, bv + t0 * a.e, a.e, valid, TT, a.e, a.w_bv, a.lg_bv,
+                 tid, kCcThreads);
     load_rows<T>(base + bk_elems + bv_elems, a.a_stride, ak + t0 * a.h, a.h, valid, TT, acols,
-                 a.w_a, tid, kCcThreads);
+                 a.w_a, lg_a, tid, kCcThreads);
     load_rows<T>(base + bk_elems + bv_elems + a_elems, a.a_stride, av + t0 * a.h, a.h, valid, TT,
-                 acols, a.w_a, tid, kCcThreads);
+                 acols, a.w_a, lg_a, tid, kCcThreads);
   };
+  // q inputs first, then tile 0: both in flight at once
+  T* qin = reinterpret_cast<T*>(smem + a.qin_off);
+  const T* bq_s = stage_q_inputs<T>(a, bi, head0, hv, qin, tid, kCcThreads);
+  cp_async_commit();
   if (ntiles > 0) issue(0);
   cp_async_commit();
-
-  build_q<T, float>(a, bi, head0, hv, aq_s, stages + stage_elems, sizeof(T) * stage_elems, Qs,
-                    a.q_stride, d4 * 4, tid, kCcThreads);  // stage 1 is free until iteration 0
+  cp_async_wait<1>();
+  __syncthreads();
+  compute_q<T, float>(a, qin, bq_s, hv, aq_t, Qs, a.q_stride, d4 * 4, tid, kCcThreads);
   pdl_trigger();
-  __syncthreads();  // build_q's scratch (stage 1) is read; its padding is rewritten below
+  __syncthreads();  // the q inputs (maybe in stage 1) are read; padding is written below
   {  // zero the padding columns of both stages (never written by the copies)
     const T z = S::from_f(0.f);
     for (int st = 0; st < 2; ++st) {
@@ -667,8 +792,14 @@ __global__ void __launch_bounds__(kCcThreads) tpa_cc_kernel(TpaArgs a) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// bn: merge the chunk partials. Block per (b, h): the chunk weights 2^(m_c - M) once, in shared
-// memory (dynamic: nchunks floats), then a thread per output column with 8 loads in flight.
+// bn: merge the chunk partials, a block of kRedThreads per (b, h), every global load in flight
+// at once: thread (slice, column group) loads the partial o of chunks slice, slice + S, ... (the
+// first kRedBatch of them before any use) while the first threads load the chunks' m and l; the
+// weights 2^(m_c - M) then go through shared memory, and the slices are summed there.
+// V = 4: float4 columns (e % 4 == 0), else single columns.
+constexpr int kRedThreads = 256;
+constexpr int kRedBatch = 8;
+
 __device__ __forceinline__ float block_reduce(float v, bool is_max, float* red) {
   for (int o = 16; o > 0; o >>= 1) {
     const float w = __shfl_xor_sync(0xffffffffu, v, o);
@@ -683,37 +814,93 @@ __device__ __forceinline__ float block_reduce(float v, bool is_max, float* red) 
   return v;
 }
 
-template <typename T>
-__global__ void __launch_bounds__(256) tpa_reduce_kernel(TpaArgs a) {
-  extern __shared__ float wts[];
+template <int V> struct RedVec { float v[V]; };
+
+template <int V>
+__device__ __forceinline__ RedVec<V> ld_red(const float* p) {
+  RedVec<V> r;
+  if constexpr (V == 4) {
+    const float4 t = *reinterpret_cast<const float4*>(p);
+    r.v[0] = t.x; r.v[1] = t.y; r.v[2] = t.z; r.v[3] = t.w;
+  } else {
+    r.v[0] = *p;
+  }
+  return r;
+}
+
+// Dynamic shared memory of the reduction: m then weights (nchunks), l (nchunks), slice sums
+// (at most kRedThreads groups of V floats).
+size_t reduce_smem(int nchunks, int V) {
+  return sizeof(float) * (2 * ((nchunks + 3) & ~3) + kRedThreads * V);
+}
+
+template <typename T, int V>
+__global__ void __launch_bounds__(kRedThreads) tpa_reduce_kernel(TpaArgs a) {
+  extern __shared__ __align__(16) float sh[];
   __shared__ float red[32];
-  pdl_wait();  // the partials of the main kernel (PDL) are complete and visible
+  const int nc4 = (a.nchunks + 3) & ~3;
+  float* wts = sh;             // m_c, then the weights
+  float* lsh = sh + nc4;       // l_c
+  float* part = sh + 2 * nc4;  // slice sums: S x ngrp x V
+  const int ngrp = (a.e + V - 1) / V;
+  const int S = max(1, kRedThreads / ngrp);
+  const int tid = threadIdx.x, slice = tid / ngrp, grp = tid % ngrp;
+  const bool active = slice < S && grp * V < a.e;
   const int64_t bh = blockIdx.x;
   const int64_t bi = bh / a.h, head = bh % a.h;
   const int64_t base = bi * a.nchunks * a.h + head;  // partial (bi, c, head) = base + c * h
-  float M = -INFINITY;
-  for (int c = threadIdx.x; c < a.nchunks; c += blockDim.x) M = fmaxf(M, a.pm[base + c * a.h]);
-  M = block_reduce(M, true, red);
-  float L = 0.f;
-  for (int c = threadIdx.x; c < a.nchunks; c += blockDim.x) {
-    const float w = ex2(a.pm[base + c * a.h] - M);
-    wts[c] = w;
-    L = fmaf(a.pl[base + c * a.h], w, L);
+  const int64_t cstride = static_cast<int64_t>(a.h) * a.e;
+  const float* po = a.po + base * a.e + grp * V;
+  pdl_wait();  // the partials of the main kernel (PDL) are complete and visible
+
+  RedVec<V> pv[kRedBatch];
+#pragma unroll
+  for (int j = 0; j < kRedBatch; ++j) {
+    const int c = slice + j * S;
+    if (active && c < a.nchunks) pv[j] = ld_red<V>(po + c * cstride);
   }
-  L = block_reduce(L, false, red);  // its barriers also publish wts
+  float mloc = -INFINITY;
+  for (int c = tid; c < a.nchunks; c += kRedThreads) {
+    const float m = a.pm[base + c * a.h];
+    wts[c] = m;
+    lsh[c] = a.pl[base + c * a.h];
+    mloc = fmaxf(mloc, m);
+  }
+  const float M = block_reduce(mloc, true, red);  // its barriers publish m_c and l_c
+  float lloc = 0.f;
+  for (int c = tid; c < a.nchunks; c += kRedThreads) {
+    const float w = ex2(wts[c] - M);
+    wts[c] = w;
+    lloc = fmaf(lsh[c], w, lloc);
+  }
+  const float L = block_reduce(lloc, false, red);  // ... and the weights
+
+  float acc[V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) acc[k] = 0.f;
+  if (active) {
+#pragma unroll
+    for (int j = 0; j < kRedBatch; ++j) {
+      const int c = slice + j * S;
+      if (c < a.nchunks)
+#pragma unroll
+        for (int k = 0; k < V; ++k) acc[k] = fmaf(pv[j].v[k], wts[c], acc[k]);
+    }
+    for (int c = slice + kRedBatch * S; c < a.nchunks; c += S) {  // more chunks than one batch
+      const RedVec<V> t = ld_red<V>(po + c * cstride);
+#pragma unroll
+      for (int k = 0; k < V; ++k) acc[k] = fmaf(t.v[k], wts[c], acc[k]);
+    }
+#pragma unroll
+    for (int k = 0; k < V; ++k) part[(slice * ngrp + grp) * V + k] = acc[k];
+  }
+  __syncthreads();
   const float inv = a.vscale / L;
   T* out = static_cast<T*>(a.out) + bh * a.e;
-  const float* po = a.po + base * a.e;
-  const int64_t cstride = static_cast<int64_t>(a.h) * a.e;
-  for (int col = threadIdx.x; col < a.e; col += blockDim.x) {
-    float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-    int c = 0;
-    for (; c + 8 <= a.nchunks; c += 8) {
-#pragma unroll
-      for (int j = 0; j < 8; ++j) acc[j] = fmaf(po[(c + j) * cstride + col], wts[c + j], acc[j]);
-    }
-    for (; c < a.nchunks; ++c) acc[0] = fmaf(po[c * cstride + col], wts[c], acc[0]);
-    const float o = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  for (int col = tid; col < a.e; col += kRedThreads) {
+    const int g2 = col / V, k = col % V;
+    float o = 0.f;
+    for (int sl = 0; sl < S; ++sl) o += part[(sl * ngrp + g2) * V + k];
     out[col] = Storage<T>::from_f(o * inv);
   }
 }
@@ -736,7 +923,7 @@ struct Plan {
   int HG = 1, ngroups = 1, NS = 1, threads = 256;
   bool a_full = false;
   int q_stride = 0, bk_stride = 0, bv_stride = 0, a_stride = 0, d_pad = 0, e_pad = 0;
-  size_t smem = 0;
+  size_t aqt_off = 0, stage_off = 0, qin_off = 0, smem = 0;  // shared-memory layout (bytes)
   int64_t chunk_len = 1;
   int nchunks = 1;
   const void* kernel = nullptr;
@@ -797,21 +984,40 @@ int blocks_per_sm(KernelFn fn, int threads, size_t smem) {
   return n;
 }
 
-size_t tc_smem(const Plan& p, int64_t r, int sz) {
-  const size_t q = round_up(static_cast<int64_t>(p.HG) * p.q_stride * sz, 16);
-  const size_t aq = round_up(round_up(p.HG, 8) * r * 4, 16);
-  const size_t stage = static_cast<size_t>(p.tt) * (p.bk_stride + p.bv_stride + 2 * p.a_stride) * sz;
-  return q + aq + p.stages * stage;
+size_t r16(size_t b) { return (b + 15) & ~size_t(15); }
+
+// The raw q inputs (aq rows of the block's heads, bq) go into the last stage when they fit
+// there (it is free until the loop's first iteration), else past the stages.
+void place_q_inputs(Plan& p, const TpaShape& s, int sz, size_t stage_bytes, size_t stages_end) {
+  const size_t qin = r16(static_cast<size_t>(round_up(p.HG * s.r, 8)) * sz) + r16(static_cast<size_t>(s.r * s.d) * sz);
+  if (qin <= stage_bytes) {
+    p.qin_off = stages_end - stage_bytes;
+    p.smem = stages_end;
+  } else {
+    p.qin_off = stages_end;
+    p.smem = stages_end + qin;
+  }
 }
 
-size_t cc_smem(const Plan& p, int64_t r, int sz) {
-  auto r16 = [](size_t b) { return (b + 15) & ~size_t(15); };
-  size_t s = r16(4ull * p.HG * p.q_stride) + r16(4ull * round_up(p.HG, 8) * r) + r16(4ull * p.tt * (p.HG + 1)) +
-             3 * r16(4ull * p.HG);
+// Tensor cores: Qs | aq_t | stages; after the loop the stages hold the token slices' merge
+// buffers.
+void tc_layout(Plan& p, const TpaShape& s, int sz) {
+  p.aqt_off = r16(static_cast<size_t>(p.HG) * p.q_stride * sz);
+  p.stage_off = p.aqt_off + r16(4ull * s.r * round_up(p.HG, 8));
   const size_t stage = static_cast<size_t>(p.tt) * (p.bk_stride + p.bv_stride + 2 * p.a_stride) * sz;
-  s += r16(2 * stage);
-  // the slice reduction reuses the stage buffers: 256 float4
-  return std::max(s, s - r16(2 * stage) + 256 * 16);
+  place_q_inputs(p, s, sz, stage, p.stage_off + p.stages * stage);
+  const size_t merge = 4ull * (p.tt / 16 - 1) * p.HG * (2 + p.NS * kEW);
+  p.smem = std::max(p.smem, p.stage_off + merge);
+}
+
+// CUDA cores: Qs | aq_t | Ps | m_s l_s al_s | 2 stages (the kernel carves the same order); the
+// token slices' reduction reuses the stages (256 float4).
+void cc_layout(Plan& p, const TpaShape& s, int sz) {
+  p.stage_off = r16(4ull * p.HG * p.q_stride) + r16(4ull * s.r * round_up(p.HG, 8)) +
+                r16(4ull * p.tt * (p.HG + 1)) + 3 * r16(4ull * p.HG);
+  const size_t stage = static_cast<size_t>(p.tt) * (p.bk_stride + p.bv_stride + 2 * p.a_stride) * sz;
+  place_q_inputs(p, s, sz, stage, p.stage_off + 2 * stage);
+  p.smem = std::max(p.smem, p.stage_off + 256 * 16);
 }
 
 Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions& opt) {
@@ -823,13 +1029,9 @@ Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions&
     p.d_pad = static_cast<int>(round_up(s.d, 16));
     p.e_pad = static_cast<int>(round_up(s.e, 16));
     p.NS = static_cast<int>(ceil_div(p.e_pad, kEW));
-    const int mtb = static_cast<int>(std::min<int64_t>(ceil_div(s.h, 16), kMaxWarpsTc / p.NS));
-    p.HG = 16 * mtb;
-    p.threads = 32 * mtb * p.NS;
     p.q_stride = p.d_pad + 8;
     p.bk_stride = p.d_pad + 8;
     p.bv_stride = p.e_pad + 8;
-    p.a_stride = p.HG + 8;
     // Tile x stages: the option, else the first that fits of the strategy's list. b runs few
     // blocks (one per batch element), so it wants a deep pipeline per block (64x4 measured 16%
     // faster than 64x2 at b = 8, m = 32768); bn fills the chip with blocks: 64x2 measured best
@@ -845,7 +1047,14 @@ Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions&
         throw KernelError("tpa_decode: no tensor-core kernel for tile " + std::to_string(p.tt) +
                           " with " + std::to_string(p.stages) +
                           " stages (have 64x2, 64x3, 64x4, 32x2, 32x4)");
-      p.smem = tc_smem(p, s.r, sz);
+      // warps: 16-head groups x NS column parts x TT/16 token slices, at most kMaxWarpsTc
+      const int slices = p.tt / 16;
+      const int mh = static_cast<int>(
+          std::min<int64_t>(ceil_div(s.h, 16), std::max(1, kMaxWarpsTc / (p.NS * slices))));
+      p.HG = 16 * mh;
+      p.threads = 32 * mh * p.NS * slices;
+      p.a_stride = p.HG + 8;
+      tc_layout(p, s, sz);
       if (p.smem <= static_cast<size_t>(max_smem)) break;
     }
   } else {
@@ -859,10 +1068,10 @@ Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions&
     p.bk_stride = static_cast<int>(round_up(d4, pad) + pad);
     p.bv_stride = static_cast<int>(round_up(e4, pad) + pad);
     p.a_stride = static_cast<int>(round_up(p.a_full ? s.h : p.HG, 8) + 8);
-    p.smem = cc_smem(p, s.r, sz);
+    cc_layout(p, s, sz);
     if (p.smem > static_cast<size_t>(max_smem)) {
       p.tt = 16;
-      p.smem = cc_smem(p, s.r, sz);
+      cc_layout(p, s, sz);
     }
   }
   if (p.smem > static_cast<size_t>(max_smem))
@@ -898,6 +1107,17 @@ int copy_width(const void* base, int64_t row_bytes, int64_t col_step_bytes) {
   for (int w : {16, 8, 4})
     if (b % w == 0 && row_bytes % w == 0 && col_step_bytes % w == 0) return w;
   return 0;
+}
+
+// log2 of the w-byte chunks in a row of `cols` elements when that is a power of two dividing the
+// block's threads (load_rows' shift path), else -1.
+int chunks_log2(int64_t cols, int w, int sz, int threads) {
+  if (w == 0 || (cols * sz) % w != 0) return -1;
+  const int64_t cpr = cols * sz / w;
+  if ((cpr & (cpr - 1)) != 0 || cpr > threads || threads % cpr != 0) return -1;
+  int lg = 0;
+  while ((int64_t{1} << lg) < cpr) ++lg;
+  return lg;
 }
 
 }  // namespace
@@ -947,6 +1167,8 @@ void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, 
   a.HG = p.HG; a.tt = p.tt; a.a_full = p.a_full; a.NS = p.NS;
   a.q_stride = p.q_stride; a.bk_stride = p.bk_stride; a.bv_stride = p.bv_stride;
   a.a_stride = p.a_stride; a.d_pad = p.d_pad; a.e_pad = p.e_pad;
+  a.stage_off = static_cast<int>(p.stage_off); a.qin_off = static_cast<int>(p.qin_off);
+  a.aqt_off = static_cast<int>(p.aqt_off);
   a.qscale = sc.scale * sc.scale_k * sc.scale_q * kLog2e;
   a.vscale = sc.scale_v;
   // cp.async widths: every row start and the group's first head must be aligned to the width.
@@ -954,6 +1176,9 @@ void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, 
   a.w_bv = copy_width(bv, s.e * sz, 0);
   const int64_t head_step = p.a_full ? 0 : int64_t{p.HG} * sz;
   a.w_a = std::min(copy_width(ak, s.h * sz, head_step), copy_width(av, s.h * sz, head_step));
+  a.lg_bk = chunks_log2(s.d, a.w_bk, sz, p.threads);
+  a.lg_bv = chunks_log2(s.e, a.w_bv, sz, p.threads);
+  a.lg_a = chunks_log2(p.a_full ? s.h : std::min<int64_t>(p.HG, s.h), a.w_a, sz, p.threads);
 
   if (p.nchunks > 1) {
     const size_t need = static_cast<size_t>(s.b * p.nchunks * s.h * (s.e + 2)) * sizeof(float);
@@ -975,12 +1200,11 @@ void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, 
   fn<<<grid, p.threads, p.smem, stream>>>(a);
   OPBENCH_LAUNCH_CHECK();
   if (p.nchunks > 1) {
-    const int threads = static_cast<int>(std::min<int64_t>(256, round_up(s.e, 32)));
+    const int V = s.e % 4 == 0 ? 4 : 1;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(static_cast<unsigned>(s.b * s.h));
-    cfg.blockDim = dim3(static_cast<unsigned>(threads));
-    // chunk weights, padded to whole 16-byte groups (the compiler may merge guarded loads)
-    cfg.dynamicSmemBytes = sizeof(float) * (round_up(p.nchunks, 4) + 4);
+    cfg.blockDim = dim3(kRedThreads);
+    cfg.dynamicSmemBytes = reduce_smem(p.nchunks, V);
     cfg.stream = stream;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -988,11 +1212,12 @@ void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, 
     const bool pdl = opt.pdl && device_attr(cudaDevAttrComputeCapabilityMajor) >= 9;
     cfg.attrs = attr;
     cfg.numAttrs = pdl ? 1 : 0;
+    auto launch = [&](auto kernel) { OPBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a)); };
     switch (dtype) {
-      case DType::f32: OPBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, tpa_reduce_kernel<float>, a)); break;
-      case DType::f16: OPBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, tpa_reduce_kernel<__half>, a)); break;
+      case DType::f32: V == 4 ? launch(tpa_reduce_kernel<float, 4>) : launch(tpa_reduce_kernel<float, 1>); break;
+      case DType::f16: V == 4 ? launch(tpa_reduce_kernel<__half, 4>) : launch(tpa_reduce_kernel<__half, 1>); break;
       case DType::bf16:
-        OPBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, tpa_reduce_kernel<__nv_bfloat16>, a));
+        V == 4 ? launch(tpa_reduce_kernel<__nv_bfloat16, 4>) : launch(tpa_reduce_kernel<__nv_bfloat16, 1>);
         break;
     }
     OPBENCH_LAUNCH_CHECK();

@@ -1,6 +1,7 @@
 // Benchmark of our 1d CUDA kernels (act, lrpe_cosine, lrpe_rotate) against their memory floor.
-// Standalone (no torch, no gtest). Usage: kernels_1d_bench [csv_path] [--quick] [--default-only]
-// (--default-only: n = 32768 and each kernel's default configuration only.)
+// Standalone (no torch, no gtest).
+// Usage: kernels_1d_bench [csv_path] [--quick] [--default-only] [--op act|lrpe_cosine|lrpe_rotate]
+// (--default-only: n = 32768 and each kernel's default configuration only; --op: one op only.)
 //
 // 1. Peak bandwidth: a 2 GiB device-to-device cudaMemcpy, bytes read + written, median of reps.
 // 2. Cost of one empty kernel launch (event-timed single launch; back-to-back average).
@@ -100,9 +101,11 @@ Config config(std::string name, F set) {
 int main(int argc, char** argv) {
   const char* csv = nullptr;
   bool quick = false, default_only = false;
+  std::string only_op;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     else if (std::strcmp(argv[i], "--default-only") == 0) default_only = true;
+    else if (std::strcmp(argv[i], "--op") == 0 && i + 1 < argc) only_op = argv[++i];
     else csv = argv[i];
   }
   if (!k1d::have_gpu()) {
@@ -164,7 +167,7 @@ int main(int argc, char** argv) {
       {Act::softmax, true, SeqStrategy::split, "softmax_n"},
   };
   std::vector<Row> rows;
-  for (int64_t n : {int64_t(32768), int64_t(4096), int64_t(256)}) {
+  for (int64_t n : {int64_t(32768), int64_t(4096), int64_t(1024), int64_t(256)}) {
     if (default_only && n != 32768) continue;
     const int64_t nx = B * H * n * D;
     const double xbytes = double(nx) * k1d::esize(dt);
@@ -182,8 +185,13 @@ int main(int argc, char** argv) {
     const int reps = quick ? 5 : (n >= 8192 ? 25 : 200);
     for (Op op : {Op::act, Op::cos, Op::rot})
       for (const Variant& v : variants)
+        if (only_op.empty() || only_op == op_name(op))
         for (bool bwd : {false, true}) {
-          if (n == 4096 && !v.seq) continue;  // n = 4096: where block and split cross over
+          // n = 4096: where block and split cross over; n = 4096 and 1024 also for act's
+          // elementwise and feature-softmax kernels (where torch was faster in the harness)
+          const bool act_rows = op == Op::act && !v.seq;
+          if (n == 4096 && !v.seq && !act_rows) continue;
+          if (n == 1024 && !act_rows) continue;
           // Configurations: the default, then (n = 32768) the ones it was chosen against.
           using T1 = opbench::kernels::Tuning1d;
           std::vector<Config> configs = {config("default", [](T1&) {})};
@@ -207,6 +215,14 @@ int main(int argc, char** argv) {
             configs.push_back(config("flat1", [](T1& t) { t.flat_units = 1; }));
             configs.push_back(config("flat4", [](T1& t) { t.flat_units = 4; }));
           }
+          if (flat && !default_only) configs.push_back(config("nt128", [](T1& t) { t.flat_threads = 128; }));
+          if (act_rows && v.act == Act::softmax && !default_only)  // act's own feature-softmax kernel
+            for (int rows : {0, 1, 2, 4})
+              for (int nt : {128, 256}) {
+                if (rows == 0 && nt == 128) continue;  // the row kernel has 256 threads
+                configs.push_back(config("feat" + std::to_string(rows) + "_nt" + std::to_string(nt),
+                                         [=](T1& t) { t.feat_rows = rows, t.flat_threads = nt; }));
+              }
           if (op != Op::act && !v.seq && n == 256 && !default_only)
             configs.push_back(config("no_batch_rows", [](T1& t) { t.batch_rows = 0; }));
           // K1D_BENCH_GRID=1: tiles of 1..16 steps x batch rows x prefetch, row kernels.

@@ -13,8 +13,8 @@
 // and the one-line errors for bad input. GPU test: skipped when no CUDA device is present.
 // Seed: K1D_SEED=<n> to reproduce a run (printed at start); K1D_PREFETCH=0 or 1 runs every
 // kernel without or with its L2 prefetch (default -1: the per-variant choice); likewise
-// K1D_BATCH_ROWS (lrpe rows across batches), K1D_STREAM_STORES, K1D_FLAT_UNITS and
-// K1D_MAX_STEPS (Tuning1d).
+// K1D_BATCH_ROWS (lrpe rows across batches), K1D_STREAM_STORES, K1D_FLAT_UNITS,
+// K1D_FLAT_THREADS, K1D_FEAT_ROWS and K1D_MAX_STEPS (Tuning1d).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -87,6 +87,8 @@ std::string describe(const Case& c) {
   if (const char* e = std::getenv("K1D_STREAM_STORES")) t.stream_stores = std::atoi(e);
   if (const char* e = std::getenv("K1D_FLAT_UNITS")) t.flat_units = std::atoi(e);
   if (const char* e = std::getenv("K1D_MAX_STEPS")) t.max_steps = std::atoi(e);
+  if (const char* e = std::getenv("K1D_FLAT_THREADS")) t.flat_threads = std::atoi(e);
+  if (const char* e = std::getenv("K1D_FEAT_ROWS")) t.feat_rows = std::atoi(e);
   return true;
 }();
 
@@ -396,6 +398,33 @@ TEST(Kernels1d, ActGrid) {
   Tally t;
   grid_for(Op::act, t);
   t.report("act grid");
+}
+
+// act's softmax over d on both paths (its own feature-softmax kernel with 1, 2 and 4 rows per
+// lane group, and the rows1d row kernel), both block sizes, every dtype: row lengths of 1 to 32
+// units (d 16 .. 256), n not a multiple of the rows per block, and d = 96 (not a power of two
+// of units: always the row kernel).
+TEST(Kernels1d, ActFeatureSoftmaxPaths) {
+  REQUIRE_GPU();
+  const opbench::kernels::Tuning1d saved = opbench::kernels::tuning_1d();
+  Tally t;
+  for (int rows : {0, 1, 2, 4})
+    for (int threads : {128, 256})
+      for (DType dt : kDtypes)
+        for (bool bwd : {false, true})
+          for (int64_t n : {int64_t(1), int64_t(7), int64_t(1000)})
+            for (int64_t d : {16, 64, 96, 128, 256}) {
+              auto& tu = opbench::kernels::tuning_1d();
+              tu = saved;
+              tu.feat_rows = rows;
+              tu.flat_threads = threads;
+              Case c;
+              c.op = Op::act, c.dt = dt, c.act = Act::softmax, c.seq = false, c.bwd = bwd;
+              c.b = 2, c.h = 3, c.n = n, c.d = d;
+              expect_case(c, t);
+            }
+  opbench::kernels::tuning_1d() = saved;
+  t.report("act feature softmax paths");
 }
 
 TEST(Kernels1d, LrpeCosineGrid) {

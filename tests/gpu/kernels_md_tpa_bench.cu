@@ -1,5 +1,10 @@
 // Benchmark of kernels/lrpe_cosine_md and kernels/tpa_decode against their memory floors.
-// Standalone (CUDA runtime only). Usage: kernels_md_tpa_bench [results.csv] [--quick]
+// Standalone (CUDA runtime only).
+// Usage: kernels_md_tpa_bench [results.csv] [--quick] [--only md|tpa] [--md-small] [--profile]
+//   --quick    2d n=128 (md) and m=32768 (tpa) only
+//   --md-small md's small calls (the reference sweeps' smallest sizes) with 1 to 12 batches per
+//              thread, instead of the large shapes
+//   --profile  one untimed-warm-up-free call per configuration (for ncu: -k regex:tpa_)
 //
 // Method: CUDA events around each call, a 256 MiB memset between samples to flush L2, the
 // median of many samples (p10/p90 printed as the spread). Peak bandwidth first: a 2 GiB
@@ -53,9 +58,12 @@ void fill(void* p, size_t n, uint32_t seed, float amp = 1.f) {
 }
 
 // Median, p10, p90 of `reps` samples (ms), after `warm` untimed calls, each after an L2 flush.
+bool profile_mode = false;  // --profile: one call per configuration, no warm-up
+
 struct Timer {
   opbench::bench::FlushTimer t;
   std::vector<double> run(const std::function<void()>& fn, int reps, int warm = 3) {
+    if (profile_mode) reps = 1, warm = 0;
     std::vector<double> v = t.sorted_samples(fn, reps, warm);
     auto pct = [&](double p) { return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))]; };
     return {pct(0.5), pct(0.1), pct(0.9)};
@@ -81,9 +89,13 @@ void report(const std::string& kernel, const std::string& config, const std::str
 
 int main(int argc, char** argv) {
   const char* csv = nullptr;
-  bool quick = false;
+  bool quick = false, md_small = false;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else if (std::strcmp(argv[i], "--profile") == 0) profile_mode = true;
+    else if (std::strcmp(argv[i], "--md-small") == 0) md_small = true;
+    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else csv = argv[i];
   }
   int ndev = 0;
@@ -108,12 +120,19 @@ int main(int argc, char** argv) {
     auto t = timer.run([&] { CK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice)); }, 10, 2);
     peak = 2.0 * n / t[0];
     std::printf("peak: 2 GiB D2D copy %.4f ms -> %.1f GB/s (read + write)\n", t[0], peak / 1e6);
+    // For reference (not a floor): a kernel that only reads the 2 GiB, 16 bytes a thread.
+    auto tr = timer.run([&] {
+      opbench::bench::flush_read_kernel<<<1056, 512>>>(static_cast<const int4*>(src), n / 16,
+                                                       static_cast<int*>(dst));
+      CK(cudaGetLastError());
+    }, 10, 2);
+    std::printf("read-only: 2 GiB read %.4f ms -> %.1f GB/s\n", tr[0], n / tr[0] / 1e6);
     CK(cudaFree(src));
     CK(cudaFree(dst));
   }
 
   // ---- lrpe_cosine_md ------------------------------------------------------------------------
-  {
+  if (only.empty() || only == "md") {
     const int64_t B = 12, H = 12, D = 128;
     const int64_t maxL = 32768 + 10;
     const size_t xmax = size_t(B * H * maxL * D);
@@ -131,8 +150,10 @@ int main(int argc, char** argv) {
     struct G { int md; int64_t n; };
     std::vector<G> grids = {{1, 32768}, {2, 128}, {3, 32}};
     if (quick) grids = {{2, 128}};
+    if (md_small) grids = {{1, 256}, {1, 512}, {1, 1024}, {2, 16}, {2, 32}, {3, 4}, {3, 8}};
     for (const G& g : grids) {
       for (int64_t l : {0, 10}) {
+        if (md_small && l != 0) continue;
         K::LrpeMdShape s;
         s.b = B; s.h = H; s.l = l; s.md = g.md; s.d = D;
         for (int i = 0; i < g.md; ++i) s.n[i] = g.n;
@@ -148,7 +169,7 @@ int main(int argc, char** argv) {
         const double xb = double(B * H * s.tokens() * D) * 2;
         const std::string cfg = std::to_string(g.md) + "d n=" + std::to_string(g.n) + " l=" +
                                 std::to_string(l) + " bf16";
-        const int reps = 30;
+        const int reps = md_small ? 200 : 30;
         auto md_pair = [&](bool cache, const K::LrpeMdOptions& opt, const std::string& ver) {
           const float* cp = cache ? static_cast<float*>(cs) : nullptr;
           const float* sp = cache ? static_cast<float*>(sn) : nullptr;
@@ -165,12 +186,27 @@ int main(int argc, char** argv) {
         };
         md_pair(false, {}, "cuda");
         md_pair(true, {}, "cuda_cache");
+        if (md_small) {  // batches per thread at small sizes (the default picks automatically)
+          for (int bpt : {1, 2, 3, 4, 6, 12}) {
+            K::LrpeMdOptions ob;
+            ob.batch_per_thread = bpt;
+            md_pair(false, ob, "cuda bpt=" + std::to_string(bpt));
+            md_pair(true, ob, "cuda_cache bpt=" + std::to_string(bpt));
+          }
+          continue;
+        }
+        {  // without the forward's L2 prefetch of the next round of batches (the default has it)
+          K::LrpeMdOptions op;
+          op.prefetch = 0;
+          md_pair(false, op, "cuda no-pf");
+          md_pair(true, op, "cuda_cache no-pf");
+        }
         if (g.md == 2 && l == 0) {  // v1: no reuse of cos/sin across the batch
           K::LrpeMdOptions o1;
           o1.batch_per_thread = 1;
           md_pair(false, o1, "cuda bpt=1");
           // Fewer batches per thread: more, shorter threads (the 1d kernels' short-tile finding).
-          for (int bpt : {2, 3, 4, 6}) {
+          for (int bpt : {4, 6}) {
             K::LrpeMdOptions ob;
             ob.batch_per_thread = bpt;
             md_pair(false, ob, "cuda bpt=" + std::to_string(bpt));
@@ -222,7 +258,7 @@ int main(int argc, char** argv) {
   }
 
   // ---- tpa_decode ----------------------------------------------------------------------------
-  {
+  if (only.empty() || only == "tpa") {
     const int64_t H = 32, R = 16, D = 128, E = 128;
     const int64_t maxB = 32, maxM = 32768;
     void *aq, *ak, *av, *bq, *bk, *bv, *out, *ws;
@@ -245,16 +281,22 @@ int main(int argc, char** argv) {
         const K::TpaScales sc = K::TpaScales::defaults(s);
         const double bytes = 2.0 * b * m * (2 * H + D + E);
         const std::string cfg = "b=" + std::to_string(b) + " m=" + std::to_string(m) + " bf16";
-        struct V { K::TpaStrategy st; int tile, stages; bool pdl; };
-        std::vector<V> vs = {{K::TpaStrategy::b, 0, 0, true},     {K::TpaStrategy::bh, 0, 0, true},
-                             {K::TpaStrategy::bn, 0, 0, true},    {K::TpaStrategy::bn, 0, 0, false},
-                             {K::TpaStrategy::bn, 32, 2, true},   {K::TpaStrategy::bn, 64, 3, true},
-                             {K::TpaStrategy::bn, 64, 4, true},   {K::TpaStrategy::bn, 32, 4, true}};
+        // tile x stages (0: default), PDL, chunk length (0: default, one wave of blocks)
+        struct V { K::TpaStrategy st; int tile, stages; bool pdl; int64_t chunk; };
+        const auto bn = K::TpaStrategy::bn;
+        std::vector<V> vs = {{K::TpaStrategy::b, 0, 0, true, 0}, {K::TpaStrategy::bh, 0, 0, true, 0},
+                             {bn, 0, 0, true, 0},   {bn, 0, 0, false, 0},  {bn, 32, 2, true, 0},
+                             {bn, 32, 4, true, 0},  {bn, 64, 3, true, 0},  {bn, 64, 4, true, 0}};
+        if (m >= 4096) {  // two waves of half-length chunks, and chunks of 2048 tokens
+          vs.push_back({bn, 0, 0, true, m * b / 512});
+          vs.push_back({bn, 0, 0, true, 2048});
+        }
         for (const V& v : vs) {
           K::TpaOptions opt;
           opt.tile = v.tile;
           opt.stages = v.stages;
           opt.pdl = v.pdl;
+          opt.chunk_len = v.chunk;
           const size_t wsb = K::tpa_decode_workspace_bytes(s, DType::bf16, v.st, opt);
           if (wsb > (size_t(256) << 20)) continue;
           const int64_t nch = K::tpa_decode_chunks(s, DType::bf16, v.st, opt);

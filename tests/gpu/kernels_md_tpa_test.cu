@@ -318,6 +318,7 @@ void md_check(const MdCase& c, DType dt, const MdVariant& v, bool cache, bool bw
                            (cache ? " cache " : " compute ") + md_name(c) +
                            (misalign ? " misaligned" : "") +
                            (opt.batch_per_thread ? " bpt" + std::to_string(opt.batch_per_thread) : "") +
+                           (opt.prefetch == 0 ? " no-prefetch" : "") +
                            (theta_scale != 1.0 ? " theta*" + std::to_string(theta_scale) : "");
   SCOPED_TRACE(what);
   const K::LrpeMdShape s = shape_of(c);
@@ -419,6 +420,12 @@ TEST(LrpeCosineMd, ScalarPathAndBatchSplits) {
         md_check(c, dt, v, false, bwd, true);
         md_check(c, dt, v, true, bwd, false, o2);
         md_check(c, dt, v, false, bwd, false, o4);
+        K::LrpeMdOptions pf;  // all 5 batches a thread, rounds of 4, without the prefetch
+        pf.batch_per_thread = 5;
+        pf.prefetch = 0;
+        md_check(c, dt, v, true, bwd, false, pf);
+        pf.prefetch = -1;  // the default: forward prefetches the next round
+        md_check(c, dt, v, false, bwd, false, pf);
       }
 }
 

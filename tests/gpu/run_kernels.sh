@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Checks and times the kernels on a CUDA machine in one go, from binaries built by
+# tests/gpu/build_kernels.sh (here or carried: build-kernels/, or .carry/kbin.tar.xz unpacked
+# first). Logs and CSVs go to OUTDIR (default $OUT/kernels), packed into OUTDIR.tgz at the end.
+# Usage from the repo root: tests/gpu/run_kernels.sh [step ...]
+# Steps (default: all but ncu-tpa and memcheck):
+#   test-1d       kernels_1d_test (every kernel), then the act tests under the other tunings
+#   test-md-tpa   kernels_md_tpa_test
+#   bench-1d      kernels_1d_bench, every op (read flush)
+#   bench-act     kernels_1d_bench --op act with the write flush (what opbench's timer does)
+#   bench-md      kernels_md_tpa_bench --only md
+#   bench-tpa     kernels_md_tpa_bench --only tpa
+#   ncu-tpa       Nsight Compute sections of the tpa kernels (one call per configuration)
+#   memcheck      compute-sanitizer memcheck on small subsets of both tests
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${BUILD_DIR:-build-kernels}
+OUTDIR=${OUTDIR:-${OUT:-/tmp}/kernels}
+mkdir -p "$OUTDIR"
+if [ ! -x "$B/kernels_md_tpa_bench" ] && [ -f .carry/kbin.tar.xz ]; then tar xJf .carry/kbin.tar.xz; fi
+if [ ! -x "$B/kernels_md_tpa_bench" ]; then tests/gpu/build_kernels.sh || exit 1; fi
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(test-1d test-md-tpa bench-1d bench-act bench-md bench-tpa)
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,power.limit \
+  --format=csv 2>&1 | tee "$OUTDIR/gpu.txt"
+run() {  # name timeout command...
+  local name=$1 limit=$2; shift 2
+  local t0=$(date +%s)
+  timeout "$limit" "$@" > "$OUTDIR/$name.log" 2>&1
+  local rc=$?
+  echo "== $name: rc=$rc, $(( $(date +%s) - t0 )) s"
+  return $rc
+}
+for step in "${steps[@]}"; do
+  case "$step" in
+    test-1d)
+      run test-1d 240 "$B/kernels_1d_test" --gtest_brief=1
+      grep -E "^\[kernels_1d_test\]|FAILED|PASSED" "$OUTDIR/test-1d.log" | head -20
+      K1D_FEAT_ROWS=0 K1D_FLAT_THREADS=128 run test-1d-act-tuned 120 "$B/kernels_1d_test" --gtest_brief=1 \
+        --gtest_filter='Kernels1d.ActGrid:Kernels1d.BatchHeadsBroadcast:Kernels1d.ScalarPath'
+      grep -E "FAILED|PASSED" "$OUTDIR/test-1d-act-tuned.log" | head -5 ;;
+    test-md-tpa)
+      run test-md-tpa 240 "$B/kernels_md_tpa_test" --gtest_brief=1
+      grep -E "FAILED|PASSED|Failure" "$OUTDIR/test-md-tpa.log" | head -20 ;;
+    bench-1d)
+      run bench-1d 150 "$B/kernels_1d_bench" "$OUTDIR/bench-1d.csv"
+      sed -n '/^SUMMARY/,$p' "$OUTDIR/bench-1d.log" | head -60 ;;
+    bench-act)
+      OPBENCH_FLUSH=write run bench-act 150 "$B/kernels_1d_bench" "$OUTDIR/bench-act.csv" --op act
+      grep -E "^(device|peak|empty|flush)" "$OUTDIR/bench-act.log" ;;
+    bench-md)
+      run bench-md 200 "$B/kernels_md_tpa_bench" "$OUTDIR/bench-md.csv" --only md
+      grep -E "^(peak|md)" "$OUTDIR/bench-md.log" | cut -c1-130 ;;
+    bench-tpa)
+      run bench-tpa 200 "$B/kernels_md_tpa_bench" "$OUTDIR/bench-tpa.csv" --only tpa
+      grep -E "^(peak|tpa)" "$OUTDIR/bench-tpa.log" | cut -c1-130 ;;
+    ncu-tpa)
+      NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+      if [ -z "$NCU" ]; then echo "ncu not found"; continue; fi
+      run ncu-tpa 300 "$NCU" --clock-control none -k regex:tpa_ \
+        --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
+        --section MemoryWorkloadAnalysis \
+        "$B/kernels_md_tpa_bench" --only tpa --quick --profile
+      grep -E "tpa_|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\)|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued" \
+        "$OUTDIR/ncu-tpa.log" | head -80 ;;
+    memcheck)
+      CS=$(command -v compute-sanitizer || true)
+      if [ -z "$CS" ]; then echo "compute-sanitizer not found"; continue; fi
+      run memcheck-1d 120 "$CS" --tool memcheck --print-limit 5 "$B/kernels_1d_test" \
+        --gtest_filter='Kernels1d.Sanitize:Kernels1d.Errors' --gtest_brief=1
+      grep -E "ERROR SUMMARY|Invalid" "$OUTDIR/memcheck-1d.log" | head -5
+      OPBENCH_TEST_QUICK=1 run memcheck-md-tpa 200 "$CS" --tool memcheck --print-limit 5 "$B/kernels_md_tpa_test" \
+        --gtest_brief=1
+      grep -E "ERROR SUMMARY|Invalid" "$OUTDIR/memcheck-md-tpa.log" | head -5 ;;
+    *) echo "unknown step $step" ;;
+  esac
+done
+tar czf "$OUTDIR.tgz" -C "$(dirname "$OUTDIR")" "$(basename "$OUTDIR")"
+echo "logs: $OUTDIR.tgz"
