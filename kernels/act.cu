@@ -51,13 +51,12 @@ struct ActOp {
 };
 
 
-// Elementwise forward (o = f(x)) or backward (dx = f'(x) do) over nunits units of V elements;
-// blocks of blockDim.x (<= 256) threads.
+// Elementwise forward (o = f(x)) or backward (dx = f'(x) do) over nunits units of V elements.
 template <typename T, int V, Act A, bool BWD, int kFlatRpt>
 __global__ void __launch_bounds__(rows1d::kThreads)
     act_flat_kernel(const T* __restrict__ x, const T* __restrict__ dout, T* __restrict__ out,
                     int64_t nunits, bool cs) {
-  const int nt = blockDim.x;
+  constexpr int nt = rows1d::kThreads;
   const int64_t base = int64_t(blockIdx.x) * (nt * kFlatRpt) + threadIdx.x;
   Raw<T, V> xr[kFlatRpt], dr[kFlatRpt];
 #pragma unroll
@@ -86,21 +85,15 @@ __global__ void __launch_bounds__(rows1d::kThreads)
   }
 }
 
-// Threads per block of the flat and the feature-softmax kernels (Tuning1d::flat_threads).
-int flat_threads() {
-  const int t = tuning_1d().flat_threads;
-  return t == 128 ? 128 : rows1d::kThreads;
-}
-
 template <typename T, int V, bool BWD, int kFlatRpt>
 void launch_flat_r(const ActArgs& a, int64_t nunits) {
-  const int nt = flat_threads();
+  constexpr int nt = rows1d::kThreads;
   const int64_t per = int64_t(nt) * kFlatRpt;
   const unsigned grid = rows1d::grid_of((nunits + per - 1) / per, "act");
   const T* x = static_cast<const T*>(a.x);
   const T* d = static_cast<const T*>(a.dout);
   T* o = static_cast<T*>(a.out);
-  const bool cs = tuning_1d().stream_stores != 0;
+  const bool cs = stream_stores();
   switch (a.act) {
     case Act::relu:
       act_flat_kernel<T, V, Act::relu, BWD, kFlatRpt><<<grid, nt, 0, a.stream>>>(x, d, o, nunits, cs);
@@ -141,94 +134,69 @@ void flat_t(const ActArgs& a, bool bwd, int64_t numel) {
 }
 
 // Softmax over the d features, a group of G lanes per row (d = G x V: a power-of-two number of
-// 16-byte units, at most 32), R rows per group loaded before the first use; no shared memory,
-// few registers, so full occupancy. Forward o = e / S; backward dx = e (do - D / S) / S with
-// e = exp(x - max), S = sum e and D = sum e do reduced in the same shuffles (this is
-// o (do - sum o do)). Bytes: fwd read x, write o; bwd read x and do, write dx.
-template <typename T, int V, int R, bool BWD>
+// 16-byte units, at most 32); no shared memory, few registers, so full occupancy. Forward
+// o = e / S; backward dx = e (do - D / S) / S with e = exp(x - max), S = sum e and D = sum e do
+// reduced in the same shuffles (this is o (do - sum o do)). Bytes: fwd read x, write o; bwd read
+// x and do, write dx. One row per group measured at or above two and four rows in flight at
+// every n (notes/perf-1d.md, v4).
+template <typename T, int V, bool BWD>
 __global__ void __launch_bounds__(rows1d::kThreads)
     act_feat_kernel(const T* __restrict__ x, const T* __restrict__ dout, T* __restrict__ out,
                     int64_t rows, int G, bool cs) {
   const int lg = threadIdx.x & (G - 1);
-  const int64_t row0 = ((int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / G) * R;
-  const int64_t rl = int64_t(G) * V;  // row length
-  Raw<T, V> xr[R], dr[R];
+  const int64_t row = (int64_t(blockIdx.x) * rows1d::kThreads + threadIdx.x) / G;
+  const bool ok = row < rows;  // the other lanes still join the shuffles
+  const int64_t off = row * G * V + lg * V;
+  float xv[V], dv[V];
+  rows1d::unpack<T, V>(ok ? rows1d::ld<T, V>(x + off) : rows1d::zero_raw<T, V>(), xv);
+  if constexpr (BWD)
+    rows1d::unpack<T, V>(ok ? rows1d::ld<T, V>(dout + off) : rows1d::zero_raw<T, V>(), dv);
+  float mx = xv[0];
 #pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const bool ok = row0 + r < rows;
-    const int64_t off = (row0 + r) * rl + lg * V;
-    xr[r] = ok ? rows1d::ld<T, V>(x + off) : rows1d::zero_raw<T, V>();
-    if constexpr (BWD) dr[r] = ok ? rows1d::ld<T, V>(dout + off) : rows1d::zero_raw<T, V>();
+  for (int e = 1; e < V; ++e) mx = fmaxf(mx, xv[e]);
+  for (int o = G >> 1; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+  float sum = 0.f, dot = 0.f;
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    xv[e] = __expf(xv[e] - mx);
+    sum += xv[e];
+    if constexpr (BWD) dot = fmaf(xv[e], dv[e], dot);
   }
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    float xv[V], dv[V];
-    rows1d::unpack<T, V>(xr[r], xv);
-    if constexpr (BWD) rows1d::unpack<T, V>(dr[r], dv);
-    float mx = xv[0];
-#pragma unroll
-    for (int e = 1; e < V; ++e) mx = fmaxf(mx, xv[e]);
-    for (int o = G >> 1; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-    float sum = 0.f, dot = 0.f;
-#pragma unroll
-    for (int e = 0; e < V; ++e) {
-      xv[e] = __expf(xv[e] - mx);
-      sum += xv[e];
-      if constexpr (BWD) dot = fmaf(xv[e], dv[e], dot);
-    }
-    for (int o = G >> 1; o > 0; o >>= 1) {
-      sum += __shfl_xor_sync(0xffffffffu, sum, o);
-      if constexpr (BWD) dot += __shfl_xor_sync(0xffffffffu, dot, o);
-    }
-    if (row0 + r >= rows) continue;
-    const float inv = 1.f / sum;
-    float res[V];
-#pragma unroll
-    for (int e = 0; e < V; ++e) {
-      if constexpr (BWD) res[e] = xv[e] * inv * (dv[e] - dot * inv);
-      else res[e] = xv[e] * inv;
-    }
-    rows1d::st<T, V>(out + (row0 + r) * rl + lg * V, rows1d::pack<T, V>(res), cs);
+  for (int o = G >> 1; o > 0; o >>= 1) {
+    sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    if constexpr (BWD) dot += __shfl_xor_sync(0xffffffffu, dot, o);
   }
-}
-
-template <typename T, int V, int R>
-void launch_feat_r(const ActArgs& a, bool bwd, int G) {
-  const int nt = flat_threads();
-  const int64_t rows = a.b * a.h * a.n;
-  const int64_t threads = (rows + R - 1) / R * G;
-  const unsigned grid = rows1d::grid_of((threads + nt - 1) / nt, "act");
-  const T* x = static_cast<const T*>(a.x);
-  const T* d = static_cast<const T*>(a.dout);
-  T* o = static_cast<T*>(a.out);
-  const bool cs = tuning_1d().stream_stores != 0;
-  if (bwd) act_feat_kernel<T, V, R, true><<<grid, nt, 0, a.stream>>>(x, d, o, rows, G, cs);
-  else act_feat_kernel<T, V, R, false><<<grid, nt, 0, a.stream>>>(x, d, o, rows, G, cs);
-  OPBENCH_LAUNCH_CHECK();
-}
-
-// Rows per group of the feature-softmax kernel: Tuning1d::feat_rows, else the measured choice,
-// one (notes/perf-1d.md, v4: at or above 2 and 4 at every n, and 3-25% faster than the rows1d
-// row kernel backward); 0 = the row machinery of rows1d.
-int feat_rows() {
-  const int t = tuning_1d().feat_rows;
-  return t >= 0 ? t : 1;
+  if (!ok) return;
+  const float inv = 1.f / sum;
+  float res[V];
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    if constexpr (BWD) res[e] = xv[e] * inv * (dv[e] - dot * inv);
+    else res[e] = xv[e] * inv;
+  }
+  rows1d::st<T, V>(out + off, rows1d::pack<T, V>(res), cs);
 }
 
 // The feature-softmax kernel when d is a power-of-two number (<= 32) of 16-byte units and the
-// pointers are aligned; false leaves the call to the row machinery.
+// pointers are aligned (unless Tuning1d::feat_kernel is 0); false leaves the call to the row
+// machinery.
 template <typename T>
 bool feat_t(const ActArgs& a, bool bwd) {
   constexpr int kVec = 16 / sizeof(T);
-  const int R = feat_rows();
   const int64_t units = a.d / kVec;
-  if (R == 0 || a.d % kVec != 0 || units > 32 || (units & (units - 1)) != 0) return false;
+  if (tuning_1d().feat_kernel == 0 || a.d % kVec != 0 || units > 32 || (units & (units - 1)) != 0)
+    return false;
   if (!rows1d::aligned16(a.x) || !rows1d::aligned16(a.out) || (bwd && !rows1d::aligned16(a.dout)))
     return false;
   const int G = static_cast<int>(units);
-  if (R >= 4) launch_feat_r<T, kVec, 4>(a, bwd, G);
-  else if (R == 2) launch_feat_r<T, kVec, 2>(a, bwd, G);
-  else launch_feat_r<T, kVec, 1>(a, bwd, G);
+  const int64_t rows = a.b * a.h * a.n;
+  const unsigned grid = rows1d::grid_of((rows * G + rows1d::kThreads - 1) / rows1d::kThreads, "act");
+  const T* x = static_cast<const T*>(a.x);
+  const T* d = static_cast<const T*>(a.dout);
+  T* o = static_cast<T*>(a.out);
+  if (bwd) act_feat_kernel<T, kVec, true><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, rows, G, stream_stores());
+  else act_feat_kernel<T, kVec, false><<<grid, rows1d::kThreads, 0, a.stream>>>(x, d, o, rows, G, stream_stores());
+  OPBENCH_LAUNCH_CHECK();
   return true;
 }
 

@@ -39,19 +39,18 @@ struct Tuning1d {
   int batch_rows = -1;    // lrpe row kernels: a step's rows are batches at one s, so each angle
                           // is evaluated once per step: -1 the op's choice (when b >= 2), 0 never,
                           // 1 always
-  int flat_threads = -1;  // act's flat and feature-softmax kernels: threads per block (128 or 256;
-                          // -1 the measured choice)
-  int feat_rows = -1;     // act softmax over d: rows per lane group in flight in act's own
-                          // feature-softmax kernel (1, 2, 4), 0 the rows1d row kernel, -1 the
-                          // measured choice
+  int feat_kernel = -1;   // act softmax over d: act's own lane-group kernel (-1, the measured
+                          // choice, or 1), 0 the rows1d row kernel
 };
 inline Tuning1d& tuning_1d() {
   static Tuning1d t;
   return t;
 }
+inline bool stream_stores() { return tuning_1d().stream_stores != 0; }
 
 // Applies "key=value,key=value" (keys: the Tuning1d field names) to t. Returns "" or a one-line
-// reason. The providers read it from $OPBENCH_TUNING_1D, so a sweep can time a variant.
+// reason. The providers and the 1d GPU test read it from $OPBENCH_TUNING_1D, so a sweep can time
+// a variant and the test can check one.
 inline std::string apply_tuning_1d(const std::string& spec, Tuning1d& t) {
   struct Field { const char* name; int Tuning1d::*field; };
   static const Field fields[] = {
@@ -59,7 +58,7 @@ inline std::string apply_tuning_1d(const std::string& spec, Tuning1d& t) {
       {"tile_blocks_per_sm", &Tuning1d::tile_blocks_per_sm},
       {"max_steps", &Tuning1d::max_steps},       {"stream_stores", &Tuning1d::stream_stores},
       {"flat_units", &Tuning1d::flat_units},     {"batch_rows", &Tuning1d::batch_rows},
-      {"flat_threads", &Tuning1d::flat_threads}, {"feat_rows", &Tuning1d::feat_rows},
+      {"feat_kernel", &Tuning1d::feat_kernel},
   };
   size_t pos = 0;
   while (pos < spec.size()) {

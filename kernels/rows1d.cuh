@@ -865,7 +865,7 @@ inline Args make_args(const Call& c, const Plan& p) {
   a.h_fast = c.lrpe_layout ? 1 : 0;
   a.ncols = c.B * c.H * c.D;
   a.nchunks = p.nchunks;
-  a.cs = tuning_1d().stream_stores != 0;
+  a.cs = stream_stores();
   return a;
 }
 

@@ -173,14 +173,15 @@ struct TpaArgs {
 };
 
 // Rows [0, rows) x columns [0, cols) of a tile, global (row stride ss) -> shared (row stride
-// ds); rows >= valid are written as zeros. Asynchronous unless w == 0. lg_cpr >= 0: a row is
-// 2^lg_cpr chunks of w bytes and 2^lg_cpr divides nthr, so a thread keeps one column and its
-// rows step by nthr >> lg_cpr (shifts only: this runs once per tile and stream).
+// ds); rows >= valid are written as zeros. Asynchronous unless w == 0. lg_cpr >= 0 (chunks_log2):
+// a full-width row is 2^lg_cpr chunks of w bytes and 2^lg_cpr divides nthr; when this row is
+// that wide (a block's last head group may be narrower) a thread keeps one column and its rows
+// step by nthr >> lg_cpr (shifts only: this runs once per tile and stream).
 template <typename T>
 __device__ __forceinline__ void load_rows(T* dst, int ds, const T* src, int64_t ss, int valid,
                                           int rows, int cols, int w, int lg_cpr, int tid,
                                           int nthr) {
-  if (lg_cpr >= 0) {
+  if (lg_cpr >= 0 && cols * static_cast<int>(sizeof(T)) == w << lg_cpr) {
     const int epc = w / static_cast<int>(sizeof(T));
     const int c = (tid & ((1 << lg_cpr) - 1)) * epc;
     const int rstep = nthr >> lg_cpr;
@@ -310,6 +311,7 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   using S = Storage<T>;
   using M = MmaOp<T>;
   constexpr int TQ = TT / 16;
+  static_assert(TQ >= 2, "tiles of 32 or 64 tokens: at least two token slices to merge");
   extern __shared__ __align__(16) unsigned char smem[];
   const int tid = threadIdx.x, nthr = blockDim.x;
   const int lane = tid & 31, warp = tid >> 5;
@@ -332,7 +334,6 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   const T* bv = static_cast<const T*>(a.bv) + static_cast<int64_t>(bi) * a.m * a.e;
   const T* ak = static_cast<const T*>(a.ak) + static_cast<int64_t>(bi) * a.m * a.h + head0;
   const T* av = static_cast<const T*>(a.av) + static_cast<int64_t>(bi) * a.m * a.h + head0;
-  const int lg_a = hv == a.HG ? a.lg_a : -1;  // the last head group may be narrower
 
   auto issue = [&](int tile) {
     T* base = stages + (tile % STAGES) * stage_elems;
@@ -342,9 +343,9 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
     load_rows<T>(base + bk_elems, a.bv_stride, bv + t0 * a.e, a.e, valid, TT, a.e, a.w_bv, a.lg_bv,
                  tid, nthr);
     load_rows<T>(base + bk_elems + bv_elems, a.a_stride, ak + t0 * a.h, a.h, valid, TT, hv, a.w_a,
-                 lg_a, tid, nthr);
+                 a.lg_a, tid, nthr);
     load_rows<T>(base + bk_elems + bv_elems + a_elems, a.a_stride, av + t0 * a.h, a.h, valid, TT,
-                 hv, a.w_a, lg_a, tid, nthr);
+                 hv, a.w_a, a.lg_a, tid, nthr);
   };
 
   // q inputs first (their group completes before the tiles'), then the first STAGES-1 tiles.
@@ -491,55 +492,53 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   }
 
   // Merge the token slices: slices 1.. write (m, l, o) to the free stages, slice 0 combines.
-  if constexpr (TQ > 1) {
-    float* red_m = reinterpret_cast<float*>(stages);
-    float* red_l = red_m + (TQ - 1) * a.HG;
-    float* red_o = red_l + (TQ - 1) * a.HG;
-    const int ostride = a.NS * kEW;
-    __syncthreads();  // every warp is done with the stages
-    if (tq > 0) {
-#pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const int row = mi * 16 + g + i * 8;
-        const int slot = (tq - 1) * a.HG + row;
-        if (ns == 0 && c4 == 0) {
-          red_m[slot] = mrow[i];
-          red_l[slot] = lrow[i];
-        }
-#pragma unroll
-        for (int n = 0; n < kEW / 8; ++n) {
-          const int col = ns * kEW + n * 8 + 2 * c4;
-          *reinterpret_cast<float2*>(red_o + static_cast<int64_t>(slot) * ostride + col) =
-              make_float2(o[n][2 * i], o[n][2 * i + 1]);
-        }
-      }
-    }
-    __syncthreads();
-    if (tq > 0) return;
+  float* red_m = reinterpret_cast<float*>(stages);
+  float* red_l = red_m + (TQ - 1) * a.HG;
+  float* red_o = red_l + (TQ - 1) * a.HG;
+  const int ostride = a.NS * kEW;
+  __syncthreads();  // every warp is done with the stages
+  if (tq > 0) {
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
       const int row = mi * 16 + g + i * 8;
-      float mall = mrow[i];
-      for (int q = 1; q < TQ; ++q) mall = fmaxf(mall, red_m[(q - 1) * a.HG + row]);
-      const float mref = mall == -INFINITY ? 0.f : mall;  // rows past hv: every slice empty
-      const float w0 = ex2(mrow[i] - mref);
-      lrow[i] *= w0;
-#pragma unroll
-      for (int n = 0; n < kEW / 8; ++n) { o[n][2 * i] *= w0; o[n][2 * i + 1] *= w0; }
-      for (int q = 1; q < TQ; ++q) {
-        const int slot = (q - 1) * a.HG + row;
-        const float w = ex2(red_m[slot] - mref);
-        lrow[i] = fmaf(red_l[slot], w, lrow[i]);
-#pragma unroll
-        for (int n = 0; n < kEW / 8; ++n) {
-          const int col = ns * kEW + n * 8 + 2 * c4;
-          const float2 v = *reinterpret_cast<const float2*>(red_o + static_cast<int64_t>(slot) * ostride + col);
-          o[n][2 * i] = fmaf(v.x, w, o[n][2 * i]);
-          o[n][2 * i + 1] = fmaf(v.y, w, o[n][2 * i + 1]);
-        }
+      const int slot = (tq - 1) * a.HG + row;
+      if (ns == 0 && c4 == 0) {
+        red_m[slot] = mrow[i];
+        red_l[slot] = lrow[i];
       }
-      mrow[i] = mall;
+#pragma unroll
+      for (int n = 0; n < kEW / 8; ++n) {
+        const int col = ns * kEW + n * 8 + 2 * c4;
+        *reinterpret_cast<float2*>(red_o + static_cast<int64_t>(slot) * ostride + col) =
+            make_float2(o[n][2 * i], o[n][2 * i + 1]);
+      }
     }
+  }
+  __syncthreads();
+  if (tq > 0) return;
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int row = mi * 16 + g + i * 8;
+    float mall = mrow[i];
+    for (int q = 1; q < TQ; ++q) mall = fmaxf(mall, red_m[(q - 1) * a.HG + row]);
+    const float mref = mall == -INFINITY ? 0.f : mall;  // rows past hv: every slice empty
+    const float w0 = ex2(mrow[i] - mref);
+    lrow[i] *= w0;
+#pragma unroll
+    for (int n = 0; n < kEW / 8; ++n) { o[n][2 * i] *= w0; o[n][2 * i + 1] *= w0; }
+    for (int q = 1; q < TQ; ++q) {
+      const int slot = (q - 1) * a.HG + row;
+      const float w = ex2(red_m[slot] - mref);
+      lrow[i] = fmaf(red_l[slot], w, lrow[i]);
+#pragma unroll
+      for (int n = 0; n < kEW / 8; ++n) {
+        const int col = ns * kEW + n * 8 + 2 * c4;
+        const float2 v = *reinterpret_cast<const float2*>(red_o + static_cast<int64_t>(slot) * ostride + col);
+        o[n][2 * i] = fmaf(v.x, w, o[n][2 * i]);
+        o[n][2 * i + 1] = fmaf(v.y, w, o[n][2 * i + 1]);
+      }
+    }
+    mrow[i] = mall;
   }
 
 #pragma unroll
@@ -601,7 +600,6 @@ __global__ void __launch_bounds__(kCcThreads) tpa_cc_kernel(TpaArgs a) {
   const int acol0 = a.a_full ? 0 : head0;     // first head column held in the ak/av tiles
   const int acols = a.a_full ? a.h : hv;
   const int aoff = head0 - acol0;             // tile column of the block's head 0
-  const int lg_a = acols == (a.a_full ? a.h : a.HG) ? a.lg_a : -1;
   const int d4 = (a.d + 3) / 4, e4 = (a.e + 3) / 4;
 
   // shared memory: Qs (float) | aq_t | Ps | m_s l_s al_s | 2 x (BK | BV | AK | AV) from stage_off (the
@@ -637,9 +635,9 @@ __global__ void __launch_bounds__(kCcThreads) tpa_cc_kernel(TpaArgs a) {
     load_rows<T>(base + bk_elems, a.bv_stride, bv + t0 * a.e, a.e, valid, TT, a.e, a.w_bv, a.lg_bv,
                  tid, kCcThreads);
     load_rows<T>(base + bk_elems + bv_elems, a.a_stride, ak + t0 * a.h, a.h, valid, TT, acols,
-                 a.w_a, lg_a, tid, kCcThreads);
+                 a.w_a, a.lg_a, tid, kCcThreads);
     load_rows<T>(base + bk_elems + bv_elems + a_elems, a.a_stride, av + t0 * a.h, a.h, valid, TT,
-                 acols, a.w_a, lg_a, tid, kCcThreads);
+                 acols, a.w_a, a.lg_a, tid, kCcThreads);
   };
   // q inputs first, then tile 0: both in flight at once
   T* qin = reinterpret_cast<T*>(smem + a.qin_off);

@@ -4,36 +4,45 @@
 #   kernels_1d_test, kernels_1d_bench         act, lrpe_cosine, lrpe_rotate
 #   kernels_md_tpa_test, kernels_md_tpa_bench lrpe_cosine_md, tpa_decode
 # Needs nvcc and GoogleTest (libgtest-dev). The kernels get CMake's flags (KFLAGS, default
-# "--use_fast_math -lineinfo"), so the benchmarks time what opbench runs. Usage from the repo root:
+# "--use_fast_math -lineinfo"), so the benchmarks time what opbench runs. Objects newer than
+# their source and every kernel header are kept. Usage from the repo root:
 #   tests/gpu/build_kernels.sh                                   # sm_90a (H100/H200)
 #   ARCH="-gencode=arch=compute_80,code=sm_80" tests/gpu/build_kernels.sh
-# ptxas's resource report of each kernel file: build-kernels/<file>.ptxas.log.
+# Each object's compiler output, ptxas's resource report for the kernels: build-kernels/<name>.log.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD_DIR:-build-kernels}
 ARCH=${ARCH:--gencode=arch=compute_90a,code=sm_90a}
 KFLAGS=${KFLAGS:---use_fast_math -lineinfo}
 F="-std=c++17 -O3 $ARCH -I. -Isrc"
-mkdir -p "$B"
 jobs=${JOBS:-$(nproc)}
-build() {  # source object [flags...]
+mkdir -p "$B"
+
+compile() {  # source object [flags...]
   local src=$1 obj=$2; shift 2
-  [ "$obj" -nt "$src" ] && [ -z "$(find kernels tests/gpu -newer "$obj" -name '*.*h' -print -quit)" ] && return 0
-  nvcc $F "$@" -c "$src" -o "$obj"
+  if [ "$obj" -nt "$src" ] && [ -z "$(find kernels tests/gpu -newer "$obj" -name '*.*h' -print -quit)" ]; then
+    return 0
+  fi
+  nvcc $F "$@" -c "$src" -o "$obj" 2> "${obj%.o}.log" || { cat "${obj%.o}.log" >&2; return 1; }
 }
-export -f build; export F
-{
-  for f in act lrpe_cosine lrpe_rotate lrpe_cosine_md tpa_decode; do
-    echo "kernels/$f.cu $B/$f.o $KFLAGS -Xptxas -v"
-  done
-  for t in kernels_1d_test kernels_1d_bench kernels_md_tpa_test kernels_md_tpa_bench; do
-    echo "tests/gpu/$t.cu $B/$t.o"
-  done
-} | xargs -P "$jobs" -L 1 bash -c 'build "$@" 2> "${2%.o}.log" || { cat "${2%.o}.log" >&2; exit 255; }' _ 2>&1 |
-  sed 's/^/  /' || { echo "build failed" >&2; exit 1; }
-for o in "$B"/{act,lrpe_cosine,lrpe_rotate,lrpe_cosine_md,tpa_decode}.o; do
-  [ -f "${o%.o}.log" ] && cp "${o%.o}.log" "${o%.o}.ptxas.log"
+
+pids=() fail=0
+start() {  # at most $jobs compilations at a time
+  if [ ${#pids[@]} -ge "$jobs" ]; then
+    wait "${pids[0]}" || fail=1
+    pids=("${pids[@]:1}")
+  fi
+  compile "$@" & pids+=($!)
+}
+for f in act lrpe_cosine lrpe_rotate lrpe_cosine_md tpa_decode; do
+  start "kernels/$f.cu" "$B/$f.o" $KFLAGS -Xptxas -v
 done
+for t in kernels_1d_test kernels_1d_bench kernels_md_tpa_test kernels_md_tpa_bench; do
+  start "tests/gpu/$t.cu" "$B/$t.o"
+done
+for p in "${pids[@]}"; do wait "$p" || fail=1; done
+[ "$fail" = 0 ] || { echo "build failed" >&2; exit 1; }
+
 K1="$B/act.o $B/lrpe_cosine.o $B/lrpe_rotate.o"
 K2="$B/lrpe_cosine_md.o $B/tpa_decode.o"
 nvcc $ARCH "$B/kernels_1d_test.o" $K1 -o "$B/kernels_1d_test" -lgtest -lgtest_main -lpthread

@@ -215,14 +215,8 @@ int main(int argc, char** argv) {
             configs.push_back(config("flat1", [](T1& t) { t.flat_units = 1; }));
             configs.push_back(config("flat4", [](T1& t) { t.flat_units = 4; }));
           }
-          if (flat && !default_only) configs.push_back(config("nt128", [](T1& t) { t.flat_threads = 128; }));
-          if (act_rows && v.act == Act::softmax && !default_only)  // act's own feature-softmax kernel
-            for (int rows : {0, 1, 2, 4})
-              for (int nt : {128, 256}) {
-                if (rows == 0 && nt == 128) continue;  // the row kernel has 256 threads
-                configs.push_back(config("feat" + std::to_string(rows) + "_nt" + std::to_string(nt),
-                                         [=](T1& t) { t.feat_rows = rows, t.flat_threads = nt; }));
-              }
+          if (act_rows && v.act == Act::softmax && !default_only)  // against act's own kernel
+            configs.push_back(config("row_kernel", [](T1& t) { t.feat_kernel = 0; }));
           if (op != Op::act && !v.seq && n == 256 && !default_only)
             configs.push_back(config("no_batch_rows", [](T1& t) { t.batch_rows = 0; }));
           // K1D_BENCH_GRID=1: tiles of 1..16 steps x batch rows x prefetch, row kernels.

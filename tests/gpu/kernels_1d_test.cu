@@ -11,10 +11,9 @@
 // path (d not a multiple of the vector, misaligned pointers); fp32 angles at n = 32768 with
 // large offsets; the benchmark shape (b 12, h 12, n 32768, d 128, bf16) on sampled (b, h) slabs;
 // and the one-line errors for bad input. GPU test: skipped when no CUDA device is present.
-// Seed: K1D_SEED=<n> to reproduce a run (printed at start); K1D_PREFETCH=0 or 1 runs every
-// kernel without or with its L2 prefetch (default -1: the per-variant choice); likewise
-// K1D_BATCH_ROWS (lrpe rows across batches), K1D_STREAM_STORES, K1D_FLAT_UNITS,
-// K1D_FLAT_THREADS, K1D_FEAT_ROWS and K1D_MAX_STEPS (Tuning1d).
+// Seed: K1D_SEED=<n> to reproduce a run (printed at start). OPBENCH_TUNING_1D="key=value,..."
+// (kernels/args1d.h, the Tuning1d field names, as a sweep takes it) checks every kernel under
+// another tuning, e.g. prefetch=0 (every kernel without its L2 prefetch) or feat_kernel=0.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -78,18 +77,18 @@ std::string describe(const Case& c) {
   return s.str();
 }
 
-// K1D_PREFETCH=0 / 1 checks every kernel without / with the L2 prefetch (both variants ship;
-// the default, -1, picks per variant).
-[[maybe_unused]] const bool g_tuned = [] {
-  auto& t = opbench::kernels::tuning_1d();
-  if (const char* e = std::getenv("K1D_PREFETCH")) t.prefetch = std::atoi(e);
-  if (const char* e = std::getenv("K1D_BATCH_ROWS")) t.batch_rows = std::atoi(e);
-  if (const char* e = std::getenv("K1D_STREAM_STORES")) t.stream_stores = std::atoi(e);
-  if (const char* e = std::getenv("K1D_FLAT_UNITS")) t.flat_units = std::atoi(e);
-  if (const char* e = std::getenv("K1D_MAX_STEPS")) t.max_steps = std::atoi(e);
-  if (const char* e = std::getenv("K1D_FLAT_THREADS")) t.flat_threads = std::atoi(e);
-  if (const char* e = std::getenv("K1D_FEAT_ROWS")) t.feat_rows = std::atoi(e);
-  return true;
+// $OPBENCH_TUNING_1D, applied before any test (both values of every shipped choice are tested
+// this way, e.g. prefetch=0 and prefetch=1; the default, -1, picks per variant).
+const char* const g_tuning = [] {
+  const char* spec = std::getenv("OPBENCH_TUNING_1D");
+  if (spec) {
+    const std::string err = opbench::kernels::apply_tuning_1d(spec, opbench::kernels::tuning_1d());
+    if (!err.empty()) {
+      std::fprintf(stderr, "kernels_1d_test: OPBENCH_TUNING_1D: %s\n", err.c_str());
+      std::exit(2);
+    }
+  }
+  return spec ? spec : "";
 }();
 
 uint64_t g_seed = 0;
@@ -98,11 +97,8 @@ uint64_t next_seed() {
     const char* e = std::getenv("K1D_SEED");
     g_seed = e ? std::strtoull(e, nullptr, 10)
                : uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
-    const auto& t = opbench::kernels::tuning_1d();
-    std::printf("[kernels_1d_test] K1D_SEED=%llu K1D_PREFETCH=%d K1D_BATCH_ROWS=%d K1D_STREAM_STORES=%d "
-                "K1D_FLAT_UNITS=%d K1D_MAX_STEPS=%d\n",
-                static_cast<unsigned long long>(g_seed), t.prefetch, t.batch_rows, t.stream_stores,
-                t.flat_units, t.max_steps);
+    std::printf("[kernels_1d_test] K1D_SEED=%llu OPBENCH_TUNING_1D='%s'\n",
+                static_cast<unsigned long long>(g_seed), g_tuning);
   }
   g_seed = g_seed * 6364136223846793005ull + 1442695040888963407ull;
   return g_seed;
@@ -400,29 +396,26 @@ TEST(Kernels1d, ActGrid) {
   t.report("act grid");
 }
 
-// act's softmax over d on both paths (its own feature-softmax kernel with 1, 2 and 4 rows per
-// lane group, and the rows1d row kernel), both block sizes, every dtype: row lengths of 1 to 32
-// units (d 16 .. 256), n not a multiple of the rows per block, and d = 96 (not a power of two
-// of units: always the row kernel).
+// act's softmax over d on both paths (its own feature-softmax kernel and the rows1d row
+// kernel), every dtype: row lengths of 1 to 32 units (d 16 .. 256), n not a multiple of the
+// rows per block, and d = 96 (not a power of two of units: always the row kernel).
 TEST(Kernels1d, ActFeatureSoftmaxPaths) {
   REQUIRE_GPU();
   const opbench::kernels::Tuning1d saved = opbench::kernels::tuning_1d();
   Tally t;
-  for (int rows : {0, 1, 2, 4})
-    for (int threads : {128, 256})
-      for (DType dt : kDtypes)
-        for (bool bwd : {false, true})
-          for (int64_t n : {int64_t(1), int64_t(7), int64_t(1000)})
-            for (int64_t d : {16, 64, 96, 128, 256}) {
-              auto& tu = opbench::kernels::tuning_1d();
-              tu = saved;
-              tu.feat_rows = rows;
-              tu.flat_threads = threads;
-              Case c;
-              c.op = Op::act, c.dt = dt, c.act = Act::softmax, c.seq = false, c.bwd = bwd;
-              c.b = 2, c.h = 3, c.n = n, c.d = d;
-              expect_case(c, t);
-            }
+  for (int own : {0, 1})
+    for (DType dt : kDtypes)
+      for (bool bwd : {false, true})
+        for (int64_t n : {int64_t(1), int64_t(7), int64_t(1000)})
+          for (int64_t d : {16, 64, 96, 128, 256}) {
+            auto& tu = opbench::kernels::tuning_1d();
+            tu = saved;
+            tu.feat_kernel = own;
+            Case c;
+            c.op = Op::act, c.dt = dt, c.act = Act::softmax, c.seq = false, c.bwd = bwd;
+            c.b = 2, c.h = 3, c.n = n, c.d = d;
+            expect_case(c, t);
+          }
   opbench::kernels::tuning_1d() = saved;
   t.report("act feature softmax paths");
 }

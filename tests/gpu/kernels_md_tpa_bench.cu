@@ -6,8 +6,8 @@
 //              thread, instead of the large shapes
 //   --profile  one untimed-warm-up-free call per configuration (for ncu: -k regex:tpa_)
 //
-// Method: CUDA events around each call, a 256 MiB memset between samples to flush L2, the
-// median of many samples (p10/p90 printed as the spread). Peak bandwidth first: a 2 GiB
+// Method: CUDA events around each call, a 256 MiB L2 flush between samples (bench_timer.cuh: a
+// read, or a memset with OPBENCH_FLUSH=write), the median of many samples (p10/p90 printed as the spread). Peak bandwidth first: a 2 GiB
 // device-to-device cudaMemcpy, read + write counted. Floors (bytes / peak):
 //   lrpe_cosine_md (act none) fwd: read x once + write 2|x|; bwd: read do (2|x|) + write dx (|x|)
 //   tpa_decode: |ak| + |av| + |bk| + |bv|
@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -184,15 +185,19 @@ int main(int argc, char** argv) {
           }, reps);
           report("md bwd", cfg, ver, tb, 3 * xb / peak);
         };
-        md_pair(false, {}, "cuda");
-        md_pair(true, {}, "cuda_cache");
-        if (md_small) {  // batches per thread at small sizes (the default picks automatically)
-          for (int bpt : {1, 2, 3, 4, 6, 12}) {
+        // Explicit batches per thread, both providers (the default picks automatically).
+        auto bpt_sweep = [&](std::initializer_list<int> bpts) {
+          for (int bpt : bpts) {
             K::LrpeMdOptions ob;
             ob.batch_per_thread = bpt;
             md_pair(false, ob, "cuda bpt=" + std::to_string(bpt));
             md_pair(true, ob, "cuda_cache bpt=" + std::to_string(bpt));
           }
+        };
+        md_pair(false, {}, "cuda");
+        md_pair(true, {}, "cuda_cache");
+        if (md_small) {
+          bpt_sweep({1, 2, 3, 4, 6, 12});
           continue;
         }
         {  // without the forward's L2 prefetch of the next round of batches (the default has it)
@@ -205,13 +210,7 @@ int main(int argc, char** argv) {
           K::LrpeMdOptions o1;
           o1.batch_per_thread = 1;
           md_pair(false, o1, "cuda bpt=1");
-          // Fewer batches per thread: more, shorter threads (the 1d kernels' short-tile finding).
-          for (int bpt : {4, 6}) {
-            K::LrpeMdOptions ob;
-            ob.batch_per_thread = bpt;
-            md_pair(false, ob, "cuda bpt=" + std::to_string(bpt));
-            md_pair(true, ob, "cuda_cache bpt=" + std::to_string(bpt));
-          }
+          bpt_sweep({4, 6});  // fewer batches per thread: more, shorter threads
         }
         // Other acts at one shape, for the record (floors per the .cu header).
         if (g.md == 2 && l == 10) {

@@ -4,7 +4,7 @@
 # first). Logs and CSVs go to OUTDIR (default $OUT/kernels), packed into OUTDIR.tgz at the end.
 # Usage from the repo root: tests/gpu/run_kernels.sh [step ...]
 # Steps (default: all but ncu-tpa and memcheck):
-#   test-1d       kernels_1d_test (every kernel), then the act tests under the other tunings
+#   test-1d       kernels_1d_test, every kernel with its L2 prefetch and without
 #   test-md-tpa   kernels_md_tpa_test
 #   bench-1d      kernels_1d_bench, every op (read flush)
 #   bench-act     kernels_1d_bench --op act with the write flush (what opbench's timer does)
@@ -33,12 +33,11 @@ run() {  # name timeout command...
 }
 for step in "${steps[@]}"; do
   case "$step" in
-    test-1d)
-      run test-1d 240 "$B/kernels_1d_test" --gtest_brief=1
-      grep -E "^\[kernels_1d_test\]|FAILED|PASSED" "$OUTDIR/test-1d.log" | head -20
-      K1D_FEAT_ROWS=0 K1D_FLAT_THREADS=128 run test-1d-act-tuned 120 "$B/kernels_1d_test" --gtest_brief=1 \
-        --gtest_filter='Kernels1d.ActGrid:Kernels1d.BatchHeadsBroadcast:Kernels1d.ScalarPath'
-      grep -E "FAILED|PASSED" "$OUTDIR/test-1d-act-tuned.log" | head -5 ;;
+    test-1d)  # every kernel with and without its L2 prefetch (both ship; the default picks per variant)
+      for tu in prefetch=1 prefetch=0; do
+        OPBENCH_TUNING_1D=$tu run "test-1d-${tu//=/}" 240 "$B/kernels_1d_test" --gtest_brief=1
+        grep -E "^\[kernels_1d_test\]|FAILED|PASSED" "$OUTDIR/test-1d-${tu//=/}.log" | head -20
+      done ;;
     test-md-tpa)
       run test-md-tpa 240 "$B/kernels_md_tpa_test" --gtest_brief=1
       grep -E "FAILED|PASSED|Failure" "$OUTDIR/test-md-tpa.log" | head -20 ;;
