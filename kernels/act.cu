@@ -10,8 +10,8 @@
 // dx); none moves nothing (the caller returns x, or do). Softmax over the sequence: its column
 // statistics need all n rows first, so it reads x (and do) twice: fwd 3|x|, bwd 5|x|.
 //
-// Kernels: relu / sigmoid / silu run a flat kernel over all elements (one 16-byte unit per
-// thread); softmax over the features runs act_feat_kernel (a lane group per row of d, one row
+// Kernels: relu / sigmoid / silu run a flat kernel over all elements (16-byte units, a launch
+// shape per call size: flat_shape); softmax over the features runs act_feat_kernel (a lane group per row of d, one row
 // per group, shuffle reductions, few registers) when d is a power-of-two number of 16-byte
 // units, else the row kernel of rows1d.cuh; softmax over the sequence the column statistics
 // strategies of softmax_seq.cuh.
@@ -22,6 +22,7 @@ namespace opbench::kernels {
 namespace {
 
 using rows1d::Raw;
+constexpr int kFlatMaxThreads = 512;  // act_flat_kernel: blocks of 128, 256 (default) or 512
 
 // The act op in the row machinery: one piece per unit, the output is xa itself.
 struct ActOp {
@@ -51,12 +52,13 @@ struct ActOp {
 };
 
 
-// Elementwise forward (o = f(x)) or backward (dx = f'(x) do) over nunits units of V elements.
+// Elementwise forward (o = f(x)) or backward (dx = f'(x) do) over nunits units of V elements;
+// kFlatRpt units per thread (all loaded before the first use), blocks of blockDim.x threads.
 template <typename T, int V, Act A, bool BWD, int kFlatRpt>
-__global__ void __launch_bounds__(rows1d::kThreads)
+__global__ void __launch_bounds__(kFlatMaxThreads)
     act_flat_kernel(const T* __restrict__ x, const T* __restrict__ dout, T* __restrict__ out,
                     int64_t nunits, bool cs) {
-  constexpr int nt = rows1d::kThreads;
+  const int nt = blockDim.x;
   const int64_t base = int64_t(blockIdx.x) * (nt * kFlatRpt) + threadIdx.x;
   Raw<T, V> xr[kFlatRpt], dr[kFlatRpt];
 #pragma unroll
@@ -85,15 +87,36 @@ __global__ void __launch_bounds__(rows1d::kThreads)
   }
 }
 
+// The flat kernel's launch shape for a call of nunits 16-byte units (Tuning1d's flat_* and
+// stream_stores fields override it). Measured with the harness's write flush at b = 12, h = 12,
+// d = 128, n = 256 .. 4096 (notes/perf-1d.md, v5): small calls (< 2^21 units) gain 0.3-0.6 us
+// forward from two units a thread and plain stores, mid-sized ones (< 2^24) 0.2-0.7 us from
+// 512-thread blocks and plain stores; large calls keep one unit, 256 threads, streaming stores
+// (at the floor, notes/perf-1d.md v3).
+struct FlatShape {
+  int threads, units;
+  bool cs;
+};
+FlatShape flat_shape(int64_t nunits, bool bwd) {
+  FlatShape f{rows1d::kThreads, 1, true};
+  if (nunits < (int64_t{1} << 21)) f = bwd ? FlatShape{512, 1, false} : FlatShape{256, 2, false};
+  else if (nunits < (int64_t{1} << 24)) f = {512, 1, false};
+  const Tuning1d& t = tuning_1d();
+  if (t.flat_threads == 128 || t.flat_threads == 256 || t.flat_threads == 512) f.threads = t.flat_threads;
+  if (t.flat_units >= 1) f.units = t.flat_units >= 4 ? 4 : t.flat_units >= 2 ? 2 : 1;
+  if (t.stream_stores >= 0) f.cs = t.stream_stores != 0;
+  return f;
+}
+
 template <typename T, int V, bool BWD, int kFlatRpt>
-void launch_flat_r(const ActArgs& a, int64_t nunits) {
-  constexpr int nt = rows1d::kThreads;
+void launch_flat_r(const ActArgs& a, int64_t nunits, const FlatShape& f) {
+  const int nt = f.threads;
   const int64_t per = int64_t(nt) * kFlatRpt;
   const unsigned grid = rows1d::grid_of((nunits + per - 1) / per, "act");
   const T* x = static_cast<const T*>(a.x);
   const T* d = static_cast<const T*>(a.dout);
   T* o = static_cast<T*>(a.out);
-  const bool cs = stream_stores();
+  const bool cs = f.cs;
   switch (a.act) {
     case Act::relu:
       act_flat_kernel<T, V, Act::relu, BWD, kFlatRpt><<<grid, nt, 0, a.stream>>>(x, d, o, nunits, cs);
@@ -110,13 +133,12 @@ void launch_flat_r(const ActArgs& a, int64_t nunits) {
   OPBENCH_LAUNCH_CHECK();
 }
 
-// Units per thread of the flat kernel: one (many short blocks) was measured at or above four
-// (four 16-byte loads in flight per thread) at every size (notes/perf-1d.md, run 4);
-// Tuning1d::flat_units = 4 selects the other for comparison.
 template <typename T, int V, bool BWD>
 void launch_flat(const ActArgs& a, int64_t nunits) {
-  if (tuning_1d().flat_units >= 4) launch_flat_r<T, V, BWD, 4>(a, nunits);
-  else launch_flat_r<T, V, BWD, 1>(a, nunits);
+  const FlatShape f = flat_shape(nunits, BWD);
+  if (f.units == 4) launch_flat_r<T, V, BWD, 4>(a, nunits, f);
+  else if (f.units == 2) launch_flat_r<T, V, BWD, 2>(a, nunits, f);
+  else launch_flat_r<T, V, BWD, 1>(a, nunits, f);
 }
 
 template <typename T>

@@ -33,9 +33,12 @@ struct Tuning1d {
   int split_waves = 8;    // softmax over n, split: statistics blocks ~ waves x resident slots
   int tile_blocks_per_sm = 48;  // row kernels: tiles of up to max_steps steps, keeping at least
   int max_steps = -1;           // this many blocks per SM (-1: the op's choice per variant)
-  int stream_stores = 1;  // outputs stored with st.global.cs (evict-first) or plain stores (0)
-  int flat_units = -1;    // act's flat kernel: 16-byte units per thread (-1 or 1: one, the
-                          // measured best at every size; 4 for comparison)
+  int stream_stores = -1;  // outputs stored with st.global.cs (1, evict-first) or plain stores
+                           // (0); -1 each kernel's choice (cs, but act's flat kernel below 2^24
+                           // units: plain)
+  int flat_units = -1;    // act's flat kernel: 16-byte units per thread (1, 2 or 4; -1 by call
+                          // size, act.cu flat_shape)
+  int flat_threads = -1;  // act's flat kernel: threads per block (128, 256 or 512; -1 by size)
   int batch_rows = -1;    // lrpe row kernels: a step's rows are batches at one s, so each angle
                           // is evaluated once per step: -1 the op's choice (when b >= 2), 0 never,
                           // 1 always
@@ -57,7 +60,8 @@ inline std::string apply_tuning_1d(const std::string& spec, Tuning1d& t) {
       {"prefetch", &Tuning1d::prefetch},         {"split_waves", &Tuning1d::split_waves},
       {"tile_blocks_per_sm", &Tuning1d::tile_blocks_per_sm},
       {"max_steps", &Tuning1d::max_steps},       {"stream_stores", &Tuning1d::stream_stores},
-      {"flat_units", &Tuning1d::flat_units},     {"batch_rows", &Tuning1d::batch_rows},
+      {"flat_units", &Tuning1d::flat_units},     {"flat_threads", &Tuning1d::flat_threads},
+      {"batch_rows", &Tuning1d::batch_rows},
       {"feat_kernel", &Tuning1d::feat_kernel},
   };
   size_t pos = 0;

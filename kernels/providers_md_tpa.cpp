@@ -1,9 +1,9 @@
 // Providers of our CUDA kernels for lrpe_cosine_md ("cuda", "cuda_cache") and tpa_decode
 // ("cuda_b", "cuda_bh", "cuda_bn"). The binding validates the tensors (rank, dtype, contiguity,
 // device, shapes) with a one-line error, does everything that is not the measured work in
-// prepare (the cos/sin table of cuda_cache, workspace sizing), and the Call allocates only
-// what the op must: the output (forward) or dx (backward), plus the small statistics buffer of
-// softmax over the sequence, or tpa_decode's split partials (cuda_bn).
+// prepare (the cos/sin table of cuda_cache, workspace sizing, cuda_bn's zeroed workspace of work
+// counters and split partials), and the Call allocates only what the op must: the output
+// (forward) or dx (backward), plus the small statistics buffer of softmax over the sequence.
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -154,11 +154,13 @@ Call prepare_tpa(const Params& p, const Inputs& in, K::TpaStrategy strategy) {
   }
   const K::TpaScales scales = K::TpaScales::defaults(s);
   const c10::cuda::CUDAGuard guard(aq.device());
+  // cuda_bn's workspace (work counters, float32 partials) is the provider's, made and zeroed
+  // here once like a real caller's; it stays allocated, so every call's peak memory counts it.
   const size_t wsb = K::tpa_decode_workspace_bytes(s, dt, strategy);
-  return [aq, ak, av, bq, bk, bv, s, scales, dt, strategy, wsb]() -> std::vector<at::Tensor> {
+  const at::Tensor ws = wsb ? at::zeros({static_cast<int64_t>(wsb)}, aq.options().dtype(at::kByte)) : at::Tensor();
+  return [aq, ak, av, bq, bk, bv, s, scales, dt, strategy, wsb, ws]() -> std::vector<at::Tensor> {
     const c10::cuda::CUDAGuard g(aq.device());
     at::Tensor out = at::empty({s.b, 1, s.h, s.e}, aq.options());
-    at::Tensor ws = workspace_on(aq, wsb);  // cuda_bn: float32 partials of the chunks
     K::tpa_decode(aq.data_ptr(), ak.data_ptr(), av.data_ptr(), bq.data_ptr(), bk.data_ptr(),
                   bv.data_ptr(), out.data_ptr(), ws.defined() ? ws.data_ptr() : nullptr, wsb, s,
                   scales, dt, strategy, current_stream());

@@ -69,6 +69,8 @@ constexpr int kMaxWarpsTc = 8;   // warps per tensor-core block
 constexpr int kCcThreads = 256;  // threads per CUDA-core block
 constexpr int kCcMaxQuads = 8;   // float4 accumulators per thread (CUDA-core kernel)
 constexpr int kMaxChunks = 4096; // bn: chunks of m at most (reduction weights in shared memory)
+constexpr int kTileRing = 8;     // tensor-core kernel: tile indices published ahead of use
+constexpr size_t kTcStaticSmem = sizeof(int) * kTileRing;  // its static shared memory
 
 // ---------------------------------------------------------------------------------------------
 // PTX helpers.
@@ -152,6 +154,8 @@ struct TpaArgs {
   const void *aq, *ak, *av, *bq, *bk, *bv;
   void* out;                 // (b, 1, h, e)
   float *pm, *pl, *po;       // bn partials: [b][nchunks][h] (m, l), [b][nchunks][h][e] (o)
+  unsigned* ctr;             // bn, tensor cores: tiles handed out per (batch, head group), or null
+  int ngroups;               // head groups (gridDim.y of the main kernel)
   int b, h, r, d, e;
   int64_t m;
   int64_t chunk_len;
@@ -301,29 +305,77 @@ __device__ __forceinline__ void pdl_wait() {
 #endif
 }
 
+// Timeline trace (builds with -DOPBENCH_TPA_TRACE only; kernels_md_tpa_bench --trace): thread 0
+// of each block stamps %globaltimer (ns) and clock64 at fixed points into g_tpa_trace, slot =
+// the block's linear index (main kernels) or kTraceReduce + block (reduction).
+#ifdef OPBENCH_TPA_TRACE
+__device__ unsigned long long g_tpa_trace[kTpaTraceSlots * kTpaTraceFields];
+__device__ __forceinline__ void tpa_stamp(int slot, int k) {
+  if (threadIdx.x != 0 || slot >= kTpaTraceSlots) return;
+  unsigned long long t, c = clock64();
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  unsigned sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  unsigned long long* p = g_tpa_trace + static_cast<size_t>(slot) * kTpaTraceFields;
+  p[k] = t;
+  p[8 + k] = c;
+  p[15] = sm;
+}
+#else
+__device__ __forceinline__ void tpa_stamp(int, int) {}
+#endif
+__device__ __forceinline__ int tpa_block_slot() {
+  return static_cast<int>((blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Tensor-core kernel (bf16 / fp16). Warp w = (mi, ns, tq): heads mi*16 .. +16 of the block's
 // group, output columns ns*kEW .. +kEW, and tokens tq*16 .. +16 of every tile (TQ = TT / 16
 // slices). Each warp runs its own online softmax over its token slice; the slices are merged
 // through shared memory at the end. No warp repeats another's scores.
+//
+// Tiles: a block's k-th tile is, with one chunk per block, tile k of its chunk (strategy b and
+// bn with static chunks); with the bn work counters (a.ctr), tile chunk + k * nchunks for the
+// first STAGES (no wait at the start), then whatever the (batch, group)'s counter hands out, so
+// blocks that DRAM serves faster take more tiles and all finish together (measured: with equal
+// chunks the blocks' loops ended between 49 and 65 us at b = 8, m = 32768). A block's partial
+// covers any set of tokens; the reduction merges them, then zeroes the counters.
+// Pipeline: the prologue fills every stage; then per tile: wait for tile k, barrier, issue tile
+// k + STAGES - 1 into the stage computed last (from k = 1), compute tile k. Thread 0 asks the
+// counter for tile k + STAGES during tile k and publishes it at the next barrier (tile_ring).
 template <typename T, int TT, int STAGES>
 __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) {
   using S = Storage<T>;
   using M = MmaOp<T>;
   constexpr int TQ = TT / 16;
   static_assert(TQ >= 2, "tiles of 32 or 64 tokens: at least two token slices to merge");
+  static_assert(STAGES + 1 < kTileRing, "the tile ring holds the tiles in flight and the next");
   extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ int tile_ring[kTileRing];
   const int tid = threadIdx.x, nthr = blockDim.x;
   const int lane = tid & 31, warp = tid >> 5;
   const int chunk = blockIdx.x, bi = blockIdx.z;
   const int head0 = blockIdx.y * a.HG;
   const int hv = min(a.HG, a.h - head0);
-  const int64_t t_begin = chunk * a.chunk_len;
-  const int64_t t_end = min64(a.m, t_begin + a.chunk_len);
-  const int ntiles = static_cast<int>((t_end - t_begin + TT - 1) / TT);
+  const bool dyn = a.ctr != nullptr;
+  const int64_t t_begin = dyn ? 0 : chunk * a.chunk_len;
+  const int64_t t_end = dyn ? a.m : min64(a.m, t_begin + a.chunk_len);
+  const int tile0 = static_cast<int>(t_begin / TT);                 // chunks are whole tiles
+  const int tile_end = static_cast<int>((t_end + TT - 1) / TT);
+  unsigned* ctr = dyn ? a.ctr + bi * gridDim.y + blockIdx.y : nullptr;
+  // The block's k-th tile (absolute index), or -1 past its last; thread 0 alone for k >= STAGES.
+  auto tile_of = [&](int k) -> int {
+    int t;
+    if (!dyn) t = tile0 + k;
+    else if (k < STAGES) t = chunk + k * a.nchunks;
+    else t = STAGES * a.nchunks + static_cast<int>(atomicAdd(ctr, 1u));
+    return t < tile_end ? t : -1;
+  };
+  const int slot = tpa_block_slot();
+  tpa_stamp(slot, 0);
 
-  // shared memory: Qs | aq_t | STAGES x (BK | BV | AK | AV) (tc_layout); the q inputs at qin_off
-  // (the last stage when they fit there); after the loop the stages hold the merge buffers.
+  // shared memory: Qs | aq_t | STAGES x (BK | BV | AK | AV) | q inputs (tc_layout); after the
+  // loop the stages hold the merge buffers.
   T* Qs = reinterpret_cast<T*>(smem);
   float* aq_t = reinterpret_cast<float*>(smem + a.aqt_off);
   T* stages = reinterpret_cast<T*>(smem + a.stage_off);
@@ -335,9 +387,9 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   const T* ak = static_cast<const T*>(a.ak) + static_cast<int64_t>(bi) * a.m * a.h + head0;
   const T* av = static_cast<const T*>(a.av) + static_cast<int64_t>(bi) * a.m * a.h + head0;
 
-  auto issue = [&](int tile) {
-    T* base = stages + (tile % STAGES) * stage_elems;
-    const int64_t t0 = t_begin + static_cast<int64_t>(tile) * TT;
+  auto issue = [&](int tile, int k) {
+    T* base = stages + (k % STAGES) * stage_elems;
+    const int64_t t0 = static_cast<int64_t>(tile) * TT;
     const int valid = static_cast<int>(min64(TT, t_end - t0));
     load_rows<T>(base, a.bk_stride, bk + t0 * a.d, a.d, valid, TT, a.d, a.w_bk, a.lg_bk, tid, nthr);
     load_rows<T>(base + bk_elems, a.bv_stride, bv + t0 * a.e, a.e, valid, TT, a.e, a.w_bv, a.lg_bv,
@@ -348,20 +400,24 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
                  hv, a.w_a, a.lg_a, tid, nthr);
   };
 
-  // q inputs first (their group completes before the tiles'), then the first STAGES-1 tiles.
+  // q inputs first (their group completes first), then one tile per stage.
   T* qin = reinterpret_cast<T*>(smem + a.qin_off);
   const T* bq_s = stage_q_inputs<T>(a, bi, head0, hv, qin, tid, nthr);
   cp_async_commit();
 #pragma unroll
-  for (int st = 0; st < STAGES - 1; ++st) {
-    if (st < ntiles) issue(st);
+  for (int k = 0; k < STAGES; ++k) {
+    const int t = tile_of(k);  // uniform: no counter below STAGES
+    if (t >= 0) issue(t, k);
     cp_async_commit();
+    if (tid == 0) tile_ring[k] = t;
   }
-  cp_async_wait<STAGES - 1>();
+  int grabbed = tid == 0 ? tile_of(STAGES) : -1;  // in flight during q
+  cp_async_wait<STAGES>();
   __syncthreads();
   compute_q<T, T>(a, qin, bq_s, hv, aq_t, Qs, a.q_stride, a.d_pad, tid, nthr);
   pdl_trigger();
-  __syncthreads();  // the q inputs (maybe in the last stage) are read; padding is written below
+  if (tid == 0) tile_ring[STAGES] = grabbed;
+  tpa_stamp(slot, 1);
 
   // Zero the padding columns once (cp.async never writes them; the loop's first barrier
   // orders these stores before any read).
@@ -388,17 +444,27 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   float mrow[2] = {-INFINITY, -INFINITY}, lrow[2] = {0.f, 0.f};
   const int ksteps = a.d_pad / 16;
 
-  for (int kt = 0; kt < ntiles; ++kt) {
-    cp_async_wait<STAGES - 2>();
+  for (int kt = 0;; ++kt) {
+    // Tile kt's group is complete: after it come the prologue's later tiles and one group per
+    // iteration from kt = 1 on, STAGES - 1 in all (STAGES at kt = 0).
+    if (kt == 0) cp_async_wait<STAGES - 1>();
+    else cp_async_wait<STAGES - 2>();
     __syncthreads();
-    if (kt + STAGES - 1 < ntiles) issue(kt + STAGES - 1);
-    cp_async_commit();
+    const int tile = tile_ring[kt % kTileRing];
+    if (tile < 0) break;
+    if (kt > 0) {
+      const int nt = tile_ring[(kt + STAGES - 1) % kTileRing];
+      if (nt >= 0) issue(nt, kt + STAGES - 1);
+      cp_async_commit();
+      if (tid == 0) grabbed = nt >= 0 ? tile_of(kt + STAGES) : -1;  // answered during the tile
+    }
+    if (kt == 0) tpa_stamp(slot, 2);
 
     const T* BK = stages + (kt % STAGES) * stage_elems;
     const T* BV = BK + bk_elems;
     const T* AK = BV + bv_elems;
     const T* AV = AK + a_elems;
-    const int valid = static_cast<int>(min64(TT, t_end - (t_begin + static_cast<int64_t>(kt) * TT)));
+    const int valid = static_cast<int>(min64(TT, t_end - static_cast<int64_t>(tile) * TT));
 
     // S = Q BK^T: this warp's 16 heads x 16 tokens.
     float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
@@ -482,8 +548,10 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
         M::run(o[2 * cp + 1], pa, vb[2], vb[3]);
       }
     }
+    if (tid == 0 && kt > 0) tile_ring[(kt + STAGES) % kTileRing] = grabbed;  // read after 2 barriers
   }
   cp_async_wait<0>();
+  tpa_stamp(slot, 3);
 
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
@@ -491,85 +559,70 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
     lrow[i] += __shfl_xor_sync(0xffffffffu, lrow[i], 2);
   }
 
-  // Merge the token slices: slices 1.. write (m, l, o) to the free stages, slice 0 combines.
-  float* red_m = reinterpret_cast<float*>(stages);
-  float* red_l = red_m + (TQ - 1) * a.HG;
-  float* red_o = red_l + (TQ - 1) * a.HG;
-  const int ostride = a.NS * kEW;
+  // Merge the TQ token slices, every warp at once: each publishes its rows' m, all read the
+  // common max M and scale their l and o by 2^(m - M) into the slice buffers, and then every
+  // thread sums the slices of a share of the (head, column) outputs with 16-byte accesses.
+  const int ostride = a.NS * kEW + 4;  // floats per head row of a slice (+4: fewer conflicts)
+  float* red_m = reinterpret_cast<float*>(stages);   // [TQ][HG]
+  float* red_l = red_m + TQ * a.HG;                  // [TQ][HG]
+  float* red_o = red_l + TQ * a.HG;                  // [TQ][HG][ostride]
   __syncthreads();  // every warp is done with the stages
-  if (tq > 0) {
 #pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      const int row = mi * 16 + g + i * 8;
-      const int slot = (tq - 1) * a.HG + row;
-      if (ns == 0 && c4 == 0) {
-        red_m[slot] = mrow[i];
-        red_l[slot] = lrow[i];
-      }
-#pragma unroll
-      for (int n = 0; n < kEW / 8; ++n) {
-        const int col = ns * kEW + n * 8 + 2 * c4;
-        *reinterpret_cast<float2*>(red_o + static_cast<int64_t>(slot) * ostride + col) =
-            make_float2(o[n][2 * i], o[n][2 * i + 1]);
-      }
-    }
-  }
+  for (int i = 0; i < 2; ++i)
+    if (ns == 0 && c4 == 0) red_m[tq * a.HG + mi * 16 + g + i * 8] = mrow[i];
   __syncthreads();
-  if (tq > 0) return;
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
     const int row = mi * 16 + g + i * 8;
-    float mall = mrow[i];
-    for (int q = 1; q < TQ; ++q) mall = fmaxf(mall, red_m[(q - 1) * a.HG + row]);
-    const float mref = mall == -INFINITY ? 0.f : mall;  // rows past hv: every slice empty
-    const float w0 = ex2(mrow[i] - mref);
-    lrow[i] *= w0;
+    float mall = -INFINITY;
 #pragma unroll
-    for (int n = 0; n < kEW / 8; ++n) { o[n][2 * i] *= w0; o[n][2 * i + 1] *= w0; }
-    for (int q = 1; q < TQ; ++q) {
-      const int slot = (q - 1) * a.HG + row;
-      const float w = ex2(red_m[slot] - mref);
-      lrow[i] = fmaf(red_l[slot], w, lrow[i]);
+    for (int q = 0; q < TQ; ++q) mall = fmaxf(mall, red_m[q * a.HG + row]);
+    const float w = ex2(mrow[i] - (mall == -INFINITY ? 0.f : mall));  // 0 for an empty slice
+    if (ns == 0 && c4 == 0) red_l[tq * a.HG + row] = lrow[i] * w;
+    float* dst = red_o + static_cast<int64_t>(tq * a.HG + row) * ostride + ns * kEW + 2 * c4;
 #pragma unroll
-      for (int n = 0; n < kEW / 8; ++n) {
-        const int col = ns * kEW + n * 8 + 2 * c4;
-        const float2 v = *reinterpret_cast<const float2*>(red_o + static_cast<int64_t>(slot) * ostride + col);
-        o[n][2 * i] = fmaf(v.x, w, o[n][2 * i]);
-        o[n][2 * i + 1] = fmaf(v.y, w, o[n][2 * i + 1]);
-      }
-    }
-    mrow[i] = mall;
+    for (int n = 0; n < kEW / 8; ++n)
+      *reinterpret_cast<float2*>(dst + n * 8) = make_float2(o[n][2 * i] * w, o[n][2 * i + 1] * w);
   }
-
+  __syncthreads();
+  tpa_stamp(slot, 4);
+  const int cols4 = (a.e + 3) / 4;
+  for (int item = tid; item < hv * cols4; item += nthr) {
+    const int hl = item / cols4, c = (item % cols4) * 4;
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+    float mall = -INFINITY, lall = 0.f;
 #pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const int hl = mi * 16 + g + i * 8;
-    if (hl >= hv) continue;
+    for (int q = 0; q < TQ; ++q) {
+      const float4 v = *reinterpret_cast<const float4*>(red_o + static_cast<int64_t>(q * a.HG + hl) * ostride + c);
+      acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
+      mall = fmaxf(mall, red_m[q * a.HG + hl]);
+      lall += red_l[q * a.HG + hl];
+    }
     const int head = head0 + hl;
+    const float vals[4] = {acc.x, acc.y, acc.z, acc.w};
     if (a.nchunks == 1) {
       T* out = static_cast<T*>(a.out) + (static_cast<int64_t>(bi) * a.h + head) * a.e;
-      const float inv = a.vscale / lrow[i];
+      const float inv = a.vscale / lall;
 #pragma unroll
-      for (int n = 0; n < kEW / 8; ++n) {
-        const int col = ns * kEW + n * 8 + 2 * c4;
-        if (col < a.e) out[col] = S::from_f(o[n][2 * i] * inv);
-        if (col + 1 < a.e) out[col + 1] = S::from_f(o[n][2 * i + 1] * inv);
-      }
+      for (int j = 0; j < 4; ++j)
+        if (c + j < a.e) out[c + j] = S::from_f(vals[j] * inv);
     } else {
       const int64_t pidx = (static_cast<int64_t>(bi) * a.nchunks + chunk) * a.h + head;
-      float* po = a.po + pidx * a.e;
+      float* po = a.po + pidx * a.e + c;
+      if (a.e % 4 == 0) {
+        *reinterpret_cast<float4*>(po) = acc;
+      } else {
 #pragma unroll
-      for (int n = 0; n < kEW / 8; ++n) {
-        const int col = ns * kEW + n * 8 + 2 * c4;
-        if (col < a.e) po[col] = o[n][2 * i];
-        if (col + 1 < a.e) po[col + 1] = o[n][2 * i + 1];
+        for (int j = 0; j < 4; ++j)
+          if (c + j < a.e) po[j] = vals[j];
       }
-      if (ns == 0 && c4 == 0) {
-        a.pm[pidx] = mrow[i];
-        a.pl[pidx] = lrow[i];
+      if (c == 0) {
+        a.pm[pidx] = mall;
+        a.pl[pidx] = lall;
       }
     }
   }
+  tpa_stamp(slot, 5);
 }
 // ---------------------------------------------------------------------------------------------
 // CUDA-core kernel (any dtype). 256 threads.
@@ -790,117 +843,77 @@ __global__ void __launch_bounds__(kCcThreads) tpa_cc_kernel(TpaArgs a) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// bn: merge the chunk partials, a block of kRedThreads per (b, h), every global load in flight
-// at once: thread (slice, column group) loads the partial o of chunks slice, slice + S, ... (the
-// first kRedBatch of them before any use) while the first threads load the chunks' m and l; the
-// weights 2^(m_c - M) then go through shared memory, and the slices are summed there.
-// V = 4: float4 columns (e % 4 == 0), else single columns.
-constexpr int kRedThreads = 256;
+// bn: merge the chunk partials, a warp per (b, h), no barriers: lane c holds chunk c's m and l
+// (c, c + 32, ...), the warp's max M and L = sum l_c 2^(m_c - M) come from shuffles, and each
+// lane owns V-column groups of o (V = 4: float4 columns when e % 4 == 0), summing the chunks'
+// partials with kRedBatch loads in flight. Its first block then zeroes the work counters
+// (a.ctr) for the next call: every main block is done by then (PDL wait, or stream order).
+constexpr int kRedWarps = 8;
 constexpr int kRedBatch = 8;
 
-__device__ __forceinline__ float block_reduce(float v, bool is_max, float* red) {
-  for (int o = 16; o > 0; o >>= 1) {
-    const float w = __shfl_xor_sync(0xffffffffu, v, o);
-    v = is_max ? fmaxf(v, w) : v + w;
-  }
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
-  __syncthreads();  // red is reused between calls
-  if (lane == 0) red[warp] = v;
-  __syncthreads();
-  v = is_max ? -INFINITY : 0.f;
-  for (int i = 0; i < nw; ++i) v = is_max ? fmaxf(v, red[i]) : v + red[i];
-  return v;
-}
-
-template <int V> struct RedVec { float v[V]; };
-
-template <int V>
-__device__ __forceinline__ RedVec<V> ld_red(const float* p) {
-  RedVec<V> r;
-  if constexpr (V == 4) {
-    const float4 t = *reinterpret_cast<const float4*>(p);
-    r.v[0] = t.x; r.v[1] = t.y; r.v[2] = t.z; r.v[3] = t.w;
-  } else {
-    r.v[0] = *p;
-  }
-  return r;
-}
-
-// Dynamic shared memory of the reduction: m then weights (nchunks), l (nchunks), slice sums
-// (at most kRedThreads groups of V floats).
-size_t reduce_smem(int nchunks, int V) {
-  return sizeof(float) * (2 * ((nchunks + 3) & ~3) + kRedThreads * V);
-}
-
 template <typename T, int V>
-__global__ void __launch_bounds__(kRedThreads) tpa_reduce_kernel(TpaArgs a) {
-  extern __shared__ __align__(16) float sh[];
-  __shared__ float red[32];
-  const int nc4 = (a.nchunks + 3) & ~3;
-  float* wts = sh;             // m_c, then the weights
-  float* lsh = sh + nc4;       // l_c
-  float* part = sh + 2 * nc4;  // slice sums: S x ngrp x V
-  const int ngrp = (a.e + V - 1) / V;
-  const int S = max(1, kRedThreads / ngrp);
-  const int tid = threadIdx.x, slice = tid / ngrp, grp = tid % ngrp;
-  const bool active = slice < S && grp * V < a.e;
-  const int64_t bh = blockIdx.x;
+__global__ void __launch_bounds__(kRedWarps * 32) tpa_reduce_kernel(TpaArgs a) {
+  const int lane = threadIdx.x & 31;
+  const int64_t bh = static_cast<int64_t>(blockIdx.x) * kRedWarps + (threadIdx.x >> 5);
+  tpa_stamp(kTpaTraceReduce + blockIdx.x, 0);
+  pdl_wait();  // the partials of the main kernel (PDL) are complete and visible
+  tpa_stamp(kTpaTraceReduce + blockIdx.x, 1);
+  if (a.ctr != nullptr && blockIdx.x == 0)
+    for (int i = threadIdx.x; i < a.b * a.ngroups; i += blockDim.x) a.ctr[i] = 0u;
+  if (bh >= static_cast<int64_t>(a.b) * a.h) return;
   const int64_t bi = bh / a.h, head = bh % a.h;
   const int64_t base = bi * a.nchunks * a.h + head;  // partial (bi, c, head) = base + c * h
   const int64_t cstride = static_cast<int64_t>(a.h) * a.e;
-  const float* po = a.po + base * a.e + grp * V;
-  pdl_wait();  // the partials of the main kernel (PDL) are complete and visible
 
-  RedVec<V> pv[kRedBatch];
-#pragma unroll
-  for (int j = 0; j < kRedBatch; ++j) {
-    const int c = slice + j * S;
-    if (active && c < a.nchunks) pv[j] = ld_red<V>(po + c * cstride);
-  }
-  float mloc = -INFINITY;
-  for (int c = tid; c < a.nchunks; c += kRedThreads) {
-    const float m = a.pm[base + c * a.h];
-    wts[c] = m;
-    lsh[c] = a.pl[base + c * a.h];
-    mloc = fmaxf(mloc, m);
-  }
-  const float M = block_reduce(mloc, true, red);  // its barriers publish m_c and l_c
-  float lloc = 0.f;
-  for (int c = tid; c < a.nchunks; c += kRedThreads) {
-    const float w = ex2(wts[c] - M);
-    wts[c] = w;
-    lloc = fmaf(lsh[c], w, lloc);
-  }
-  const float L = block_reduce(lloc, false, red);  // ... and the weights
-
-  float acc[V];
-#pragma unroll
-  for (int k = 0; k < V; ++k) acc[k] = 0.f;
-  if (active) {
-#pragma unroll
-    for (int j = 0; j < kRedBatch; ++j) {
-      const int c = slice + j * S;
-      if (c < a.nchunks)
-#pragma unroll
-        for (int k = 0; k < V; ++k) acc[k] = fmaf(pv[j].v[k], wts[c], acc[k]);
-    }
-    for (int c = slice + kRedBatch * S; c < a.nchunks; c += S) {  // more chunks than one batch
-      const RedVec<V> t = ld_red<V>(po + c * cstride);
-#pragma unroll
-      for (int k = 0; k < V; ++k) acc[k] = fmaf(t.v[k], wts[c], acc[k]);
-    }
-#pragma unroll
-    for (int k = 0; k < V; ++k) part[(slice * ngrp + grp) * V + k] = acc[k];
-  }
-  __syncthreads();
+  float M = -INFINITY;
+  for (int c = lane; c < a.nchunks; c += 32) M = fmaxf(M, a.pm[base + c * a.h]);
+  for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(0xffffffffu, M, o));
+  float L = 0.f;
+  for (int c = lane; c < a.nchunks; c += 32) L = fmaf(a.pl[base + c * a.h], ex2(a.pm[base + c * a.h] - M), L);
+  for (int o = 16; o > 0; o >>= 1) L += __shfl_xor_sync(0xffffffffu, L, o);
   const float inv = a.vscale / L;
+
+  const float* po = a.po + base * a.e;
   T* out = static_cast<T*>(a.out) + bh * a.e;
-  for (int col = tid; col < a.e; col += kRedThreads) {
-    const int g2 = col / V, k = col % V;
-    float o = 0.f;
-    for (int sl = 0; sl < S; ++sl) o += part[(sl * ngrp + g2) * V + k];
-    out[col] = Storage<T>::from_f(o * inv);
+  for (int col0 = 0; col0 < a.e; col0 += 32 * V) {  // every lane in every round: the shuffles
+    const int col = col0 + lane * V;
+    const bool active = col < a.e;
+    float acc[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k) acc[k] = 0.f;
+    for (int c0 = 0; c0 < a.nchunks; c0 += 32) {
+      // this lane's chunk c0 + lane: its weight, shared with the warp below
+      const int cl = c0 + lane;
+      const float wl = cl < a.nchunks ? ex2(a.pm[base + cl * a.h] - M) : 0.f;
+      const int cn = min(32, a.nchunks - c0);
+      for (int j0 = 0; j0 < cn; j0 += kRedBatch) {
+        float v[kRedBatch][V];
+#pragma unroll
+        for (int j = 0; j < kRedBatch; ++j) {
+          const float* p = po + (c0 + j0 + j) * cstride + col;
+          if (active && j0 + j < cn) {
+            if constexpr (V == 4) {
+              const float4 t = *reinterpret_cast<const float4*>(p);
+              v[j][0] = t.x; v[j][1] = t.y; v[j][2] = t.z; v[j][3] = t.w;
+            } else {
+              v[j][0] = *p;
+            }
+          }
+        }
+#pragma unroll
+        for (int j = 0; j < kRedBatch; ++j) {
+          const float w = __shfl_sync(0xffffffffu, wl, (j0 + j) & 31);
+          if (active && j0 + j < cn)
+#pragma unroll
+            for (int k = 0; k < V; ++k) acc[k] = fmaf(v[j][k], w, acc[k]);
+        }
+      }
+    }
+    if (active)
+#pragma unroll
+      for (int k = 0; k < V; ++k) out[col + k] = Storage<T>::from_f(acc[k] * inv);
   }
+  tpa_stamp(kTpaTraceReduce + blockIdx.x, 2);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -959,9 +972,11 @@ void allow_max_smem(KernelFn fn) {
   std::lock_guard<std::mutex> lock(mu);
   const auto key = std::make_pair(reinterpret_cast<const void*>(fn), dev);
   if (done.count(key)) return;
-  OPBENCH_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(fn),
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          device_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin)));
+  cudaFuncAttributes fa{};
+  OPBENCH_CUDA_CHECK(cudaFuncGetAttributes(&fa, reinterpret_cast<const void*>(fn)));
+  OPBENCH_CUDA_CHECK(cudaFuncSetAttribute(
+      reinterpret_cast<const void*>(fn), cudaFuncAttributeMaxDynamicSharedMemorySize,
+      device_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin) - static_cast<int>(fa.sharedSizeBytes)));
   done[key] = true;
 }
 
@@ -985,10 +1000,11 @@ int blocks_per_sm(KernelFn fn, int threads, size_t smem) {
 size_t r16(size_t b) { return (b + 15) & ~size_t(15); }
 
 // The raw q inputs (aq rows of the block's heads, bq) go into the last stage when they fit
-// there (it is free until the loop's first iteration), else past the stages.
+// there and the prologue leaves it free (CUDA cores), else past the stages (tensor cores: the
+// prologue fills every stage).
 void place_q_inputs(Plan& p, const TpaShape& s, int sz, size_t stage_bytes, size_t stages_end) {
   const size_t qin = r16(static_cast<size_t>(round_up(p.HG * s.r, 8)) * sz) + r16(static_cast<size_t>(s.r * s.d) * sz);
-  if (qin <= stage_bytes) {
+  if (qin <= stage_bytes && !p.tc) {
     p.qin_off = stages_end - stage_bytes;
     p.smem = stages_end;
   } else {
@@ -1004,7 +1020,7 @@ void tc_layout(Plan& p, const TpaShape& s, int sz) {
   p.stage_off = p.aqt_off + r16(4ull * s.r * round_up(p.HG, 8));
   const size_t stage = static_cast<size_t>(p.tt) * (p.bk_stride + p.bv_stride + 2 * p.a_stride) * sz;
   place_q_inputs(p, s, sz, stage, p.stage_off + p.stages * stage);
-  const size_t merge = 4ull * (p.tt / 16 - 1) * p.HG * (2 + p.NS * kEW);
+  const size_t merge = 4ull * (p.tt / 16) * p.HG * (2 + p.NS * kEW + 4);  // tpa_tc_kernel's
   p.smem = std::max(p.smem, p.stage_off + merge);
 }
 
@@ -1053,7 +1069,7 @@ Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions&
       p.threads = 32 * mh * p.NS * slices;
       p.a_stride = p.HG + 8;
       tc_layout(p, s, sz);
-      if (p.smem <= static_cast<size_t>(max_smem)) break;
+      if (p.smem + kTcStaticSmem <= static_cast<size_t>(max_smem)) break;
     }
   } else {
     p.HG = strat == TpaStrategy::bh ? 1 : static_cast<int>(std::min<int64_t>(s.h, 32));
@@ -1072,7 +1088,7 @@ Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions&
       cc_layout(p, s, sz);
     }
   }
-  if (p.smem > static_cast<size_t>(max_smem))
+  if (p.smem + (p.tc ? kTcStaticSmem : 0) > static_cast<size_t>(max_smem))
     throw KernelError("tpa_decode: d=" + std::to_string(s.d) + " e=" + std::to_string(s.e) +
                       " r=" + std::to_string(s.r) + " needs " + std::to_string(p.smem) +
                       " bytes of shared memory, the device has " + std::to_string(max_smem));
@@ -1140,11 +1156,32 @@ int64_t tpa_decode_chunks(const TpaShape& s, DType dtype, TpaStrategy strategy,
   return make_plan(s, dtype, strategy, opt).nchunks;
 }
 
+namespace {
+// bn's workspace: the work counters first (tensor cores with dynamic tiles: one per batch and
+// head group, 256-byte aligned: every call finds them at the same place), then the float32
+// partials o [b][chunks][h][e], m and l [b][chunks][h].
+struct WorkspaceLayout {
+  size_t ctr_bytes = 0, total = 0;
+};
+WorkspaceLayout workspace_layout(const Plan& p, const TpaShape& s, const TpaOptions& opt) {
+  WorkspaceLayout w;
+  if (p.nchunks <= 1) return w;
+  if (p.tc && opt.dynamic_tiles) w.ctr_bytes = static_cast<size_t>(round_up(s.b * p.ngroups * 4, 256));
+  w.total = w.ctr_bytes + static_cast<size_t>(s.b * p.nchunks * s.h * (s.e + 2)) * sizeof(float);
+  return w;
+}
+}  // namespace
+
 size_t tpa_decode_workspace_bytes(const TpaShape& s, DType dtype, TpaStrategy strategy,
                                   const TpaOptions& opt) {
-  const int64_t n = tpa_decode_chunks(s, dtype, strategy, opt);
-  if (n <= 1) return 0;
-  return static_cast<size_t>(s.b * n * s.h * (s.e + 2)) * sizeof(float);
+  tpa_decode_check(s, dtype);
+  return workspace_layout(make_plan(s, dtype, strategy, opt), s, opt).total;
+}
+
+size_t tpa_decode_counter_bytes(const TpaShape& s, DType dtype, TpaStrategy strategy,
+                                const TpaOptions& opt) {
+  tpa_decode_check(s, dtype);
+  return workspace_layout(make_plan(s, dtype, strategy, opt), s, opt).ctr_bytes;
 }
 
 void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, const void* bk,
@@ -1178,14 +1215,16 @@ void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, 
   a.lg_bv = chunks_log2(s.e, a.w_bv, sz, p.threads);
   a.lg_a = chunks_log2(p.a_full ? s.h : std::min<int64_t>(p.HG, s.h), a.w_a, sz, p.threads);
 
+  a.ngroups = p.ngroups;
   if (p.nchunks > 1) {
-    const size_t need = static_cast<size_t>(s.b * p.nchunks * s.h * (s.e + 2)) * sizeof(float);
-    if (workspace == nullptr || workspace_bytes < need)
+    const WorkspaceLayout wl = workspace_layout(p, s, opt);
+    if (workspace == nullptr || workspace_bytes < wl.total)
       throw KernelError("tpa_decode: workspace of " + std::to_string(workspace_bytes) +
-                        " bytes, needs " + std::to_string(need));
+                        " bytes, needs " + std::to_string(wl.total));
     if (reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
       throw KernelError("tpa_decode: workspace must be 16-byte aligned");
-    float* w = static_cast<float*>(workspace);
+    a.ctr = wl.ctr_bytes ? static_cast<unsigned*>(workspace) : nullptr;
+    float* w = reinterpret_cast<float*>(static_cast<char*>(workspace) + wl.ctr_bytes);
     a.po = w;
     a.pm = w + s.b * p.nchunks * s.h * s.e;
     a.pl = a.pm + s.b * p.nchunks * s.h;
@@ -1200,9 +1239,8 @@ void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, 
   if (p.nchunks > 1) {
     const int V = s.e % 4 == 0 ? 4 : 1;
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(static_cast<unsigned>(s.b * s.h));
-    cfg.blockDim = dim3(kRedThreads);
-    cfg.dynamicSmemBytes = reduce_smem(p.nchunks, V);
+    cfg.gridDim = dim3(static_cast<unsigned>(ceil_div(s.b * s.h, kRedWarps)));
+    cfg.blockDim = dim3(kRedWarps * 32);
     cfg.stream = stream;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -1221,5 +1259,17 @@ void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, 
     OPBENCH_LAUNCH_CHECK();
   }
 }
+
+#ifdef OPBENCH_TPA_TRACE
+void tpa_trace_take(std::vector<unsigned long long>& out) {
+  out.assign(static_cast<size_t>(kTpaTraceSlots) * kTpaTraceFields, 0);
+  OPBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+  OPBENCH_CUDA_CHECK(cudaMemcpyFromSymbol(out.data(), g_tpa_trace, out.size() * sizeof(out[0])));
+  void* p = nullptr;
+  OPBENCH_CUDA_CHECK(cudaGetSymbolAddress(&p, g_tpa_trace));
+  OPBENCH_CUDA_CHECK(cudaMemset(p, 0, out.size() * sizeof(out[0])));
+  OPBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+}
+#endif
 
 }  // namespace opbench::kernels

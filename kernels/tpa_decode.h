@@ -13,13 +13,16 @@
 //       read once per batch element.
 //   bh  one block per (batch, head): each block reads all of bk and bv for its batch (from L2
 //       after the first head), so bk/bv are read h times from L2.
-//   bn  one block per (batch, head group, chunk of m) writing (max, sum, o) partials to a float32
-//       workspace, then a reduction kernel (split-k / flash-decoding).
+//   bn  blocks per (batch, head group) that fill the device, each writing (max, sum, o) partials
+//       of its tokens to a float32 workspace, then a reduction kernel (split-k /
+//       flash-decoding). With the tensor cores the blocks take 64-token tiles from a counter, so
+//       each finishes when the batch's tiles run out; otherwise each has an equal chunk of m.
 // bf16/fp16 use the tensor cores (mma.sync m16n8k16, float32 accumulation; q and the weights
 // p * av are rounded to the storage dtype for the products); fp32 uses float32 FMAs only.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/common.h"
 
@@ -42,18 +45,27 @@ struct TpaOptions {
   int tile = 0;           // tokens per tile (bf16/fp16 b, bn: 32 or 64); 0 = default
   int stages = 0;         // shared-memory pipeline depth (64: 2..4, 32: 2 or 4); 0 = default
   bool pdl = true;        // bn: launch the reduction with programmatic dependent launch (sm_90)
+  bool dynamic_tiles = true;  // bn, bf16/fp16: blocks take tiles from a per-(batch, head group)
+                              // counter in the workspace (false: equal chunks of tiles)
 };
 
 // Throws KernelError (one line) for sizes the kernels do not take.
 void tpa_decode_check(const TpaShape& s, DType dtype);
 
-// Chunks of m that a call uses (1 for b and bh), and the workspace it needs (bn with more than
-// one chunk: float32 partials b * chunks * h * (e + 2); otherwise 0). Both depend on the
-// current device (multiprocessor count, occupancy).
+// Chunks of m that a call uses (1 for b and bh; for bn the blocks per batch element and head
+// group), and the workspace it needs (bn with more than one chunk: the work counters, then
+// float32 partials b * chunks * h * (e + 2); otherwise 0). Both depend on the current device
+// (multiprocessor count, occupancy). Its counters must be zero before the first call
+// (tpa_decode_counter_bytes); each call leaves them zero again, so the workspace is reused as it
+// is (one call at a time per workspace).
 int64_t tpa_decode_chunks(const TpaShape& s, DType dtype, TpaStrategy strategy,
                           const TpaOptions& opt = {});
 size_t tpa_decode_workspace_bytes(const TpaShape& s, DType dtype, TpaStrategy strategy,
                                   const TpaOptions& opt = {});
+// The leading bytes of that workspace that hold the work counters (0 when none): zero them once
+// (the whole workspace may be zeroed instead); the rest needs no initial value.
+size_t tpa_decode_counter_bytes(const TpaShape& s, DType dtype, TpaStrategy strategy,
+                                const TpaOptions& opt = {});
 
 // All pointers on the current device, contiguous in the layouts above; out (b, 1, h, e).
 void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, const void* bk,
@@ -62,5 +74,14 @@ void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, 
                 cudaStream_t stream, const TpaOptions& opt = {});
 
 const char* tpa_strategy_name(TpaStrategy s);
+
+// Timeline trace of the kernels (a build with -DOPBENCH_TPA_TRACE only): per block, %globaltimer
+// ns at fields 0..5 (main tensor-core kernel: entry, q ready, first tile landed, loop done, slices
+// merged, end; reduction at slot kTpaTraceReduce + block: entry, after the PDL wait, end),
+// clock64 at 8..13, the SM at 15. tpa_trace_take copies it out and zeroes it (synchronizes).
+constexpr int kTpaTraceSlots = 8192, kTpaTraceFields = 16, kTpaTraceReduce = 4096;
+#ifdef OPBENCH_TPA_TRACE
+void tpa_trace_take(std::vector<unsigned long long>& out);
+#endif
 
 }  // namespace opbench::kernels

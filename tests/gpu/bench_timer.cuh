@@ -52,19 +52,23 @@ class FlushTimer {
     for (int i = 0; i < warmup; ++i) f();
     OPBENCH_CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<double> t;
-    for (int i = 0; i < reps; ++i) {
-      flush(i);
-      OPBENCH_CUDA_CHECK(cudaEventRecord(a_));
-      f();
-      OPBENCH_CUDA_CHECK(cudaEventRecord(b_));
-      OPBENCH_CUDA_CHECK(cudaEventSynchronize(b_));
-      float ms = 0;
-      OPBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, a_, b_));
-      t.push_back(ms);
-    }
+    for (int i = 0; i < reps; ++i) t.push_back(sample(f, i));
     OPBENCH_CUDA_CHECK(cudaGetLastError());
     std::sort(t.begin(), t.end());
     return t;
+  }
+
+  // One sample (ms): the flush, then events around one call.
+  template <class F>
+  double sample(F f, int i) {
+    flush(i);
+    OPBENCH_CUDA_CHECK(cudaEventRecord(a_));
+    f();
+    OPBENCH_CUDA_CHECK(cudaEventRecord(b_));
+    OPBENCH_CUDA_CHECK(cudaEventSynchronize(b_));
+    float ms = 0;
+    OPBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, a_, b_));
+    return ms;
   }
 
  private:

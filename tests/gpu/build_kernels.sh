@@ -3,6 +3,7 @@
 # build-kernels/ (ignored by git), so they can be built here and carried to a GPU host:
 #   kernels_1d_test, kernels_1d_bench         act, lrpe_cosine, lrpe_rotate
 #   kernels_md_tpa_test, kernels_md_tpa_bench lrpe_cosine_md, tpa_decode
+#   kernels_md_tpa_trace                      the tpa bench with timeline stamps (--trace)
 # Needs nvcc and GoogleTest (libgtest-dev). The kernels get CMake's flags (KFLAGS, default
 # "--use_fast_math -lineinfo"), so the benchmarks time what opbench runs. Objects newer than
 # their source and every kernel header are kept. Usage from the repo root:
@@ -20,7 +21,7 @@ mkdir -p "$B"
 
 compile() {  # source object [flags...]
   local src=$1 obj=$2; shift 2
-  if [ "$obj" -nt "$src" ] && [ -z "$(find kernels tests/gpu -newer "$obj" -name '*.*h' -print -quit)" ]; then
+  if [ "$obj" -nt "$src" ] && [ -z "$(find kernels tests/gpu -newer "$obj" \( -name '*.h' -o -name '*.cuh' \) -print -quit)" ]; then
     return 0
   fi
   nvcc $F "$@" -c "$src" -o "$obj" 2> "${obj%.o}.log" || { cat "${obj%.o}.log" >&2; return 1; }
@@ -40,6 +41,9 @@ done
 for t in kernels_1d_test kernels_1d_bench kernels_md_tpa_test kernels_md_tpa_bench; do
   start "tests/gpu/$t.cu" "$B/$t.o"
 done
+# tpa_decode with its timeline stamps (kernels_md_tpa_bench --trace)
+start kernels/tpa_decode.cu "$B/tpa_decode_trace.o" $KFLAGS -DOPBENCH_TPA_TRACE
+start tests/gpu/kernels_md_tpa_bench.cu "$B/kernels_md_tpa_bench_trace.o" -DOPBENCH_TPA_TRACE
 for p in "${pids[@]}"; do wait "$p" || fail=1; done
 [ "$fail" = 0 ] || { echo "build failed" >&2; exit 1; }
 
@@ -49,4 +53,5 @@ nvcc $ARCH "$B/kernels_1d_test.o" $K1 -o "$B/kernels_1d_test" -lgtest -lgtest_ma
 nvcc $ARCH "$B/kernels_1d_bench.o" $K1 -o "$B/kernels_1d_bench"
 nvcc $ARCH "$B/kernels_md_tpa_test.o" $K2 -o "$B/kernels_md_tpa_test" -lgtest -lgtest_main -lpthread
 nvcc $ARCH "$B/kernels_md_tpa_bench.o" $K2 -o "$B/kernels_md_tpa_bench"
-echo "built $B/kernels_{1d,md_tpa}_{test,bench}"
+nvcc $ARCH "$B/kernels_md_tpa_bench_trace.o" "$B/lrpe_cosine_md.o" "$B/tpa_decode_trace.o" -o "$B/kernels_md_tpa_trace"
+echo "built $B/kernels_{1d,md_tpa}_{test,bench}, $B/kernels_md_tpa_trace"

@@ -1,6 +1,8 @@
 // Benchmark of our 1d CUDA kernels (act, lrpe_cosine, lrpe_rotate) against their memory floor.
 // Standalone (no torch, no gtest).
-// Usage: kernels_1d_bench [csv_path] [--quick] [--default-only] [--op act|lrpe_cosine|lrpe_rotate]
+// Usage: kernels_1d_bench [csv_path] [--quick] [--default-only] [--small] [--op act|lrpe_cosine|lrpe_rotate]
+// (--small: n = 256 .. 4096, the elementwise acts with a grid of flat-kernel launch shapes and
+// lrpe_cosine's silu backward with tile x batch rows x prefetch x stores.)
 // (--default-only: n = 32768 and each kernel's default configuration only; --op: one op only.)
 //
 // 1. Peak bandwidth: a 2 GiB device-to-device cudaMemcpy, bytes read + written, median of reps.
@@ -100,11 +102,12 @@ Config config(std::string name, F set) {
 
 int main(int argc, char** argv) {
   const char* csv = nullptr;
-  bool quick = false, default_only = false;
+  bool quick = false, default_only = false, small = false;
   std::string only_op;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     else if (std::strcmp(argv[i], "--default-only") == 0) default_only = true;
+    else if (std::strcmp(argv[i], "--small") == 0) small = true;
     else if (std::strcmp(argv[i], "--op") == 0 && i + 1 < argc) only_op = argv[++i];
     else csv = argv[i];
   }
@@ -167,7 +170,9 @@ int main(int argc, char** argv) {
       {Act::softmax, true, SeqStrategy::split, "softmax_n"},
   };
   std::vector<Row> rows;
-  for (int64_t n : {int64_t(32768), int64_t(4096), int64_t(1024), int64_t(256)}) {
+  std::vector<int64_t> sizes = {32768, 4096, 1024, 256};
+  if (small) sizes = {256, 512, 1024, 2048, 4096};
+  for (int64_t n : sizes) {
     if (default_only && n != 32768) continue;
     const int64_t nx = B * H * n * D;
     const double xbytes = double(nx) * k1d::esize(dt);
@@ -190,8 +195,13 @@ int main(int argc, char** argv) {
           // n = 4096: where block and split cross over; n = 4096 and 1024 also for act's
           // elementwise and feature-softmax kernels (where torch was faster in the harness)
           const bool act_rows = op == Op::act && !v.seq;
+          if (small) {  // the reference sweeps' small calls where torch was close: elementwise
+            const bool elem = v.act == Act::relu || v.act == Act::sigmoid || v.act == Act::silu;
+            if (!elem || v.seq || (op == Op::rot) || (op == Op::cos && (v.act != Act::silu || !bwd))) continue;
+          } else {
           if (n == 4096 && !v.seq && !act_rows) continue;
           if (n == 1024 && !act_rows) continue;
+          }
           // Configurations: the default, then (n = 32768) the ones it was chosen against.
           using T1 = opbench::kernels::Tuning1d;
           std::vector<Config> configs = {config("default", [](T1&) {})};
@@ -211,10 +221,24 @@ int main(int argc, char** argv) {
               configs.push_back(config("steps4", [](T1& t) { t.max_steps = 4; }));
             }
           }
-          if (flat && (n == 32768 || n == 256) && !default_only) {
+          if (flat && (n == 32768 || n == 256) && !default_only && !small) {
             configs.push_back(config("flat1", [](T1& t) { t.flat_units = 1; }));
             configs.push_back(config("flat4", [](T1& t) { t.flat_units = 4; }));
           }
+          if (small && flat)  // threads x units per thread x stores
+            for (int th : {128, 256, 512})
+              for (int u : {1, 2, 4})
+                for (int cs = 0; cs < 2; ++cs) {
+                  configs.push_back(config("t" + std::to_string(th) + "u" + std::to_string(u) + (cs ? "" : "_plain"),
+                                           [&](T1& t) { t.flat_threads = th, t.flat_units = u, t.stream_stores = cs; }));
+                }
+          if (small && op == Op::cos)
+            for (int ms : {1, 2, 4, 16})
+              for (int br = 0; br < 2; ++br)
+                for (int pf = 0; pf < 2; ++pf)
+                  for (int cs = 0; cs < 2; ++cs)
+                    configs.push_back(config("s" + std::to_string(ms) + (br ? "_br" : "_nobr") + (pf ? "_pf" : "_nopf") + (cs ? "" : "_plain"),
+                                             [&](T1& t) { t.max_steps = ms, t.batch_rows = br, t.prefetch = pf, t.stream_stores = cs; }));
           if (act_rows && v.act == Act::softmax && !default_only)  // against act's own kernel
             configs.push_back(config("row_kernel", [](T1& t) { t.feat_kernel = 0; }));
           if (op != Op::act && !v.seq && n == 256 && !default_only)

@@ -1,10 +1,13 @@
 // Benchmark of kernels/lrpe_cosine_md and kernels/tpa_decode against their memory floors.
 // Standalone (CUDA runtime only).
-// Usage: kernels_md_tpa_bench [results.csv] [--quick] [--only md|tpa] [--md-small] [--profile]
+// Usage: kernels_md_tpa_bench [results.csv] [--quick] [--only md|tpa] [--md-small] [--profile] [--trace]
 //   --quick    2d n=128 (md) and m=32768 (tpa) only
 //   --md-small md's small calls (the reference sweeps' smallest sizes) with 1 to 12 batches per
 //              thread, instead of the large shapes
 //   --profile  one untimed-warm-up-free call per configuration (for ncu: -k regex:tpa_)
+//   --trace    tpa: a timeline per configuration (block starts, q ready, first tile, loop end,
+//              reduction) from %globaltimer stamps; needs a build with -DOPBENCH_TPA_TRACE
+//              (tests/gpu/build_kernels.sh makes kernels_md_tpa_trace)
 //
 // Method: CUDA events around each call, a 256 MiB L2 flush between samples (bench_timer.cuh: a
 // read, or a memset with OPBENCH_FLUSH=write), the median of many samples (p10/p90 printed as the spread). Peak bandwidth first: a 2 GiB
@@ -58,6 +61,94 @@ void fill(void* p, size_t n, uint32_t seed, float amp = 1.f) {
   CK(cudaGetLastError());
 }
 
+__global__ void empty_kernel() {}
+__global__ void empty_wide_kernel() {}
+__global__ void pdl_primary_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+__global__ void pdl_secondary_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+// An empty kernel of 256 blocks, then an empty dependent one launched with PDL (the shape of
+// tpa_decode's bn call without its work).
+void pdl_pair() {
+  pdl_primary_kernel<<<256, 256>>>();
+  CK(cudaGetLastError());
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(256);
+  cfg.blockDim = dim3(256);
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  CK(cudaLaunchKernelEx(&cfg, pdl_secondary_kernel));
+}
+
+bool trace = false;  // --trace (a build with -DOPBENCH_TPA_TRACE): tpa timelines
+
+#ifdef OPBENCH_TPA_TRACE
+// The timeline of one configuration: 15 samples (flushed as timed), each traced; per sample, us
+// after the first main block started; the medians over samples are printed.
+void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, const std::function<void()>& f) {
+  namespace K = opbench::kernels;
+  std::vector<unsigned long long> tr;
+  K::tpa_trace_take(tr);  // clear
+  const int n = 15;
+  std::vector<std::vector<double>> cols(12);
+  for (int i = 0; i < n; ++i) {
+    const double ev = timer.sample(f, i) * 1e3;
+    K::tpa_trace_take(tr);
+    auto field = [&](int slot, int k) { return tr[static_cast<size_t>(slot) * K::kTpaTraceFields + k]; };
+    unsigned long long t0 = ~0ull;
+    int nm = 0;
+    for (int sl = 0; sl < K::kTpaTraceReduce; ++sl)
+      if (field(sl, 0)) { t0 = std::min(t0, field(sl, 0)); ++nm; }
+    if (nm == 0) { std::printf("trace %s: no stamps (not a trace build?)\n", what.c_str()); return; }
+    auto us = [&](unsigned long long t) { return (static_cast<double>(t) - static_cast<double>(t0)) / 1e3; };
+    std::vector<double> start, q, first, loop, merged, end;
+    for (int sl = 0; sl < K::kTpaTraceReduce; ++sl) {
+      if (!field(sl, 0)) continue;
+      start.push_back(us(field(sl, 0)));
+      q.push_back(us(field(sl, 1)) - us(field(sl, 0)));
+      first.push_back(us(field(sl, 2)) - us(field(sl, 0)));
+      loop.push_back(us(field(sl, 3)));
+      merged.push_back(us(field(sl, 4)) - us(field(sl, 3)));
+      end.push_back(us(field(sl, 5)));
+    }
+    double r0 = 1e30, r1 = 0, r2 = 0;
+    int nr = 0;
+    for (int sl = K::kTpaTraceReduce; sl < K::kTpaTraceSlots; ++sl) {
+      if (!field(sl, 0)) continue;
+      ++nr;
+      r0 = std::min(r0, us(field(sl, 0)));
+      r1 = std::max(r1, us(field(sl, 1)));
+      r2 = std::max(r2, us(field(sl, 2)));
+    }
+    auto med = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
+    auto mx = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
+    auto mn = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
+    const double vals[12] = {ev, mx(start), med(q), med(first), mn(loop), med(loop), mx(loop),
+                             med(merged), mx(end), nr ? r0 : 0, nr ? r1 : 0, nr ? r2 : 0};
+    for (int k = 0; k < 12; ++k) cols[k].push_back(vals[k]);
+  }
+  for (auto& c : cols) std::sort(c.begin(), c.end());
+  auto m = [&](int k) { return cols[k][n / 2]; };
+  std::printf("trace %-44s event %.1f | starts <=%.1f | q ready +%.1f | tile0 +%.1f | loop done "
+              "%.1f/%.1f/%.1f | merge +%.1f | main end %.1f | reduce entry %.1f waited %.1f end %.1f (us)\n",
+              what.c_str(), m(0), m(1), m(2), m(3), m(4), m(5), m(6), m(7), m(8), m(9), m(10), m(11));
+  std::fflush(stdout);
+}
+#else
+void trace_tpa(opbench::bench::FlushTimer&, const std::string&, const std::function<void()>&) {
+  std::printf("trace: this binary was built without -DOPBENCH_TPA_TRACE\n");
+}
+#endif
+
 // Median, p10, p90 of `reps` samples (ms), after `warm` untimed calls, each after an L2 flush.
 bool profile_mode = false;  // --profile: one call per configuration, no warm-up
 
@@ -96,6 +187,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     else if (std::strcmp(argv[i], "--profile") == 0) profile_mode = true;
     else if (std::strcmp(argv[i], "--md-small") == 0) md_small = true;
+    else if (std::strcmp(argv[i], "--trace") == 0) trace = true;
     else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else csv = argv[i];
   }
@@ -269,10 +361,12 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&bv, maxB * maxM * E * 2));
     CK(cudaMalloc(&out, maxB * H * E * 2));
     CK(cudaMalloc(&ws, size_t(256) << 20));
+    CK(cudaMemset(ws, 0, size_t(256) << 20));  // bn's work counters start at zero (calls keep them so)
     fill(aq, maxB * H * R, 11); fill(ak, maxB * maxM * H, 12); fill(av, maxB * maxM * H, 13);
     fill(bq, maxB * R * D, 14); fill(bk, maxB * maxM * D, 15); fill(bv, maxB * maxM * E, 16);
     std::vector<int64_t> bs = {8, 32}, ms = {256, 4096, 32768};
     if (quick) ms = {32768};
+    if (trace) ms = {256, 32768};
     for (int64_t b : bs)
       for (int64_t m : ms) {
         K::TpaShape s;
@@ -280,22 +374,27 @@ int main(int argc, char** argv) {
         const K::TpaScales sc = K::TpaScales::defaults(s);
         const double bytes = 2.0 * b * m * (2 * H + D + E);
         const std::string cfg = "b=" + std::to_string(b) + " m=" + std::to_string(m) + " bf16";
-        // tile x stages (0: default), PDL, chunk length (0: default, one wave of blocks)
-        struct V { K::TpaStrategy st; int tile, stages; bool pdl; int64_t chunk; };
+        // tile x stages (0: default), PDL, chunk length (0: default, one wave of blocks), bn's
+        // dynamic tiles (the default) or equal static chunks
+        struct V { K::TpaStrategy st; int tile, stages; bool pdl; int64_t chunk; bool dyn = true; };
         const auto bn = K::TpaStrategy::bn;
         std::vector<V> vs = {{K::TpaStrategy::b, 0, 0, true, 0}, {K::TpaStrategy::bh, 0, 0, true, 0},
-                             {bn, 0, 0, true, 0},   {bn, 0, 0, false, 0},  {bn, 32, 2, true, 0},
-                             {bn, 32, 4, true, 0},  {bn, 64, 3, true, 0},  {bn, 64, 4, true, 0}};
-        if (m >= 4096) {  // two waves of half-length chunks, and chunks of 2048 tokens
+                             {bn, 0, 0, true, 0},   {bn, 0, 0, false, 0},  {bn, 0, 0, true, 0, false},
+                             {bn, 32, 2, true, 0},  {bn, 32, 4, true, 0},  {bn, 64, 3, true, 0},
+                             {bn, 0, 0, true, 0}};  // the default again: the spread between runs
+        if (m >= 4096) {  // two waves of blocks, and chunks of 2048 tokens
           vs.push_back({bn, 0, 0, true, m * b / 512});
+          vs.push_back({bn, 0, 0, true, m * b / 512, false});
           vs.push_back({bn, 0, 0, true, 2048});
         }
+        if (trace) vs = {{bn, 0, 0, true, 0}, {bn, 0, 0, true, 0, false}, {bn, 0, 0, false, 0}};
         for (const V& v : vs) {
           K::TpaOptions opt;
           opt.tile = v.tile;
           opt.stages = v.stages;
           opt.pdl = v.pdl;
           opt.chunk_len = v.chunk;
+          opt.dynamic_tiles = v.dyn;
           const size_t wsb = K::tpa_decode_workspace_bytes(s, DType::bf16, v.st, opt);
           if (wsb > (size_t(256) << 20)) continue;
           const int64_t nch = K::tpa_decode_chunks(s, DType::bf16, v.st, opt);
@@ -305,10 +404,36 @@ int main(int argc, char** argv) {
           std::string ver = std::string("cuda_") + K::tpa_strategy_name(v.st);
           ver += v.tile ? " " + std::to_string(v.tile) + "x" + std::to_string(v.stages) : " dflt";
           if (!v.pdl) ver += " nopdl";
+          if (!v.dyn) ver += " static";
           ver += " c" + std::to_string(nch);
           report("tpa", cfg, ver, t, bytes / peak);
+          if (trace)
+            trace_tpa(timer.t, cfg + " " + ver, [&] {
+              K::tpa_decode(aq, ak, av, bq, bk, bv, out, ws, wsb, s, sc, DType::bf16, v.st, nullptr, opt);
+            });
         }
       }
+    {  // calibration: a plain read of b = 8's bytes (one kernel), an empty launch, an empty PDL pair
+      const double bytes8 = 2.0 * 8 * 32768 * (2 * H + D + E);
+      auto t = timer.run([&] {
+        opbench::bench::flush_read_kernel<<<1056, 512>>>(static_cast<const int4*>(bk),
+                                                         static_cast<size_t>(bytes8) / 16,
+                                                         static_cast<int*>(out));
+        CK(cudaGetLastError());
+      }, 50);
+      report("tpa", "b=8 m=32768 bf16", "plain read, same bytes", t, bytes8 / peak);
+      auto te = timer.run([&] { empty_kernel<<<1, 32>>>(); CK(cudaGetLastError()); }, 50);
+      report("launch", "-", "empty kernel", te, 0);
+      auto tp = timer.run([&] { pdl_pair(); }, 50);
+      report("launch", "-", "empty kernel + PDL empty", tp, 0);
+      auto tw = timer.run([&] {
+        empty_wide_kernel<<<256, 256>>>();
+        CK(cudaGetLastError());
+        empty_wide_kernel<<<256, 256>>>();
+        CK(cudaGetLastError());
+      }, 50);
+      report("launch", "-", "2 x 256 empty blocks", tw, 0);
+    }
     for (void* p : {aq, ak, av, bq, bk, bv, out, ws}) CK(cudaFree(p));
   }
   CK(cudaDeviceSynchronize());

@@ -524,12 +524,19 @@ void tpa_check(const TpaCase& c, DType dt, K::TpaStrategy st, K::TpaOptions opt 
   dbq.put(to_storage(dt, bq)); dbk.put(to_storage(dt, bk)); dbv.put(to_storage(dt, bv));
   const size_t wsb = K::tpa_decode_workspace_bytes(s, dt, st, opt);
   Dev ws(wsb);
-  ws.poison();
-  dout.poison();
-  K::tpa_decode(daq.p, dak.p, dav.p, dbq.p, dbk.p, dbv.p, dout.p, ws.p, wsb, s, sc, dt, st, nullptr, opt);
-  CK(cudaDeviceSynchronize());
-  const auto got = from_storage(dt, dout.get(c.b * c.h * c.e * es));
-  expect_close(got, tpa_ref(c, sc, aq, ak, av, bq, bk, bv), tol(dt), what);
+  ws.poison();  // the partials must all be written ...
+  const size_t cb = K::tpa_decode_counter_bytes(s, dt, st, opt);
+  if (cb) CK(cudaMemset(ws.p, 0, cb));  // ... and the work counters start at zero
+  const auto ref = tpa_ref(c, sc, aq, ak, av, bq, bk, bv);
+  // Twice with the same workspace: a call must leave its counters ready for the next one.
+  for (int call = 0; call < 2; ++call) {
+    SCOPED_TRACE(call == 0 ? "first call" : "second call, same workspace");
+    dout.poison();
+    K::tpa_decode(daq.p, dak.p, dav.p, dbq.p, dbk.p, dbv.p, dout.p, ws.p, wsb, s, sc, dt, st, nullptr, opt);
+    CK(cudaDeviceSynchronize());
+    const auto got = from_storage(dt, dout.get(c.b * c.h * c.e * es));
+    expect_close(got, ref, tol(dt), what);
+  }
 }
 
 std::vector<TpaCase> tpa_cases() {
@@ -568,7 +575,8 @@ TEST(TpaDecode, Fp16AllStrategies) {
   tpa_suite(DType::f16);
 }
 
-// Every tensor-core tile/stage variant, on odd and on reference-like shapes.
+// Every tensor-core tile/stage variant (bn with and without dynamic tiles), on odd and on
+// reference-like shapes.
 TEST(TpaDecode, TensorCoreVariants) {
   REQUIRE_GPU();
   std::vector<TpaCase> cs = {{2, 5, 3, 20, 12, 33}, {2, 32, 16, 128, 128, 777, 2.f, 128}};
@@ -577,10 +585,13 @@ TEST(TpaDecode, TensorCoreVariants) {
     for (DType dt : {DType::bf16, DType::f16})
       for (auto ts : {std::make_pair(64, 2), std::make_pair(64, 3), std::make_pair(64, 4),
                       std::make_pair(32, 2), std::make_pair(32, 4)})
-        for (K::TpaStrategy st : {K::TpaStrategy::b, K::TpaStrategy::bn}) {
+        for (K::TpaStrategy st : {K::TpaStrategy::b, K::TpaStrategy::bn})
+        for (bool dyn : {true, false}) {
+          if (st == K::TpaStrategy::b && !dyn) continue;
           K::TpaOptions o;
           o.tile = ts.first;
           o.stages = ts.second;
+          o.dynamic_tiles = dyn;  // bn: tiles from the counters, and equal static chunks
           K::TpaShape s;
           s.b = c.b; s.h = c.h; s.r = c.r; s.d = c.d; s.e = c.e; s.m = c.m;
           try {  // an explicit tile the device's shared memory cannot hold is refused: skip it

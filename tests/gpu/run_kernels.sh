@@ -10,6 +10,8 @@
 #   bench-act     kernels_1d_bench --op act with the write flush (what opbench's timer does)
 #   bench-md      kernels_md_tpa_bench --only md
 #   bench-tpa     kernels_md_tpa_bench --only tpa
+#   trace-tpa     kernels_md_tpa_trace --only tpa --trace: timelines of the bn variants
+#   bench-small   kernels_1d_bench --small with the write flush (the harness's): small calls
 #   ncu-tpa       Nsight Compute sections of the tpa kernels (one call per configuration)
 #   memcheck      compute-sanitizer memcheck on small subsets of both tests
 set -uo pipefail
@@ -37,6 +39,12 @@ for step in "${steps[@]}"; do
       for tu in prefetch=1 prefetch=0; do
         OPBENCH_TUNING_1D=$tu run "test-1d-${tu//=/}" 240 "$B/kernels_1d_test" --gtest_brief=1
         grep -E "^\[kernels_1d_test\]|FAILED|PASSED" "$OUTDIR/test-1d-${tu//=/}.log" | head -20
+      done
+      # act's flat kernel in its other launch shapes (threads x units per thread)
+      for tu in flat_units=2,flat_threads=512 flat_units=4,flat_threads=128; do
+        OPBENCH_TUNING_1D=$tu run "test-1d-${tu//[=,]/}" 120 "$B/kernels_1d_test" --gtest_brief=1 \
+          --gtest_filter='Kernels1d.ActGrid:Kernels1d.ScalarPath:Kernels1d.Sanitize'
+        grep -E "FAILED|PASSED" "$OUTDIR/test-1d-${tu//[=,]/}.log" | head -10
       done ;;
     test-md-tpa)
       run test-md-tpa 240 "$B/kernels_md_tpa_test" --gtest_brief=1
@@ -53,6 +61,12 @@ for step in "${steps[@]}"; do
     bench-tpa)
       run bench-tpa 200 "$B/kernels_md_tpa_bench" "$OUTDIR/bench-tpa.csv" --only tpa
       grep -E "^(peak|tpa)" "$OUTDIR/bench-tpa.log" | cut -c1-130 ;;
+    trace-tpa)
+      run trace-tpa 200 "$B/kernels_md_tpa_trace" "$OUTDIR/trace-tpa.csv" --only tpa --trace
+      grep -E "^(peak|tpa|trace|launch)" "$OUTDIR/trace-tpa.log" | cut -c1-260 ;;
+    bench-small)
+      OPBENCH_FLUSH=write run bench-small 200 "$B/kernels_1d_bench" "$OUTDIR/bench-small.csv" --small
+      grep -E "^(peak|empty|flush)" "$OUTDIR/bench-small.log" ;;
     ncu-tpa)
       NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
       if [ -z "$NCU" ]; then echo "ncu not found"; continue; fi
