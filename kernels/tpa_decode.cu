@@ -340,7 +340,8 @@ __device__ __forceinline__ int tpa_block_slot() {
 // blocks that DRAM serves faster take more tiles and all finish together (measured: with equal
 // chunks the blocks' loops ended between 49 and 65 us at b = 8, m = 32768). A block's partial
 // covers any set of tokens; the reduction merges them, then zeroes the counters.
-// Pipeline: the prologue fills every stage; then per tile: wait for tile k, barrier, issue tile
+// Pipeline: the prologue fills every stage (tile 0 with the q inputs, the others once q is
+// built); then per tile: wait for tile k, barrier, issue tile
 // k + STAGES - 1 into the stage computed last (from k = 1), compute tile k. Thread 0 asks the
 // counter for tile k + STAGES during tile k and publishes it at the next barrier (tile_ring).
 template <typename T, int TT, int STAGES>
@@ -400,22 +401,29 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
                  hv, a.w_a, a.lg_a, tid, nthr);
   };
 
-  // q inputs first (their group completes first), then one tile per stage.
+  // q inputs and tile 0 first; once q is built, the other stages' tiles (issued with the first
+  // ones, they delayed q to +10 us at b = 8, m = 32768, against +4.4 us this way).
   T* qin = reinterpret_cast<T*>(smem + a.qin_off);
   const T* bq_s = stage_q_inputs<T>(a, bi, head0, hv, qin, tid, nthr);
   cp_async_commit();
+  {
+    const int t = tile_of(0);  // uniform: no counter below STAGES
+    if (t >= 0) issue(t, 0);
+    cp_async_commit();
+    if (tid == 0) tile_ring[0] = t;
+  }
+  int grabbed = tid == 0 ? tile_of(STAGES) : -1;  // in flight during q
+  cp_async_wait<1>();
+  __syncthreads();
+  compute_q<T, T>(a, qin, bq_s, hv, aq_t, Qs, a.q_stride, a.d_pad, tid, nthr);
+  pdl_trigger();
 #pragma unroll
-  for (int k = 0; k < STAGES; ++k) {
-    const int t = tile_of(k);  // uniform: no counter below STAGES
+  for (int k = 1; k < STAGES; ++k) {
+    const int t = tile_of(k);
     if (t >= 0) issue(t, k);
     cp_async_commit();
     if (tid == 0) tile_ring[k] = t;
   }
-  int grabbed = tid == 0 ? tile_of(STAGES) : -1;  // in flight during q
-  cp_async_wait<STAGES>();
-  __syncthreads();
-  compute_q<T, T>(a, qin, bq_s, hv, aq_t, Qs, a.q_stride, a.d_pad, tid, nthr);
-  pdl_trigger();
   if (tid == 0) tile_ring[STAGES] = grabbed;
   tpa_stamp(slot, 1);
 
@@ -843,75 +851,123 @@ __global__ void __launch_bounds__(kCcThreads) tpa_cc_kernel(TpaArgs a) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// bn: merge the chunk partials, a warp per (b, h), no barriers: lane c holds chunk c's m and l
-// (c, c + 32, ...), the warp's max M and L = sum l_c 2^(m_c - M) come from shuffles, and each
-// lane owns V-column groups of o (V = 4: float4 columns when e % 4 == 0), summing the chunks'
-// partials with kRedBatch loads in flight. Its first block then zeroes the work counters
+// bn: merge the chunk partials, a block of kRedThreads per (b, h), every global load in flight
+// at once: thread (slice, column group) loads the partial o of chunks slice, slice + S, ... (the
+// first kRedBatch of them before any use) while the first threads load the chunks' m and l; the
+// weights 2^(m_c - M) then go through shared memory, and the slices are summed there.
+// V = 4: float4 columns (e % 4 == 0), else single columns. Block 0 then zeroes the work counters
 // (a.ctr) for the next call: every main block is done by then (PDL wait, or stream order).
-constexpr int kRedWarps = 8;
+// (A warp-per-head version without barriers measured 5.6 us against this one's 2.6 us at b = 8,
+// 32 chunks: its loads went 8 at a time.)
+constexpr int kRedThreads = 256;
 constexpr int kRedBatch = 8;
 
+__device__ __forceinline__ float block_reduce(float v, bool is_max, float* red) {
+  for (int o = 16; o > 0; o >>= 1) {
+    const float w = __shfl_xor_sync(0xffffffffu, v, o);
+    v = is_max ? fmaxf(v, w) : v + w;
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
+  __syncthreads();  // red is reused between calls
+  if (lane == 0) red[warp] = v;
+  __syncthreads();
+  v = is_max ? -INFINITY : 0.f;
+  for (int i = 0; i < nw; ++i) v = is_max ? fmaxf(v, red[i]) : v + red[i];
+  return v;
+}
+
+template <int V> struct RedVec { float v[V]; };
+
+template <int V>
+__device__ __forceinline__ RedVec<V> ld_red(const float* p) {
+  RedVec<V> r;
+  if constexpr (V == 4) {
+    const float4 t = *reinterpret_cast<const float4*>(p);
+    r.v[0] = t.x; r.v[1] = t.y; r.v[2] = t.z; r.v[3] = t.w;
+  } else {
+    r.v[0] = *p;
+  }
+  return r;
+}
+
+// Dynamic shared memory of the reduction: m then weights (nchunks), l (nchunks), slice sums
+// (at most kRedThreads groups of V floats).
+size_t reduce_smem(int nchunks, int V) {
+  return sizeof(float) * (2 * ((nchunks + 3) & ~3) + kRedThreads * V);
+}
+
 template <typename T, int V>
-__global__ void __launch_bounds__(kRedWarps * 32) tpa_reduce_kernel(TpaArgs a) {
-  const int lane = threadIdx.x & 31;
-  const int64_t bh = static_cast<int64_t>(blockIdx.x) * kRedWarps + (threadIdx.x >> 5);
+__global__ void __launch_bounds__(kRedThreads) tpa_reduce_kernel(TpaArgs a) {
+  extern __shared__ __align__(16) float sh[];
+  __shared__ float red[32];
+  const int nc4 = (a.nchunks + 3) & ~3;
+  float* wts = sh;             // m_c, then the weights
+  float* lsh = sh + nc4;       // l_c
+  float* part = sh + 2 * nc4;  // slice sums: S x ngrp x V
+  const int ngrp = (a.e + V - 1) / V;
+  const int S = max(1, kRedThreads / ngrp);
+  const int tid = threadIdx.x, slice = tid / ngrp, grp = tid % ngrp;
+  const bool active = slice < S && grp * V < a.e;
+  const int64_t bh = blockIdx.x;
+  const int64_t bi = bh / a.h, head = bh % a.h;
+  const int64_t base = bi * a.nchunks * a.h + head;  // partial (bi, c, head) = base + c * h
+  const int64_t cstride = static_cast<int64_t>(a.h) * a.e;
+  const float* po = a.po + base * a.e + grp * V;
   tpa_stamp(kTpaTraceReduce + blockIdx.x, 0);
   pdl_wait();  // the partials of the main kernel (PDL) are complete and visible
   tpa_stamp(kTpaTraceReduce + blockIdx.x, 1);
   if (a.ctr != nullptr && blockIdx.x == 0)
-    for (int i = threadIdx.x; i < a.b * a.ngroups; i += blockDim.x) a.ctr[i] = 0u;
-  if (bh >= static_cast<int64_t>(a.b) * a.h) return;
-  const int64_t bi = bh / a.h, head = bh % a.h;
-  const int64_t base = bi * a.nchunks * a.h + head;  // partial (bi, c, head) = base + c * h
-  const int64_t cstride = static_cast<int64_t>(a.h) * a.e;
+    for (int i = tid; i < a.b * a.ngroups; i += kRedThreads) a.ctr[i] = 0u;
 
-  float M = -INFINITY;
-  for (int c = lane; c < a.nchunks; c += 32) M = fmaxf(M, a.pm[base + c * a.h]);
-  for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(0xffffffffu, M, o));
-  float L = 0.f;
-  for (int c = lane; c < a.nchunks; c += 32) L = fmaf(a.pl[base + c * a.h], ex2(a.pm[base + c * a.h] - M), L);
-  for (int o = 16; o > 0; o >>= 1) L += __shfl_xor_sync(0xffffffffu, L, o);
-  const float inv = a.vscale / L;
+  RedVec<V> pv[kRedBatch];
+#pragma unroll
+  for (int j = 0; j < kRedBatch; ++j) {
+    const int c = slice + j * S;
+    if (active && c < a.nchunks) pv[j] = ld_red<V>(po + c * cstride);
+  }
+  float mloc = -INFINITY;
+  for (int c = tid; c < a.nchunks; c += kRedThreads) {
+    const float m = a.pm[base + c * a.h];
+    wts[c] = m;
+    lsh[c] = a.pl[base + c * a.h];
+    mloc = fmaxf(mloc, m);
+  }
+  const float M = block_reduce(mloc, true, red);  // its barriers publish m_c and l_c
+  float lloc = 0.f;
+  for (int c = tid; c < a.nchunks; c += kRedThreads) {
+    const float w = ex2(wts[c] - M);
+    wts[c] = w;
+    lloc = fmaf(lsh[c], w, lloc);
+  }
+  const float L = block_reduce(lloc, false, red);  // ... and the weights
 
-  const float* po = a.po + base * a.e;
-  T* out = static_cast<T*>(a.out) + bh * a.e;
-  for (int col0 = 0; col0 < a.e; col0 += 32 * V) {  // every lane in every round: the shuffles
-    const int col = col0 + lane * V;
-    const bool active = col < a.e;
-    float acc[V];
+  float acc[V];
 #pragma unroll
-    for (int k = 0; k < V; ++k) acc[k] = 0.f;
-    for (int c0 = 0; c0 < a.nchunks; c0 += 32) {
-      // this lane's chunk c0 + lane: its weight, shared with the warp below
-      const int cl = c0 + lane;
-      const float wl = cl < a.nchunks ? ex2(a.pm[base + cl * a.h] - M) : 0.f;
-      const int cn = min(32, a.nchunks - c0);
-      for (int j0 = 0; j0 < cn; j0 += kRedBatch) {
-        float v[kRedBatch][V];
+  for (int k = 0; k < V; ++k) acc[k] = 0.f;
+  if (active) {
 #pragma unroll
-        for (int j = 0; j < kRedBatch; ++j) {
-          const float* p = po + (c0 + j0 + j) * cstride + col;
-          if (active && j0 + j < cn) {
-            if constexpr (V == 4) {
-              const float4 t = *reinterpret_cast<const float4*>(p);
-              v[j][0] = t.x; v[j][1] = t.y; v[j][2] = t.z; v[j][3] = t.w;
-            } else {
-              v[j][0] = *p;
-            }
-          }
-        }
+    for (int j = 0; j < kRedBatch; ++j) {
+      const int c = slice + j * S;
+      if (c < a.nchunks)
 #pragma unroll
-        for (int j = 0; j < kRedBatch; ++j) {
-          const float w = __shfl_sync(0xffffffffu, wl, (j0 + j) & 31);
-          if (active && j0 + j < cn)
-#pragma unroll
-            for (int k = 0; k < V; ++k) acc[k] = fmaf(v[j][k], w, acc[k]);
-        }
-      }
+        for (int k = 0; k < V; ++k) acc[k] = fmaf(pv[j].v[k], wts[c], acc[k]);
     }
-    if (active)
+    for (int c = slice + kRedBatch * S; c < a.nchunks; c += S) {  // more chunks than one batch
+      const RedVec<V> t = ld_red<V>(po + c * cstride);
 #pragma unroll
-      for (int k = 0; k < V; ++k) out[col + k] = Storage<T>::from_f(acc[k] * inv);
+      for (int k = 0; k < V; ++k) acc[k] = fmaf(t.v[k], wts[c], acc[k]);
+    }
+#pragma unroll
+    for (int k = 0; k < V; ++k) part[(slice * ngrp + grp) * V + k] = acc[k];
+  }
+  __syncthreads();
+  const float inv = a.vscale / L;
+  T* out = static_cast<T*>(a.out) + bh * a.e;
+  for (int col = tid; col < a.e; col += kRedThreads) {
+    const int g2 = col / V, k = col % V;
+    float o = 0.f;
+    for (int sl = 0; sl < S; ++sl) o += part[(sl * ngrp + g2) * V + k];
+    out[col] = Storage<T>::from_f(o * inv);
   }
   tpa_stamp(kTpaTraceReduce + blockIdx.x, 2);
 }
@@ -1239,8 +1295,9 @@ void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, 
   if (p.nchunks > 1) {
     const int V = s.e % 4 == 0 ? 4 : 1;
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(static_cast<unsigned>(ceil_div(s.b * s.h, kRedWarps)));
-    cfg.blockDim = dim3(kRedWarps * 32);
+    cfg.gridDim = dim3(static_cast<unsigned>(s.b * s.h));
+    cfg.blockDim = dim3(kRedThreads);
+    cfg.dynamicSmemBytes = reduce_smem(p.nchunks, V);
     cfg.stream = stream;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
