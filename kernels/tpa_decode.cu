@@ -23,9 +23,11 @@
 //   tpa_cc_kernel<T>  (any dtype; strategy bh with one head a block, and fp32 b/bn)
 //     the same tiling on float32 FMAs: scores by (token, head) pairs, softmax a warp per head,
 //     O += W BV with float4 accumulators in registers (token slices when few heads).
+//     With bn the blocks of a (batch, head group) take their tiles from a counter in the
+//     workspace after two fixed ones, so they finish together; the slices' merge uses every warp.
 //   tpa_reduce_kernel<T, V>  (bn) merges the chunk partials: M = max m_c, L = sum l_c 2^(m_c - M),
 //     o = scale_v sum o_c 2^(m_c - M) / L, every load in flight at once; launched with
-//     programmatic dependent launch on sm_90.
+//     programmatic dependent launch on sm_90; it zeroes the counters for the next call.
 // Both main kernels start with the q inputs (aq rows, bq) copied asynchronously together with
 // the first tile, then build q in shared memory (aq as a transposed float table). Measured:
 // notes/perf-md-tpa.md.
