@@ -11,10 +11,10 @@
 // statistics need all n rows first, so it reads x (and do) twice: fwd 3|x|, bwd 5|x|.
 //
 // Kernels: relu / sigmoid / silu run a flat kernel over all elements (16-byte units, a launch
-// shape per call size: flat_shape); softmax over the features runs act_feat_kernel (a lane group per row of d, one row
-// per group, shuffle reductions, few registers) when d is a power-of-two number of 16-byte
-// units, else the row kernel of rows1d.cuh; softmax over the sequence the column statistics
-// strategies of softmax_seq.cuh.
+// shape per call size: flat_shape); softmax over the features runs act_feat_kernel (a lane
+// group per row of d, one row per group, shuffle reductions, few registers) when d is a
+// power-of-two number of 16-byte units, else the row kernel of rows1d.cuh; softmax over the
+// sequence the column statistics strategies of softmax_seq.cuh.
 #include "act.h"
 #include "launch1d.cuh"
 
@@ -116,16 +116,15 @@ void launch_flat_r(const ActArgs& a, int64_t nunits, const FlatShape& f) {
   const T* x = static_cast<const T*>(a.x);
   const T* d = static_cast<const T*>(a.dout);
   T* o = static_cast<T*>(a.out);
-  const bool cs = f.cs;
   switch (a.act) {
     case Act::relu:
-      act_flat_kernel<T, V, Act::relu, BWD, kFlatRpt><<<grid, nt, 0, a.stream>>>(x, d, o, nunits, cs);
+      act_flat_kernel<T, V, Act::relu, BWD, kFlatRpt><<<grid, nt, 0, a.stream>>>(x, d, o, nunits, f.cs);
       break;
     case Act::sigmoid:
-      act_flat_kernel<T, V, Act::sigmoid, BWD, kFlatRpt><<<grid, nt, 0, a.stream>>>(x, d, o, nunits, cs);
+      act_flat_kernel<T, V, Act::sigmoid, BWD, kFlatRpt><<<grid, nt, 0, a.stream>>>(x, d, o, nunits, f.cs);
       break;
     case Act::silu:
-      act_flat_kernel<T, V, Act::silu, BWD, kFlatRpt><<<grid, nt, 0, a.stream>>>(x, d, o, nunits, cs);
+      act_flat_kernel<T, V, Act::silu, BWD, kFlatRpt><<<grid, nt, 0, a.stream>>>(x, d, o, nunits, f.cs);
       break;
     default:
       throw KernelError("act: not an elementwise activation");

@@ -72,7 +72,6 @@ constexpr int kCcThreads = 256;  // threads per CUDA-core block
 constexpr int kCcMaxQuads = 8;   // float4 accumulators per thread (CUDA-core kernel)
 constexpr int kMaxChunks = 4096; // bn: chunks of m at most (reduction weights in shared memory)
 constexpr int kTileRing = 8;     // tensor-core kernel: tile indices published ahead of use
-constexpr size_t kTcStaticSmem = sizeof(int) * kTileRing;  // its static shared memory
 
 // ---------------------------------------------------------------------------------------------
 // PTX helpers.
@@ -308,20 +307,15 @@ __device__ __forceinline__ void pdl_wait() {
 }
 
 // Timeline trace (builds with -DOPBENCH_TPA_TRACE only; kernels_md_tpa_bench --trace): thread 0
-// of each block stamps %globaltimer (ns) and clock64 at fixed points into g_tpa_trace, slot =
-// the block's linear index (main kernels) or kTraceReduce + block (reduction).
+// of each block stamps %globaltimer (ns) at fixed points into g_tpa_trace, slot = the block's
+// linear index (main kernels) or kTpaTraceReduce + block (reduction).
 #ifdef OPBENCH_TPA_TRACE
 __device__ unsigned long long g_tpa_trace[kTpaTraceSlots * kTpaTraceFields];
 __device__ __forceinline__ void tpa_stamp(int slot, int k) {
   if (threadIdx.x != 0 || slot >= kTpaTraceSlots) return;
-  unsigned long long t, c = clock64();
+  unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  unsigned sm;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-  unsigned long long* p = g_tpa_trace + static_cast<size_t>(slot) * kTpaTraceFields;
-  p[k] = t;
-  p[8 + k] = c;
-  p[15] = sm;
+  g_tpa_trace[static_cast<size_t>(slot) * kTpaTraceFields + k] = t;
 }
 #else
 __device__ __forceinline__ void tpa_stamp(int, int) {}
@@ -343,9 +337,9 @@ __device__ __forceinline__ int tpa_block_slot() {
 // chunks the blocks' loops ended between 49 and 65 us at b = 8, m = 32768). A block's partial
 // covers any set of tokens; the reduction merges them, then zeroes the counters.
 // Pipeline: the prologue fills every stage (tile 0 with the q inputs, the others once q is
-// built); then per tile: wait for tile k, barrier, issue tile
-// k + STAGES - 1 into the stage computed last (from k = 1), compute tile k. Thread 0 asks the
-// counter for tile k + STAGES during tile k and publishes it at the next barrier (tile_ring).
+// built); then per tile: wait for tile k, barrier, issue tile k + STAGES - 1 into the stage
+// computed last (from k = 1), compute tile k. Thread 0 asks the counter for tile k + STAGES
+// during tile k and publishes it at the next barrier (tile_ring).
 template <typename T, int TT, int STAGES>
 __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) {
   using S = Storage<T>;
@@ -404,7 +398,7 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   };
 
   // q inputs and tile 0 first; once q is built, the other stages' tiles (issued with the first
-  // ones, they delayed q to +10 us at b = 8, m = 32768, against +4.4 us this way).
+  // ones, they delayed q to +10 us at b = 8, m = 32768, against +5.6 us this way).
   T* qin = reinterpret_cast<T*>(smem + a.qin_off);
   const T* bq_s = stage_q_inputs<T>(a, bi, head0, hv, qin, tid, nthr);
   cp_async_commit();
@@ -414,7 +408,9 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
     cp_async_commit();
     if (tid == 0) tile_ring[0] = t;
   }
-  int grabbed = tid == 0 ? tile_of(STAGES) : -1;  // in flight during q
+  // Thread 0's first counter request (with counters, tile_of compares its answer at once, so
+  // warp 0 waits for it here: q then comes at +9.2 instead of +5.6 us; notes/perf-md-tpa.md v4).
+  int grabbed = tid == 0 ? tile_of(STAGES) : -1;
   cp_async_wait<1>();
   __syncthreads();
   compute_q<T, T>(a, qin, bq_s, hv, aq_t, Qs, a.q_stride, a.d_pad, tid, nthr);
@@ -455,8 +451,8 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   const int ksteps = a.d_pad / 16;
 
   for (int kt = 0;; ++kt) {
-    // Tile kt's group is complete: after it come the prologue's later tiles and one group per
-    // iteration from kt = 1 on, STAGES - 1 in all (STAGES at kt = 0).
+    // Wait for tile kt's group. Groups committed after it: at kt = 0 the prologue's tiles
+    // 1 .. STAGES - 1; from kt = 1 on, tiles kt + 1 .. kt + STAGES - 2 (one per iteration).
     if (kt == 0) cp_async_wait<STAGES - 1>();
     else cp_async_wait<STAGES - 2>();
     __syncthreads();
@@ -995,7 +991,6 @@ struct Plan {
   size_t aqt_off = 0, stage_off = 0, qin_off = 0, smem = 0;  // shared-memory layout (bytes)
   int64_t chunk_len = 1;
   int nchunks = 1;
-  const void* kernel = nullptr;
 };
 
 using KernelFn = void (*)(TpaArgs);
@@ -1022,6 +1017,14 @@ KernelFn kernel_for(const Plan& p, DType dt) {
 }
 
 // Lets `fn` use the device's whole opt-in shared memory (once per kernel and device).
+// The dynamic shared memory a block of `fn` may use: the device's opt-in limit less fn's static
+// shared memory (the tensor-core kernel's tile ring).
+int max_dynamic_smem(KernelFn fn) {
+  cudaFuncAttributes fa{};
+  OPBENCH_CUDA_CHECK(cudaFuncGetAttributes(&fa, reinterpret_cast<const void*>(fn)));
+  return device_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin) - static_cast<int>(fa.sharedSizeBytes);
+}
+
 void allow_max_smem(KernelFn fn) {
   static std::mutex mu;
   static std::map<std::pair<const void*, int>, bool> done;
@@ -1030,11 +1033,9 @@ void allow_max_smem(KernelFn fn) {
   std::lock_guard<std::mutex> lock(mu);
   const auto key = std::make_pair(reinterpret_cast<const void*>(fn), dev);
   if (done.count(key)) return;
-  cudaFuncAttributes fa{};
-  OPBENCH_CUDA_CHECK(cudaFuncGetAttributes(&fa, reinterpret_cast<const void*>(fn)));
-  OPBENCH_CUDA_CHECK(cudaFuncSetAttribute(
-      reinterpret_cast<const void*>(fn), cudaFuncAttributeMaxDynamicSharedMemorySize,
-      device_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin) - static_cast<int>(fa.sharedSizeBytes)));
+  OPBENCH_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(fn),
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          max_dynamic_smem(fn)));
   done[key] = true;
 }
 
@@ -1095,7 +1096,6 @@ void cc_layout(Plan& p, const TpaShape& s, int sz) {
 Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions& opt) {
   Plan p;
   const int sz = dtype_size(dt);
-  const int max_smem = device_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin);
   p.tc = dt != DType::f32 && strat != TpaStrategy::bh;
   if (p.tc) {
     p.d_pad = static_cast<int>(round_up(s.d, 16));
@@ -1115,7 +1115,8 @@ Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions&
     for (const auto& c : cands) {
       p.tt = c.first;
       p.stages = c.second;
-      if (!tc_kernel_for<__half>(p.tt, p.stages))
+      const KernelFn fn = tc_kernel_for<__half>(p.tt, p.stages);
+      if (!fn)
         throw KernelError("tpa_decode: no tensor-core kernel for tile " + std::to_string(p.tt) +
                           " with " + std::to_string(p.stages) +
                           " stages (have 64x2, 64x3, 64x4, 32x2, 32x4)");
@@ -1127,7 +1128,7 @@ Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions&
       p.threads = 32 * mh * p.NS * slices;
       p.a_stride = p.HG + 8;
       tc_layout(p, s, sz);
-      if (p.smem + kTcStaticSmem <= static_cast<size_t>(max_smem)) break;
+      if (p.smem <= static_cast<size_t>(max_dynamic_smem(fn))) break;
     }
   } else {
     p.HG = strat == TpaStrategy::bh ? 1 : static_cast<int>(std::min<int64_t>(s.h, 32));
@@ -1141,17 +1142,17 @@ Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions&
     p.bv_stride = static_cast<int>(round_up(e4, pad) + pad);
     p.a_stride = static_cast<int>(round_up(p.a_full ? s.h : p.HG, 8) + 8);
     cc_layout(p, s, sz);
-    if (p.smem > static_cast<size_t>(max_smem)) {
+    if (p.smem > static_cast<size_t>(max_dynamic_smem(kernel_for(p, dt)))) {
       p.tt = 16;
       cc_layout(p, s, sz);
     }
   }
-  if (p.smem + (p.tc ? kTcStaticSmem : 0) > static_cast<size_t>(max_smem))
+  const int limit = max_dynamic_smem(kernel_for(p, dt));
+  if (p.smem > static_cast<size_t>(limit))
     throw KernelError("tpa_decode: d=" + std::to_string(s.d) + " e=" + std::to_string(s.e) +
                       " r=" + std::to_string(s.r) + " needs " + std::to_string(p.smem) +
-                      " bytes of shared memory, the device has " + std::to_string(max_smem));
+                      " bytes of shared memory, a block can have " + std::to_string(limit));
   p.ngroups = static_cast<int>(ceil_div(s.h, p.HG));
-  p.kernel = reinterpret_cast<const void*>(kernel_for(p, dt));
 
   p.chunk_len = s.m;
   p.nchunks = 1;
@@ -1208,12 +1209,6 @@ void tpa_decode_check(const TpaShape& s, DType dtype) {
   if (s.m > (int64_t{1} << 40)) throw KernelError(where + "m too large");
 }
 
-int64_t tpa_decode_chunks(const TpaShape& s, DType dtype, TpaStrategy strategy,
-                          const TpaOptions& opt) {
-  tpa_decode_check(s, dtype);
-  return make_plan(s, dtype, strategy, opt).nchunks;
-}
-
 namespace {
 // bn's workspace: the work counters first (tensor cores with dynamic tiles: one per batch and
 // head group, 256-byte aligned: every call finds them at the same place), then the float32
@@ -1230,27 +1225,49 @@ WorkspaceLayout workspace_layout(const Plan& p, const TpaShape& s, const TpaOpti
 }
 }  // namespace
 
-size_t tpa_decode_workspace_bytes(const TpaShape& s, DType dtype, TpaStrategy strategy,
-                                  const TpaOptions& opt) {
+// Everything a launch needs that depends on the shape and the device alone.
+struct TpaPlan::Detail {
+  TpaShape s;
+  DType dtype;
+  Plan p;
+  WorkspaceLayout ws;
+  KernelFn fn;
+  bool pdl;    // the reduction by programmatic dependent launch (sm_90 and the option)
+  int device;  // the device the plan was made for
+};
+
+TpaPlan::TpaPlan(const TpaShape& s, DType dtype, TpaStrategy strategy, const TpaOptions& opt) {
   tpa_decode_check(s, dtype);
-  return workspace_layout(make_plan(s, dtype, strategy, opt), s, opt).total;
+  auto d = std::make_shared<Detail>();
+  d->s = s;
+  d->dtype = dtype;
+  d->p = make_plan(s, dtype, strategy, opt);
+  d->ws = workspace_layout(d->p, s, opt);
+  d->fn = kernel_for(d->p, dtype);
+  allow_max_smem(d->fn);
+  d->pdl = opt.pdl && device_attr(cudaDevAttrComputeCapabilityMajor) >= 9;
+  OPBENCH_CUDA_CHECK(cudaGetDevice(&d->device));
+  d_ = std::move(d);
 }
 
-size_t tpa_decode_counter_bytes(const TpaShape& s, DType dtype, TpaStrategy strategy,
-                                const TpaOptions& opt) {
-  tpa_decode_check(s, dtype);
-  return workspace_layout(make_plan(s, dtype, strategy, opt), s, opt).ctr_bytes;
-}
+int64_t TpaPlan::chunks() const { return d_->p.nchunks; }
+size_t TpaPlan::workspace_bytes() const { return d_->ws.total; }
+size_t TpaPlan::counter_bytes() const { return d_->ws.ctr_bytes; }
 
-void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, const void* bk,
-                const void* bv, void* out, void* workspace, size_t workspace_bytes,
-                const TpaShape& s, const TpaScales& sc, DType dtype, TpaStrategy strategy,
-                cudaStream_t stream, const TpaOptions& opt) {
-  tpa_decode_check(s, dtype);
+void TpaPlan::run(const void* aq, const void* ak, const void* av, const void* bq, const void* bk,
+                  const void* bv, void* out, void* workspace, size_t workspace_bytes,
+                  const TpaScales& sc, cudaStream_t stream) const {
+  const Detail& dt = *d_;
+  const Plan& p = dt.p;
+  const TpaShape& s = dt.s;
   if (!aq || !ak || !av || !bq || !bk || !bv || !out)
     throw KernelError("tpa_decode: null tensor pointer");
-  const Plan p = make_plan(s, dtype, strategy, opt);
-  const int sz = dtype_size(dtype);
+  int dev = 0;
+  OPBENCH_CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev != dt.device)
+    throw KernelError("tpa_decode: the plan was made for device " + std::to_string(dt.device) +
+                      ", the current device is " + std::to_string(dev));
+  const int sz = dtype_size(dt.dtype);
 
   TpaArgs a{};
   a.aq = aq; a.ak = ak; a.av = av; a.bq = bq; a.bk = bk; a.bv = bv; a.out = out;
@@ -1275,7 +1292,7 @@ void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, 
 
   a.ngroups = p.ngroups;
   if (p.nchunks > 1) {
-    const WorkspaceLayout wl = workspace_layout(p, s, opt);
+    const WorkspaceLayout& wl = dt.ws;
     if (workspace == nullptr || workspace_bytes < wl.total)
       throw KernelError("tpa_decode: workspace of " + std::to_string(workspace_bytes) +
                         " bytes, needs " + std::to_string(wl.total));
@@ -1288,11 +1305,9 @@ void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, 
     a.pl = a.pm + s.b * p.nchunks * s.h;
   }
 
-  const KernelFn fn = kernel_for(p, dtype);
-  allow_max_smem(fn);
   const dim3 grid(static_cast<unsigned>(p.nchunks), static_cast<unsigned>(p.ngroups),
                   static_cast<unsigned>(s.b));
-  fn<<<grid, p.threads, p.smem, stream>>>(a);
+  dt.fn<<<grid, p.threads, p.smem, stream>>>(a);
   OPBENCH_LAUNCH_CHECK();
   if (p.nchunks > 1) {
     const int V = s.e % 4 == 0 ? 4 : 1;
@@ -1304,11 +1319,10 @@ void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, 
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr[0].val.programmaticStreamSerializationAllowed = 1;
-    const bool pdl = opt.pdl && device_attr(cudaDevAttrComputeCapabilityMajor) >= 9;
     cfg.attrs = attr;
-    cfg.numAttrs = pdl ? 1 : 0;
+    cfg.numAttrs = dt.pdl ? 1 : 0;
     auto launch = [&](auto kernel) { OPBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a)); };
-    switch (dtype) {
+    switch (dt.dtype) {
       case DType::f32: V == 4 ? launch(tpa_reduce_kernel<float, 4>) : launch(tpa_reduce_kernel<float, 1>); break;
       case DType::f16: V == 4 ? launch(tpa_reduce_kernel<__half, 4>) : launch(tpa_reduce_kernel<__half, 1>); break;
       case DType::bf16:
@@ -1317,6 +1331,28 @@ void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, 
     }
     OPBENCH_LAUNCH_CHECK();
   }
+}
+
+int64_t tpa_decode_chunks(const TpaShape& s, DType dtype, TpaStrategy strategy,
+                          const TpaOptions& opt) {
+  return TpaPlan(s, dtype, strategy, opt).chunks();
+}
+
+size_t tpa_decode_workspace_bytes(const TpaShape& s, DType dtype, TpaStrategy strategy,
+                                  const TpaOptions& opt) {
+  return TpaPlan(s, dtype, strategy, opt).workspace_bytes();
+}
+
+size_t tpa_decode_counter_bytes(const TpaShape& s, DType dtype, TpaStrategy strategy,
+                                const TpaOptions& opt) {
+  return TpaPlan(s, dtype, strategy, opt).counter_bytes();
+}
+
+void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, const void* bk,
+                const void* bv, void* out, void* workspace, size_t workspace_bytes,
+                const TpaShape& s, const TpaScales& sc, DType dtype, TpaStrategy strategy,
+                cudaStream_t stream, const TpaOptions& opt) {
+  TpaPlan(s, dtype, strategy, opt).run(aq, ak, av, bq, bk, bv, out, workspace, workspace_bytes, sc, stream);
 }
 
 #ifdef OPBENCH_TPA_TRACE

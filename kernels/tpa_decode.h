@@ -22,6 +22,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "kernels/common.h"
@@ -68,18 +69,39 @@ size_t tpa_decode_counter_bytes(const TpaShape& s, DType dtype, TpaStrategy stra
                                 const TpaOptions& opt = {});
 
 // All pointers on the current device, contiguous in the layouts above; out (b, 1, h, e).
+// Makes a TpaPlan for the call (below); a caller that launches one shape many times keeps one.
 void tpa_decode(const void* aq, const void* ak, const void* av, const void* bq, const void* bk,
                 const void* bv, void* out, void* workspace, size_t workspace_bytes,
                 const TpaShape& s, const TpaScales& scales, DType dtype, TpaStrategy strategy,
                 cudaStream_t stream, const TpaOptions& opt = {});
 
+// A call's launch plan for one shape, dtype, strategy and options on the current device (tile,
+// chunks, shared memory, workspace layout, the kernels): made once, it validates the sizes
+// (KernelError) and queries the device; run() then only fills the kernels' arguments and
+// launches. The functions above make one per call.
+class TpaPlan {
+ public:
+  TpaPlan(const TpaShape& s, DType dtype, TpaStrategy strategy, const TpaOptions& opt = {});
+  int64_t chunks() const;
+  size_t workspace_bytes() const;
+  size_t counter_bytes() const;  // see tpa_decode_counter_bytes
+  // As tpa_decode, on the device the plan was made for (KernelError otherwise).
+  void run(const void* aq, const void* ak, const void* av, const void* bq, const void* bk,
+           const void* bv, void* out, void* workspace, size_t workspace_bytes,
+           const TpaScales& scales, cudaStream_t stream) const;
+
+ private:
+  struct Detail;
+  std::shared_ptr<const Detail> d_;
+};
+
 const char* tpa_strategy_name(TpaStrategy s);
 
 // Timeline trace of the kernels (a build with -DOPBENCH_TPA_TRACE only): per block, %globaltimer
 // ns at fields 0..5 (main tensor-core kernel: entry, q ready, first tile landed, loop done, slices
-// merged, end; reduction at slot kTpaTraceReduce + block: entry, after the PDL wait, end),
-// clock64 at 8..13, the SM at 15. tpa_trace_take copies it out and zeroes it (synchronizes).
-constexpr int kTpaTraceSlots = 8192, kTpaTraceFields = 16, kTpaTraceReduce = 4096;
+// merged, end; reduction at slot kTpaTraceReduce + block: entry, after the PDL wait, end).
+// tpa_trace_take copies it out and zeroes it (synchronizes).
+constexpr int kTpaTraceSlots = 8192, kTpaTraceFields = 8, kTpaTraceReduce = 4096;
 #ifdef OPBENCH_TPA_TRACE
 void tpa_trace_take(std::vector<unsigned long long>& out);
 #endif

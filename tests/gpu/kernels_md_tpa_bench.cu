@@ -395,22 +395,19 @@ int main(int argc, char** argv) {
           opt.pdl = v.pdl;
           opt.chunk_len = v.chunk;
           opt.dynamic_tiles = v.dyn;
-          const size_t wsb = K::tpa_decode_workspace_bytes(s, DType::bf16, v.st, opt);
+          const K::TpaPlan plan(s, DType::bf16, v.st, opt);  // outside the timed calls
+          const size_t wsb = plan.workspace_bytes();
           if (wsb > (size_t(256) << 20)) continue;
-          const int64_t nch = K::tpa_decode_chunks(s, DType::bf16, v.st, opt);
-          auto t = timer.run([&] {
-            K::tpa_decode(aq, ak, av, bq, bk, bv, out, ws, wsb, s, sc, DType::bf16, v.st, nullptr, opt);
-          }, m >= 4096 ? 50 : 100);
+          const int64_t nch = plan.chunks();
+          const auto call = [&] { plan.run(aq, ak, av, bq, bk, bv, out, ws, wsb, sc, nullptr); };
+          auto t = timer.run(call, m >= 4096 ? 50 : 100);
           std::string ver = std::string("cuda_") + K::tpa_strategy_name(v.st);
           ver += v.tile ? " " + std::to_string(v.tile) + "x" + std::to_string(v.stages) : " dflt";
           if (!v.pdl) ver += " nopdl";
           if (!v.dyn) ver += " static";
           ver += " c" + std::to_string(nch);
           report("tpa", cfg, ver, t, bytes / peak);
-          if (trace)
-            trace_tpa(timer.t, cfg + " " + ver, [&] {
-              K::tpa_decode(aq, ak, av, bq, bk, bv, out, ws, wsb, s, sc, DType::bf16, v.st, nullptr, opt);
-            });
+          if (trace) trace_tpa(timer.t, cfg + " " + ver, call);
         }
       }
     {  // calibration: a plain read of b = 8's bytes (one kernel), an empty launch, an empty PDL pair

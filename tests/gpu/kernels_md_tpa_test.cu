@@ -522,17 +522,23 @@ void tpa_check(const TpaCase& c, DType dt, K::TpaStrategy st, K::TpaOptions opt 
       dbk(bk.size() * es), dbv(bv.size() * es), dout(c.b * c.h * c.e * es);
   daq.put(to_storage(dt, aq)); dak.put(to_storage(dt, ak)); dav.put(to_storage(dt, av));
   dbq.put(to_storage(dt, bq)); dbk.put(to_storage(dt, bk)); dbv.put(to_storage(dt, bv));
-  const size_t wsb = K::tpa_decode_workspace_bytes(s, dt, st, opt);
+  const K::TpaPlan plan(s, dt, st, opt);
+  const size_t wsb = plan.workspace_bytes();
+  EXPECT_EQ(wsb, K::tpa_decode_workspace_bytes(s, dt, st, opt));
   Dev ws(wsb);
   ws.poison();  // the partials must all be written ...
-  const size_t cb = K::tpa_decode_counter_bytes(s, dt, st, opt);
+  const size_t cb = plan.counter_bytes();
   if (cb) CK(cudaMemset(ws.p, 0, cb));  // ... and the work counters start at zero
   const auto ref = tpa_ref(c, sc, aq, ak, av, bq, bk, bv);
-  // Twice with the same workspace: a call must leave its counters ready for the next one.
+  // Twice with the same workspace: a call must leave its counters ready for the next one. The
+  // first call through tpa_decode (a plan of its own), the second through the kept plan.
   for (int call = 0; call < 2; ++call) {
     SCOPED_TRACE(call == 0 ? "first call" : "second call, same workspace");
     dout.poison();
-    K::tpa_decode(daq.p, dak.p, dav.p, dbq.p, dbk.p, dbv.p, dout.p, ws.p, wsb, s, sc, dt, st, nullptr, opt);
+    if (call == 0)
+      K::tpa_decode(daq.p, dak.p, dav.p, dbq.p, dbk.p, dbv.p, dout.p, ws.p, wsb, s, sc, dt, st, nullptr, opt);
+    else
+      plan.run(daq.p, dak.p, dav.p, dbq.p, dbk.p, dbv.p, dout.p, ws.p, wsb, sc, nullptr);
     CK(cudaDeviceSynchronize());
     const auto got = from_storage(dt, dout.get(c.b * c.h * c.e * es));
     expect_close(got, ref, tol(dt), what);
