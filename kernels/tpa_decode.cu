@@ -19,15 +19,17 @@
 //     token slice (ak and av fragments by ldmatrix.trans straight into the accumulator layout),
 //     W = p * av packed into A fragments, O += W BV (ldmatrix.trans); no warp repeats another's
 //     scores. The slices merge (m, l, O) through shared memory at the end. bk and bv are read
-//     once per (batch, head group).
+//     once per (batch, head group). With bn the blocks of a (batch, head group) take their tiles
+//     from a counter in the workspace after STAGES fixed ones, so they finish together, and when
+//     every block is resident (cooperative launch) they merge the partials themselves: each
+//     waits for its group's blocks and merges a share of the group's heads (merge_partials).
 //   tpa_cc_kernel<T>  (any dtype; strategy bh with one head a block, and fp32 b/bn)
 //     the same tiling on float32 FMAs: scores by (token, head) pairs, softmax a warp per head,
 //     O += W BV with float4 accumulators in registers (token slices when few heads).
-//     With bn the blocks of a (batch, head group) take their tiles from a counter in the
-//     workspace after two fixed ones, so they finish together; the slices' merge uses every warp.
-//   tpa_reduce_kernel<T, V>  (bn) merges the chunk partials: M = max m_c, L = sum l_c 2^(m_c - M),
-//     o = scale_v sum o_c 2^(m_c - M) / L, every load in flight at once; launched with
-//     programmatic dependent launch on sm_90; it zeroes the counters for the next call.
+//   tpa_reduce_kernel<T, V>  (bn without the fused merge) merges the chunk partials: M = max m_c,
+//     L = sum l_c 2^(m_c - M), o = scale_v sum o_c 2^(m_c - M) / L, every load in flight at
+//     once; launched with programmatic dependent launch on sm_90; it zeroes the tile counters
+//     for the next call.
 // Both main kernels start with the q inputs (aq rows, bq) copied asynchronously together with
 // the first tile, then build q in shared memory (aq as a transposed float table). Measured:
 // notes/perf-md-tpa.md.
@@ -155,7 +157,10 @@ struct TpaArgs {
   const void *aq, *ak, *av, *bq, *bk, *bv;
   void* out;                 // (b, 1, h, e)
   float *pm, *pl, *po;       // bn partials: [b][nchunks][h] (m, l), [b][nchunks][h][e] (o)
-  unsigned* ctr;             // bn, tensor cores: tiles handed out per (batch, head group), or null
+  unsigned* ctr;             // bn, tensor cores: [3][b * ngroups] counters (tiles handed out;
+                             // blocks arrived and blocks merging, fused merge), or null
+  bool fused;                // bn, tensor cores: the main kernel merges the partials itself
+                             // (cooperative launch: every block resident)
   int ngroups;               // head groups (gridDim.y of the main kernel)
   int b, h, r, d, e;
   int64_t m;
@@ -325,6 +330,148 @@ __device__ __forceinline__ int tpa_block_slot() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// bn: merging the chunk partials of `nh` consecutive heads of batch element bi with a whole
+// block: M = max_c m_c, w_c = 2^(m_c - M), L = sum_c l_c w_c, out = scale_v sum_c w_c o_c / L.
+// Every global load in flight at once: thread (slice, head, column group) loads the partial o
+// of chunks slice, slice + S, ... (the first kRedBatch before anything waits) while the block
+// loads the m_c; a warp per head turns them into weights in shared memory, and the slices are
+// summed there. Partials are read through L2 (ld.global.cg): in the fused merge other
+// multiprocessors wrote them during this kernel. V = 4: float4 columns (e % 4 == 0), else 1.
+// Used by the reduction kernel (a block per (b, h)) and by the tensor-core kernel's fused merge
+// (a group's heads shared among its blocks). (A warp-per-head version without barriers measured
+// 5.6 us against 2.6 us at b = 8, 32 chunks: its loads went 8 at a time.)
+constexpr int kRedThreads = 256;
+constexpr int kRedBatch = 8;
+
+template <int V> struct RedVec { float v[V]; };
+
+template <int V>
+__device__ __forceinline__ RedVec<V> ld_red(const float* p) {
+  RedVec<V> r;
+  if constexpr (V == 4) {
+    const float4 t = __ldcg(reinterpret_cast<const float4*>(p));
+    r.v[0] = t.x; r.v[1] = t.y; r.v[2] = t.z; r.v[3] = t.w;
+  } else {
+    r.v[0] = __ldcg(p);
+  }
+  return r;
+}
+
+__device__ __forceinline__ float warp_max(float v) {
+  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// Shared memory of merge_partials in floats: m_c then weights, and l_c [nh][nchunks] each,
+// scale_v / L [nh], the slice sums (S x nh x column groups x V, at most max(threads, nh x
+// groups) x V).
+__host__ __device__ constexpr int64_t merge_smem_floats(int nh, int nchunks, int e, int threads, int V) {
+  return 2 * int64_t{nh} * nchunks + ((nh + 3) & ~3) +
+         int64_t{V} * (threads > nh * ((e + V - 1) / V) ? threads : nh * ((e + V - 1) / V));
+}
+
+template <typename T, int V>
+__device__ void merge_partials(const TpaArgs& a, int bi, int head0, int nh, float* sh) {
+  const int tid = threadIdx.x, nthr = blockDim.x, lane = tid & 31, warp = tid >> 5;
+  const int nc = a.nchunks;
+  const int ngrp = (a.e + V - 1) / V, items = nh * ngrp;
+  const int S = max(1, nthr / items);
+  float* wts = sh;                      // [nh][nc]: m_c, then the weights
+  float* lsh = sh + nh * nc;            // [nh][nc]: l_c
+  float* inv = lsh + nh * nc;           // [nh]
+  float* part = inv + ((nh + 3) & ~3);  // [S][items][V]
+  const int64_t cstride = static_cast<int64_t>(a.h) * a.e;
+  const int64_t base = static_cast<int64_t>(bi) * nc * a.h + head0;  // (bi, c, head0 + j): base + c h + j
+  auto o_ptr = [&](int it) { return a.po + (base + it / ngrp) * a.e + (it % ngrp) * V; };
+
+  RedVec<V> pv[kRedBatch];  // this thread's first (slice, item): its first chunks, loaded now
+  if (tid < S * items) {
+    const float* po = o_ptr(tid % items);
+#pragma unroll
+    for (int k = 0; k < kRedBatch; ++k) {
+      const int c = tid / items + k * S;
+      if (c < nc) pv[k] = ld_red<V>(po + c * cstride);
+    }
+  }
+  for (int i = tid; i < nh * nc; i += nthr) {  // m_c and l_c in one round trip
+    const int64_t pi = base + static_cast<int64_t>(i % nc) * a.h + i / nc;
+    wts[i] = __ldcg(a.pm + pi);
+    lsh[i] = __ldcg(a.pl + pi);
+  }
+  __syncthreads();
+  for (int j = warp; j < nh; j += nthr / 32) {
+    float M = -INFINITY;
+    for (int c = lane; c < nc; c += 32) M = fmaxf(M, wts[j * nc + c]);
+    M = warp_max(M);  // finite: some chunk holds tokens
+    float L = 0.f;
+    for (int c = lane; c < nc; c += 32) {
+      const float w = ex2(wts[j * nc + c] - M);  // 0 for a chunk without tokens (m_c = -inf)
+      wts[j * nc + c] = w;
+      L = fmaf(lsh[j * nc + c], w, L);
+    }
+    L = warp_sum(L);
+    if (lane == 0) inv[j] = a.vscale / L;
+  }
+  __syncthreads();
+  for (int idx = tid; idx < S * items; idx += nthr) {
+    const int slice = idx / items, it = idx % items;
+    const float* po = o_ptr(it);
+    const float* w = wts + (it / ngrp) * nc;
+    float acc[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k) acc[k] = 0.f;
+    int c = slice;
+    if (idx == tid) {
+#pragma unroll
+      for (int k = 0; k < kRedBatch; ++k, c += S)
+        if (c < nc)
+#pragma unroll
+          for (int v = 0; v < V; ++v) acc[v] = fmaf(pv[k].v[v], w[c], acc[v]);
+    }
+    for (; c < nc; c += S) {  // more chunks than the first batch
+      const RedVec<V> t = ld_red<V>(po + c * cstride);
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[v] = fmaf(t.v[v], w[c], acc[v]);
+    }
+#pragma unroll
+    for (int v = 0; v < V; ++v) part[idx * V + v] = acc[v];
+  }
+  __syncthreads();
+  T* out = static_cast<T*>(a.out) + (static_cast<int64_t>(bi) * a.h + head0) * a.e;
+  for (int i = tid; i < nh * a.e; i += nthr) {
+    const int j = i / a.e, col = i % a.e, it = j * ngrp + col / V;
+    float o = 0.f;
+    for (int sl = 0; sl < S; ++sl) o += part[(sl * items + it) * V + col % V];
+    out[i] = Storage<T>::from_f(o * inv[j]);
+  }
+}
+
+// The reduction kernel: a block per (b, h), launched after the main kernel (programmatic
+// dependent launch on sm_90). Block 0 zeroes the tile counters (a.ctr) for the next call:
+// every main block is done by then (PDL wait, or stream order).
+template <typename T, int V>
+__global__ void __launch_bounds__(kRedThreads) tpa_reduce_kernel(TpaArgs a) {
+  extern __shared__ __align__(16) float sh[];
+  tpa_stamp(kTpaTraceReduce + blockIdx.x, 0);
+  pdl_wait();  // the partials of the main kernel (PDL) are complete and visible
+  tpa_stamp(kTpaTraceReduce + blockIdx.x, 1);
+  if (a.ctr != nullptr && blockIdx.x == 0)
+    for (int i = threadIdx.x; i < a.b * a.ngroups; i += blockDim.x) a.ctr[i] = 0u;
+  merge_partials<T, V>(a, blockIdx.x / a.h, blockIdx.x % a.h, 1, sh);
+  tpa_stamp(kTpaTraceReduce + blockIdx.x, 2);
+}
+
+__device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Tensor-core kernel (bf16 / fp16). Warp w = (mi, ns, tq): heads mi*16 .. +16 of the block's
 // group, output columns ns*kEW .. +kEW, and tokens tq*16 .. +16 of every tile (TQ = TT / 16
 // slices). Each warp runs its own online softmax over its token slice; the slices are merged
@@ -351,24 +498,41 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   __shared__ int tile_ring[kTileRing];
   const int tid = threadIdx.x, nthr = blockDim.x;
   const int lane = tid & 31, warp = tid >> 5;
-  const int chunk = blockIdx.x, bi = blockIdx.z;
-  const int head0 = blockIdx.y * a.HG;
+  // Block -> (batch, head group, chunk), groups interleaved: consecutive blocks (which the
+  // hardware places side by side) belong to different groups, so every group's blocks spread
+  // over the whole chip and see its average bandwidth. (Measured at m = 32768: the groups' last
+  // tiles ended 4.7 us apart at b = 8 and 13 us at b = 32 with chunk fastest; 1.5 and 8.7 us so.)
+  const int ngrid = gridDim.y * gridDim.z;
+  const int lin = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  const int grp = lin % ngrid, chunk = lin / ngrid;
+  const int bi = grp / gridDim.y, head0 = (grp % gridDim.y) * a.HG;
   const int hv = min(a.HG, a.h - head0);
   const bool dyn = a.ctr != nullptr;
   const int64_t t_begin = dyn ? 0 : chunk * a.chunk_len;
   const int64_t t_end = dyn ? a.m : min64(a.m, t_begin + a.chunk_len);
   const int tile0 = static_cast<int>(t_begin / TT);                 // chunks are whole tiles
   const int tile_end = static_cast<int>((t_end + TT - 1) / TT);
-  unsigned* ctr = dyn ? a.ctr + bi * gridDim.y + blockIdx.y : nullptr;
-  // The block's k-th tile (absolute index), or -1 past its last; thread 0 alone for k >= STAGES.
+  unsigned* ctr = dyn ? a.ctr + grp : nullptr;
+  // The block's k-th tile (absolute index) for k < STAGES, or -1 past its last.
   auto tile_of = [&](int k) -> int {
-    int t;
-    if (!dyn) t = tile0 + k;
-    else if (k < STAGES) t = chunk + k * a.nchunks;
-    else t = STAGES * a.nchunks + static_cast<int>(atomicAdd(ctr, 1u));
+    const int t = dyn ? chunk + k * a.nchunks : tile0 + k;
     return t < tile_end ? t : -1;
   };
-  const int slot = tpa_block_slot();
+  // Thread 0 alone, for k >= STAGES: request(k) asks for the block's k-th tile (with counters an
+  // atomicAdd), answer() reads the reply. The reply is read only at the end of a tile's compute:
+  // comparing it at once stalled warp 0 for the atomic's round trip (+3.6 us to q at b = 8).
+  unsigned ticket = 0u;
+  int asked = -1;
+  auto request = [&](int k) {
+    asked = k;
+    if (dyn) ticket = atomicAdd(ctr, 1u);
+  };
+  auto answer = [&]() -> int {
+    if (asked < 0) return -1;
+    const int t = dyn ? STAGES * a.nchunks + static_cast<int>(ticket) : tile0 + asked;
+    return t < tile_end ? t : -1;
+  };
+  const int slot = grp * gridDim.x + chunk;  // trace slot: a group's blocks side by side
   tpa_stamp(slot, 0);
 
   // shared memory: Qs | aq_t | STAGES x (BK | BV | AK | AV) | q inputs (tc_layout); after the
@@ -400,17 +564,16 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   // q inputs and tile 0 first; once q is built, the other stages' tiles (issued with the first
   // ones, they delayed q to +10 us at b = 8, m = 32768, against +5.6 us this way).
   T* qin = reinterpret_cast<T*>(smem + a.qin_off);
+  // The first counter request goes out before any load (answer read at the end of tile 0).
+  if (tid == 0 && tile_of(STAGES - 1) >= 0) request(STAGES);
   const T* bq_s = stage_q_inputs<T>(a, bi, head0, hv, qin, tid, nthr);
   cp_async_commit();
   {
-    const int t = tile_of(0);  // uniform: no counter below STAGES
+    const int t = tile_of(0);
     if (t >= 0) issue(t, 0);
     cp_async_commit();
     if (tid == 0) tile_ring[0] = t;
   }
-  // Thread 0's first counter request (with counters, tile_of compares its answer at once, so
-  // warp 0 waits for it here: q then comes at +9.2 instead of +5.6 us; notes/perf-md-tpa.md v4).
-  int grabbed = tid == 0 ? tile_of(STAGES) : -1;
   cp_async_wait<1>();
   __syncthreads();
   compute_q<T, T>(a, qin, bq_s, hv, aq_t, Qs, a.q_stride, a.d_pad, tid, nthr);
@@ -422,7 +585,6 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
     cp_async_commit();
     if (tid == 0) tile_ring[k] = t;
   }
-  if (tid == 0) tile_ring[STAGES] = grabbed;
   tpa_stamp(slot, 1);
 
   // Zero the padding columns once (cp.async never writes them; the loop's first barrier
@@ -462,7 +624,10 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
       const int nt = tile_ring[(kt + STAGES - 1) % kTileRing];
       if (nt >= 0) issue(nt, kt + STAGES - 1);
       cp_async_commit();
-      if (tid == 0) grabbed = nt >= 0 ? tile_of(kt + STAGES) : -1;  // answered during the tile
+      if (tid == 0) {
+        asked = -1;
+        if (nt >= 0) request(kt + STAGES);  // answered during the tile
+      }
     }
     if (kt == 0) tpa_stamp(slot, 2);
 
@@ -554,7 +719,7 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
         M::run(o[2 * cp + 1], pa, vb[2], vb[3]);
       }
     }
-    if (tid == 0 && kt > 0) tile_ring[(kt + STAGES) % kTileRing] = grabbed;  // read after 2 barriers
+    if (tid == 0) tile_ring[(kt + STAGES) % kTileRing] = answer();  // read after the next barrier
   }
   cp_async_wait<0>();
   tpa_stamp(slot, 3);
@@ -626,6 +791,34 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
         a.pm[pidx] = mall;
         a.pl[pidx] = lall;
       }
+    }
+  }
+  if (a.fused) {
+    // Fused merge: arrive at the group's counter once the partial is out, wait for the group's
+    // other blocks (all resident), then merge a share of the group's heads. The last block to
+    // pass the wait zeroes the group's three counters for the next call.
+    const int ng = a.b * a.ngroups;
+    unsigned* arrived = a.ctr + ng + grp;
+    unsigned* merging = a.ctr + 2 * ng + grp;
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) {
+      atomicAdd(arrived, 1u);
+      while (ld_acquire(arrived) < static_cast<unsigned>(a.nchunks)) __nanosleep(32);
+      if (atomicAdd(merging, 1u) == static_cast<unsigned>(a.nchunks) - 1) {
+        *ctr = 0u;
+        *arrived = 0u;
+        *merging = 0u;
+      }
+    }
+    __syncthreads();
+    tpa_stamp(slot, 6);
+    const int per = (hv + a.nchunks - 1) / a.nchunks, h_lo = chunk * per;
+    const int nh = min(hv, h_lo + per) - h_lo;
+    float* sh = reinterpret_cast<float*>(stages);  // the merge buffers are read
+    if (nh > 0) {
+      if (a.e % 4 == 0) merge_partials<T, 4>(a, bi, head0 + h_lo, nh, sh);
+      else merge_partials<T, 1>(a, bi, head0 + h_lo, nh, sh);
     }
   }
   tpa_stamp(slot, 5);
@@ -849,128 +1042,6 @@ __global__ void __launch_bounds__(kCcThreads) tpa_cc_kernel(TpaArgs a) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// bn: merge the chunk partials, a block of kRedThreads per (b, h), every global load in flight
-// at once: thread (slice, column group) loads the partial o of chunks slice, slice + S, ... (the
-// first kRedBatch of them before any use) while the first threads load the chunks' m and l; the
-// weights 2^(m_c - M) then go through shared memory, and the slices are summed there.
-// V = 4: float4 columns (e % 4 == 0), else single columns. Block 0 then zeroes the work counters
-// (a.ctr) for the next call: every main block is done by then (PDL wait, or stream order).
-// (A warp-per-head version without barriers measured 5.6 us against this one's 2.6 us at b = 8,
-// 32 chunks: its loads went 8 at a time.)
-constexpr int kRedThreads = 256;
-constexpr int kRedBatch = 8;
-
-__device__ __forceinline__ float block_reduce(float v, bool is_max, float* red) {
-  for (int o = 16; o > 0; o >>= 1) {
-    const float w = __shfl_xor_sync(0xffffffffu, v, o);
-    v = is_max ? fmaxf(v, w) : v + w;
-  }
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
-  __syncthreads();  // red is reused between calls
-  if (lane == 0) red[warp] = v;
-  __syncthreads();
-  v = is_max ? -INFINITY : 0.f;
-  for (int i = 0; i < nw; ++i) v = is_max ? fmaxf(v, red[i]) : v + red[i];
-  return v;
-}
-
-template <int V> struct RedVec { float v[V]; };
-
-template <int V>
-__device__ __forceinline__ RedVec<V> ld_red(const float* p) {
-  RedVec<V> r;
-  if constexpr (V == 4) {
-    const float4 t = *reinterpret_cast<const float4*>(p);
-    r.v[0] = t.x; r.v[1] = t.y; r.v[2] = t.z; r.v[3] = t.w;
-  } else {
-    r.v[0] = *p;
-  }
-  return r;
-}
-
-// Dynamic shared memory of the reduction: m then weights (nchunks), l (nchunks), slice sums
-// (at most kRedThreads groups of V floats).
-size_t reduce_smem(int nchunks, int V) {
-  return sizeof(float) * (2 * ((nchunks + 3) & ~3) + kRedThreads * V);
-}
-
-template <typename T, int V>
-__global__ void __launch_bounds__(kRedThreads) tpa_reduce_kernel(TpaArgs a) {
-  extern __shared__ __align__(16) float sh[];
-  __shared__ float red[32];
-  const int nc4 = (a.nchunks + 3) & ~3;
-  float* wts = sh;             // m_c, then the weights
-  float* lsh = sh + nc4;       // l_c
-  float* part = sh + 2 * nc4;  // slice sums: S x ngrp x V
-  const int ngrp = (a.e + V - 1) / V;
-  const int S = max(1, kRedThreads / ngrp);
-  const int tid = threadIdx.x, slice = tid / ngrp, grp = tid % ngrp;
-  const bool active = slice < S && grp * V < a.e;
-  const int64_t bh = blockIdx.x;
-  const int64_t bi = bh / a.h, head = bh % a.h;
-  const int64_t base = bi * a.nchunks * a.h + head;  // partial (bi, c, head) = base + c * h
-  const int64_t cstride = static_cast<int64_t>(a.h) * a.e;
-  const float* po = a.po + base * a.e + grp * V;
-  tpa_stamp(kTpaTraceReduce + blockIdx.x, 0);
-  pdl_wait();  // the partials of the main kernel (PDL) are complete and visible
-  tpa_stamp(kTpaTraceReduce + blockIdx.x, 1);
-  if (a.ctr != nullptr && blockIdx.x == 0)
-    for (int i = tid; i < a.b * a.ngroups; i += kRedThreads) a.ctr[i] = 0u;
-
-  RedVec<V> pv[kRedBatch];
-#pragma unroll
-  for (int j = 0; j < kRedBatch; ++j) {
-    const int c = slice + j * S;
-    if (active && c < a.nchunks) pv[j] = ld_red<V>(po + c * cstride);
-  }
-  float mloc = -INFINITY;
-  for (int c = tid; c < a.nchunks; c += kRedThreads) {
-    const float m = a.pm[base + c * a.h];
-    wts[c] = m;
-    lsh[c] = a.pl[base + c * a.h];
-    mloc = fmaxf(mloc, m);
-  }
-  const float M = block_reduce(mloc, true, red);  // its barriers publish m_c and l_c
-  float lloc = 0.f;
-  for (int c = tid; c < a.nchunks; c += kRedThreads) {
-    const float w = ex2(wts[c] - M);
-    wts[c] = w;
-    lloc = fmaf(lsh[c], w, lloc);
-  }
-  const float L = block_reduce(lloc, false, red);  // ... and the weights
-
-  float acc[V];
-#pragma unroll
-  for (int k = 0; k < V; ++k) acc[k] = 0.f;
-  if (active) {
-#pragma unroll
-    for (int j = 0; j < kRedBatch; ++j) {
-      const int c = slice + j * S;
-      if (c < a.nchunks)
-#pragma unroll
-        for (int k = 0; k < V; ++k) acc[k] = fmaf(pv[j].v[k], wts[c], acc[k]);
-    }
-    for (int c = slice + kRedBatch * S; c < a.nchunks; c += S) {  // more chunks than one batch
-      const RedVec<V> t = ld_red<V>(po + c * cstride);
-#pragma unroll
-      for (int k = 0; k < V; ++k) acc[k] = fmaf(t.v[k], wts[c], acc[k]);
-    }
-#pragma unroll
-    for (int k = 0; k < V; ++k) part[(slice * ngrp + grp) * V + k] = acc[k];
-  }
-  __syncthreads();
-  const float inv = a.vscale / L;
-  T* out = static_cast<T*>(a.out) + bh * a.e;
-  for (int col = tid; col < a.e; col += kRedThreads) {
-    const int g2 = col / V, k = col % V;
-    float o = 0.f;
-    for (int sl = 0; sl < S; ++sl) o += part[(sl * ngrp + g2) * V + k];
-    out[col] = Storage<T>::from_f(o * inv);
-  }
-  tpa_stamp(kTpaTraceReduce + blockIdx.x, 2);
-}
-
-// ---------------------------------------------------------------------------------------------
 // Host side: plans.
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
@@ -991,6 +1062,7 @@ struct Plan {
   size_t aqt_off = 0, stage_off = 0, qin_off = 0, smem = 0;  // shared-memory layout (bytes)
   int64_t chunk_len = 1;
   int nchunks = 1;
+  bool fused = false;  // bn, tensor cores: the main kernel merges the partials (cooperative)
 };
 
 using KernelFn = void (*)(TpaArgs);
@@ -1171,6 +1243,18 @@ Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions&
     p.nchunks = static_cast<int>(ceil_div(s.m, p.chunk_len));
     if (p.nchunks == 1) p.chunk_len = s.m;
   }
+  // The fused merge needs the tile counters, every block resident at once (a cooperative
+  // launch checks it) and its buffers inside the stages' shared memory.
+  if (strat == TpaStrategy::bn && p.tc && opt.dynamic_tiles && opt.fused_merge && p.nchunks > 1 &&
+      device_attr(cudaDevAttrCooperativeLaunch)) {
+    const KernelFn fn = kernel_for(p, dt);
+    const int64_t slots = static_cast<int64_t>(blocks_per_sm(fn, p.threads, p.smem)) *
+                          device_attr(cudaDevAttrMultiProcessorCount);
+    const int per = static_cast<int>(ceil_div(p.HG, p.nchunks));
+    const int64_t need = 4 * merge_smem_floats(per, p.nchunks, static_cast<int>(s.e), p.threads,
+                                               s.e % 4 == 0 ? 4 : 1);
+    p.fused = s.b * p.ngroups * p.nchunks <= slots && p.stage_off + need <= static_cast<int64_t>(p.smem);
+  }
   return p;
 }
 
@@ -1219,7 +1303,8 @@ struct WorkspaceLayout {
 WorkspaceLayout workspace_layout(const Plan& p, const TpaShape& s, const TpaOptions& opt) {
   WorkspaceLayout w;
   if (p.nchunks <= 1) return w;
-  if (p.tc && opt.dynamic_tiles) w.ctr_bytes = static_cast<size_t>(round_up(s.b * p.ngroups * 4, 256));
+  if (p.tc && opt.dynamic_tiles)
+    w.ctr_bytes = static_cast<size_t>(round_up((p.fused ? 3 : 1) * s.b * p.ngroups * 4, 256));
   w.total = w.ctr_bytes + static_cast<size_t>(s.b * p.nchunks * s.h * (s.e + 2)) * sizeof(float);
   return w;
 }
@@ -1253,6 +1338,7 @@ TpaPlan::TpaPlan(const TpaShape& s, DType dtype, TpaStrategy strategy, const Tpa
 int64_t TpaPlan::chunks() const { return d_->p.nchunks; }
 size_t TpaPlan::workspace_bytes() const { return d_->ws.total; }
 size_t TpaPlan::counter_bytes() const { return d_->ws.ctr_bytes; }
+bool TpaPlan::fused() const { return d_->p.fused; }
 
 void TpaPlan::run(const void* aq, const void* ak, const void* av, const void* bq, const void* bk,
                   const void* bv, void* out, void* workspace, size_t workspace_bytes,
@@ -1305,8 +1391,23 @@ void TpaPlan::run(const void* aq, const void* ak, const void* av, const void* bq
     a.pl = a.pm + s.b * p.nchunks * s.h;
   }
 
+  a.fused = p.fused;
   const dim3 grid(static_cast<unsigned>(p.nchunks), static_cast<unsigned>(p.ngroups),
                   static_cast<unsigned>(s.b));
+  if (p.fused) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(static_cast<unsigned>(p.threads));
+    cfg.dynamicSmemBytes = p.smem;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeCooperative;
+    attr[0].val.cooperative = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    OPBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, dt.fn, a));
+    return;
+  }
   dt.fn<<<grid, p.threads, p.smem, stream>>>(a);
   OPBENCH_LAUNCH_CHECK();
   if (p.nchunks > 1) {
@@ -1314,7 +1415,7 @@ void TpaPlan::run(const void* aq, const void* ak, const void* av, const void* bq
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(static_cast<unsigned>(s.b * s.h));
     cfg.blockDim = dim3(kRedThreads);
-    cfg.dynamicSmemBytes = reduce_smem(p.nchunks, V);
+    cfg.dynamicSmemBytes = 4 * merge_smem_floats(1, p.nchunks, static_cast<int>(s.e), kRedThreads, V);
     cfg.stream = stream;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;

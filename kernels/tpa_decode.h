@@ -16,7 +16,9 @@
 //   bn  blocks per (batch, head group) that fill the device, each writing (max, sum, o) partials
 //       of its tokens to a float32 workspace, then a reduction kernel (split-k /
 //       flash-decoding). With the tensor cores the blocks take 64-token tiles from a counter, so
-//       each finishes when the batch's tiles run out; otherwise each has an equal chunk of m.
+//       each finishes when the batch's tiles run out, and (when all blocks fit on the device at
+//       once) merge the partials themselves: each waits for its group and merges a share of
+//       its heads, no second kernel. Otherwise each block has an equal chunk of m.
 // bf16/fp16 use the tensor cores (mma.sync m16n8k16, float32 accumulation; q and the weights
 // p * av are rounded to the storage dtype for the products); fp32 uses float32 FMAs only.
 #pragma once
@@ -48,6 +50,9 @@ struct TpaOptions {
   bool pdl = true;        // bn: launch the reduction with programmatic dependent launch (sm_90)
   bool dynamic_tiles = true;  // bn, bf16/fp16: blocks take tiles from a per-(batch, head group)
                               // counter in the workspace (false: equal chunks of tiles)
+  bool fused_merge = true;    // bn with dynamic tiles: when every block fits on the device at
+                              // once, the main kernel merges the partials itself (cooperative
+                              // launch) instead of a second, reduction kernel
 };
 
 // Throws KernelError (one line) for sizes the kernels do not take.
@@ -85,6 +90,7 @@ class TpaPlan {
   int64_t chunks() const;
   size_t workspace_bytes() const;
   size_t counter_bytes() const;  // see tpa_decode_counter_bytes
+  bool fused() const;            // bn: the main kernel merges the partials (no reduction kernel)
   // As tpa_decode, on the device the plan was made for (KernelError otherwise).
   void run(const void* aq, const void* ak, const void* av, const void* bq, const void* bk,
            const void* bv, void* out, void* workspace, size_t workspace_bytes,
@@ -98,8 +104,8 @@ class TpaPlan {
 const char* tpa_strategy_name(TpaStrategy s);
 
 // Timeline trace of the kernels (a build with -DOPBENCH_TPA_TRACE only): per block, %globaltimer
-// ns at fields 0..5 (main tensor-core kernel: entry, q ready, first tile landed, loop done, slices
-// merged, end; reduction at slot kTpaTraceReduce + block: entry, after the PDL wait, end).
+// ns at fields 0..6 (main tensor-core kernel: entry, q ready, first tile landed, loop done, slices
+// merged, end, its group's partials complete (fused merge); reduction at slot kTpaTraceReduce + block: entry, after the PDL wait, end).
 // tpa_trace_take copies it out and zeroes it (synchronizes).
 constexpr int kTpaTraceSlots = 8192, kTpaTraceFields = 8, kTpaTraceReduce = 4096;
 #ifdef OPBENCH_TPA_TRACE

@@ -93,13 +93,16 @@ bool trace = false;  // --trace (a build with -DOPBENCH_TPA_TRACE): tpa timeline
 
 #ifdef OPBENCH_TPA_TRACE
 // The timeline of one configuration: 15 samples (flushed as timed), each traced; per sample, us
-// after the first main block started; the medians over samples are printed.
-void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, const std::function<void()>& f) {
+// after the first main block started; the medians over samples are printed. `chunks` blocks per
+// (batch, head group) (consecutive slots) share a group: the earliest and latest of the groups'
+// last loop ends show whether the tail is between groups (one work counter each) or within.
+void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, int64_t chunks,
+               const std::function<void()>& f) {
   namespace K = opbench::kernels;
   std::vector<unsigned long long> tr;
   K::tpa_trace_take(tr);  // clear
   const int n = 15;
-  std::vector<std::vector<double>> cols(12);
+  std::vector<std::vector<double>> cols(15);
   for (int i = 0; i < n; ++i) {
     const double ev = timer.sample(f, i) * 1e3;
     K::tpa_trace_take(tr);
@@ -110,15 +113,19 @@ void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, const
       if (field(sl, 0)) { t0 = std::min(t0, field(sl, 0)); ++nm; }
     if (nm == 0) { std::printf("trace %s: no stamps (not a trace build?)\n", what.c_str()); return; }
     auto us = [&](unsigned long long t) { return (static_cast<double>(t) - static_cast<double>(t0)) / 1e3; };
-    std::vector<double> start, q, first, loop, merged, end;
+    std::vector<double> start, q, first, loop, merged, end, group_end, ready;
     for (int sl = 0; sl < K::kTpaTraceReduce; ++sl) {
       if (!field(sl, 0)) continue;
+      const size_t g = static_cast<size_t>(sl / chunks);
+      if (group_end.size() <= g) group_end.resize(g + 1, 0.0);
+      group_end[g] = std::max(group_end[g], us(field(sl, 3)));
       start.push_back(us(field(sl, 0)));
       q.push_back(us(field(sl, 1)) - us(field(sl, 0)));
       first.push_back(us(field(sl, 2)) - us(field(sl, 0)));
       loop.push_back(us(field(sl, 3)));
       merged.push_back(us(field(sl, 4)) - us(field(sl, 3)));
       end.push_back(us(field(sl, 5)));
+      if (field(sl, 6)) ready.push_back(us(field(sl, 6)));
     }
     double r0 = 1e30, r1 = 0, r2 = 0;
     int nr = 0;
@@ -132,19 +139,22 @@ void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, const
     auto med = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
     auto mx = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
     auto mn = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
-    const double vals[12] = {ev, mx(start), med(q), med(first), mn(loop), med(loop), mx(loop),
-                             med(merged), mx(end), nr ? r0 : 0, nr ? r1 : 0, nr ? r2 : 0};
-    for (int k = 0; k < 12; ++k) cols[k].push_back(vals[k]);
+    const double vals[15] = {ev, mx(start), med(q), med(first), mn(loop), med(loop), mx(loop),
+                             med(merged), mx(end), nr ? r0 : 0, nr ? r1 : 0, nr ? r2 : 0,
+                             mn(group_end), mx(group_end), ready.empty() ? 0 : mx(ready)};
+    for (int k = 0; k < 15; ++k) cols[k].push_back(vals[k]);
   }
   for (auto& c : cols) std::sort(c.begin(), c.end());
   auto m = [&](int k) { return cols[k][n / 2]; };
   std::printf("trace %-44s event %.1f | starts <=%.1f | q ready +%.1f | tile0 +%.1f | loop done "
-              "%.1f/%.1f/%.1f | merge +%.1f | main end %.1f | reduce entry %.1f waited %.1f end %.1f (us)\n",
-              what.c_str(), m(0), m(1), m(2), m(3), m(4), m(5), m(6), m(7), m(8), m(9), m(10), m(11));
+              "%.1f/%.1f/%.1f (groups %.1f..%.1f) | merge +%.1f | groups complete %.1f | main end %.1f | "
+              "reduce entry %.1f waited %.1f end %.1f (us)\n",
+              what.c_str(), m(0), m(1), m(2), m(3), m(4), m(5), m(6), m(12), m(13), m(7), m(14), m(8),
+              m(9), m(10), m(11));
   std::fflush(stdout);
 }
 #else
-void trace_tpa(opbench::bench::FlushTimer&, const std::string&, const std::function<void()>&) {
+void trace_tpa(opbench::bench::FlushTimer&, const std::string&, int64_t, const std::function<void()>&) {
   std::printf("trace: this binary was built without -DOPBENCH_TPA_TRACE\n");
 }
 #endif
@@ -361,7 +371,6 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&bv, maxB * maxM * E * 2));
     CK(cudaMalloc(&out, maxB * H * E * 2));
     CK(cudaMalloc(&ws, size_t(256) << 20));
-    CK(cudaMemset(ws, 0, size_t(256) << 20));  // bn's work counters start at zero (calls keep them so)
     fill(aq, maxB * H * R, 11); fill(ak, maxB * maxM * H, 12); fill(av, maxB * maxM * H, 13);
     fill(bq, maxB * R * D, 14); fill(bk, maxB * maxM * D, 15); fill(bv, maxB * maxM * E, 16);
     std::vector<int64_t> bs = {8, 32}, ms = {256, 4096, 32768};
@@ -375,11 +384,19 @@ int main(int argc, char** argv) {
         const double bytes = 2.0 * b * m * (2 * H + D + E);
         const std::string cfg = "b=" + std::to_string(b) + " m=" + std::to_string(m) + " bf16";
         // tile x stages (0: default), PDL, chunk length (0: default, one wave of blocks), bn's
-        // dynamic tiles (the default) or equal static chunks
-        struct V { K::TpaStrategy st; int tile, stages; bool pdl; int64_t chunk; bool dyn = true; };
+        // dynamic tiles (the default) or equal static chunks, its fused merge (the default) or
+        // the reduction kernel
+        struct V {
+          K::TpaStrategy st;
+          int tile, stages;
+          bool pdl;
+          int64_t chunk;
+          bool dyn = true, fused = true;
+        };
         const auto bn = K::TpaStrategy::bn;
         std::vector<V> vs = {{K::TpaStrategy::b, 0, 0, true, 0}, {K::TpaStrategy::bh, 0, 0, true, 0},
-                             {bn, 0, 0, true, 0},   {bn, 0, 0, false, 0},  {bn, 0, 0, true, 0, false},
+                             {bn, 0, 0, true, 0},   {bn, 0, 0, true, 0, true, false},
+                             {bn, 0, 0, false, 0, true, false},  {bn, 0, 0, true, 0, false},
                              {bn, 32, 2, true, 0},  {bn, 32, 4, true, 0},  {bn, 64, 3, true, 0},
                              {bn, 0, 0, true, 0}};  // the default again: the spread between runs
         if (m >= 4096) {  // two waves of blocks, and chunks of 2048 tokens
@@ -387,7 +404,7 @@ int main(int argc, char** argv) {
           vs.push_back({bn, 0, 0, true, m * b / 512, false});
           vs.push_back({bn, 0, 0, true, 2048});
         }
-        if (trace) vs = {{bn, 0, 0, true, 0}, {bn, 0, 0, true, 0, false}, {bn, 0, 0, false, 0}};
+        if (trace) vs = {{bn, 0, 0, true, 0}, {bn, 0, 0, true, 0, true, false}, {bn, 0, 0, true, 0, false}};
         for (const V& v : vs) {
           K::TpaOptions opt;
           opt.tile = v.tile;
@@ -395,9 +412,13 @@ int main(int argc, char** argv) {
           opt.pdl = v.pdl;
           opt.chunk_len = v.chunk;
           opt.dynamic_tiles = v.dyn;
+          opt.fused_merge = v.fused;
           const K::TpaPlan plan(s, DType::bf16, v.st, opt);  // outside the timed calls
           const size_t wsb = plan.workspace_bytes();
           if (wsb > (size_t(256) << 20)) continue;
+          // One workspace serves every plan: its counters are zero before a plan's first call
+          // (another plan's partials may lie there; each call leaves its own counters zero).
+          CK(cudaMemset(ws, 0, plan.counter_bytes()));
           const int64_t nch = plan.chunks();
           const auto call = [&] { plan.run(aq, ak, av, bq, bk, bv, out, ws, wsb, sc, nullptr); };
           auto t = timer.run(call, m >= 4096 ? 50 : 100);
@@ -405,9 +426,10 @@ int main(int argc, char** argv) {
           ver += v.tile ? " " + std::to_string(v.tile) + "x" + std::to_string(v.stages) : " dflt";
           if (!v.pdl) ver += " nopdl";
           if (!v.dyn) ver += " static";
+          if (v.dyn && !v.fused) ver += " sep";
           ver += " c" + std::to_string(nch);
           report("tpa", cfg, ver, t, bytes / peak);
-          if (trace) trace_tpa(timer.t, cfg + " " + ver, call);
+          if (trace) trace_tpa(timer.t, cfg + " " + ver, nch, call);
         }
       }
     {  // calibration: a plain read of b = 8's bytes (one kernel), an empty launch, an empty PDL pair

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -504,7 +505,8 @@ void tpa_check(const TpaCase& c, DType dt, K::TpaStrategy st, K::TpaOptions opt 
   opt.chunk_len = c.chunk_len;
   const std::string what = std::string(dname(dt)) + " " + K::tpa_strategy_name(st) + " " +
                            tpa_name(c) +
-                           (opt.tile ? " tile" + std::to_string(opt.tile) + "x" + std::to_string(opt.stages) : "");
+                           (opt.tile ? " tile" + std::to_string(opt.tile) + "x" + std::to_string(opt.stages) : "") +
+                           (opt.dynamic_tiles ? "" : " static") + (opt.fused_merge ? "" : " reduction kernel");
   SCOPED_TRACE(what);
   K::TpaShape s;
   s.b = c.b; s.h = c.h; s.r = c.r; s.d = c.d; s.e = c.e; s.m = c.m;
@@ -542,6 +544,9 @@ void tpa_check(const TpaCase& c, DType dt, K::TpaStrategy st, K::TpaOptions opt 
     CK(cudaDeviceSynchronize());
     const auto got = from_storage(dt, dout.get(c.b * c.h * c.e * es));
     expect_close(got, ref, tol(dt), what);
+    const auto counters = ws.get(cb);
+    EXPECT_EQ(std::count(counters.begin(), counters.end(), uint8_t{0}), static_cast<long>(cb))
+        << "work counters not zero after the call";
   }
 }
 
@@ -592,12 +597,13 @@ TEST(TpaDecode, TensorCoreVariants) {
       for (auto ts : {std::make_pair(64, 2), std::make_pair(64, 3), std::make_pair(64, 4),
                       std::make_pair(32, 2), std::make_pair(32, 4)})
         for (K::TpaStrategy st : {K::TpaStrategy::b, K::TpaStrategy::bn})
-        for (bool dyn : {true, false}) {
-          if (st == K::TpaStrategy::b && !dyn) continue;
+        for (int mode : {0, 1, 2}) {  // bn: counters + fused merge, counters + reduction kernel, static chunks
+          if (st == K::TpaStrategy::b && mode > 0) continue;
           K::TpaOptions o;
           o.tile = ts.first;
           o.stages = ts.second;
-          o.dynamic_tiles = dyn;  // bn: tiles from the counters, and equal static chunks
+          o.dynamic_tiles = mode < 2;
+          o.fused_merge = mode == 0;
           K::TpaShape s;
           s.b = c.b; s.h = c.h; s.r = c.r; s.d = c.d; s.e = c.e; s.m = c.m;
           try {  // an explicit tile the device's shared memory cannot hold is refused: skip it
@@ -619,6 +625,31 @@ TEST(TpaDecode, SplitWithoutPdl) {
     tpa_check({2, 32, 16, 128, 128, 3000, 1.f, 32}, dt, K::TpaStrategy::bn, o);
     tpa_check({3, 7, 5, 40, 24, 999}, dt, K::TpaStrategy::bn, o);
   }
+}
+
+// The fused merge: chosen for the reference shape, not when asked not to, not without the tile
+// counters, and not when the blocks do not fit on the device at once (one chunk of 64 tokens
+// each: 512 blocks), where the reduction kernel merges 128 chunks.
+TEST(TpaDecode, FusedMergeChoice) {
+  REQUIRE_GPU();
+  K::TpaShape s;
+  s.b = 8; s.h = 32; s.r = 16; s.d = 128; s.e = 128; s.m = 32768;
+  const auto bn = K::TpaStrategy::bn;
+  K::TpaOptions o;
+  EXPECT_TRUE(K::TpaPlan(s, DType::bf16, bn, o).fused());
+  EXPECT_FALSE(K::TpaPlan(s, DType::f32, bn, o).fused());  // CUDA cores: the reduction kernel
+  o.fused_merge = false;
+  EXPECT_FALSE(K::TpaPlan(s, DType::bf16, bn, o).fused());
+  o.fused_merge = true;
+  o.dynamic_tiles = false;
+  EXPECT_FALSE(K::TpaPlan(s, DType::bf16, bn, o).fused());
+  o.dynamic_tiles = true;
+  o.chunk_len = 64;
+  s.b = 4; s.m = 8192;
+  const K::TpaPlan many(s, DType::bf16, bn, o);
+  EXPECT_EQ(many.chunks(), 128);
+  EXPECT_FALSE(many.fused());
+  tpa_check({4, 32, 16, 128, 128, 8192, 1.f, 64}, DType::bf16, bn, o);
 }
 
 TEST(TpaDecode, RejectsBadShapes) {
