@@ -63,7 +63,9 @@ void tpa_decode_check(const TpaShape& s, DType dtype);
 // float32 partials b * chunks * h * (e + 2); otherwise 0). Both depend on the current device
 // (multiprocessor count, occupancy). Its counters must be zero before the first call
 // (tpa_decode_counter_bytes); each call leaves them zero again, so the workspace is reused as it
-// is (one call at a time per workspace).
+// is for the same shape (one call at a time per workspace). A workspace that served another
+// shape or options holds that plan's partials where this one keeps its counters: zero them
+// again before its first call.
 int64_t tpa_decode_chunks(const TpaShape& s, DType dtype, TpaStrategy strategy,
                           const TpaOptions& opt = {});
 size_t tpa_decode_workspace_bytes(const TpaShape& s, DType dtype, TpaStrategy strategy,
