@@ -312,8 +312,8 @@ __device__ __forceinline__ void pdl_wait() {
 }
 
 // Timeline trace (builds with -DOPBENCH_TPA_TRACE only; kernels_md_tpa_bench --trace): thread 0
-// of each block stamps %globaltimer (ns) at fixed points into g_tpa_trace, slot = the block's
-// linear index (main kernels) or kTpaTraceReduce + block (reduction).
+// of each block stamps %globaltimer (ns) at fixed points into g_tpa_trace, slot = (batch, head
+// group) x chunks + chunk (the tensor-core kernel) or kTpaTraceReduce + block (reduction).
 #ifdef OPBENCH_TPA_TRACE
 __device__ unsigned long long g_tpa_trace[kTpaTraceSlots * kTpaTraceFields];
 __device__ __forceinline__ void tpa_stamp(int slot, int k) {
@@ -325,9 +325,6 @@ __device__ __forceinline__ void tpa_stamp(int slot, int k) {
 #else
 __device__ __forceinline__ void tpa_stamp(int, int) {}
 #endif
-__device__ __forceinline__ int tpa_block_slot() {
-  return static_cast<int>((blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x);
-}
 
 // ---------------------------------------------------------------------------------------------
 // bn: merging the chunk partials of `nh` consecutive heads of batch element bi with a whole
@@ -339,7 +336,8 @@ __device__ __forceinline__ int tpa_block_slot() {
 // multiprocessors wrote them during this kernel. V = 4: float4 columns (e % 4 == 0), else 1.
 // Used by the reduction kernel (a block per (b, h)) and by the tensor-core kernel's fused merge
 // (a group's heads shared among its blocks). (A warp-per-head version without barriers measured
-// 5.6 us against 2.6 us at b = 8, 32 chunks: its loads went 8 at a time.)
+// 5.6 us against 2.6 us at b = 8, 32 chunks: its loads went 8 at a time. Loading l_c with m_c
+// measured no faster and made the tensor-core kernels spill.)
 constexpr int kRedThreads = 256;
 constexpr int kRedBatch = 8;
 
@@ -366,11 +364,10 @@ __device__ __forceinline__ float warp_sum(float v) {
   return v;
 }
 
-// Shared memory of merge_partials in floats: m_c then weights, and l_c [nh][nchunks] each,
-// scale_v / L [nh], the slice sums (S x nh x column groups x V, at most max(threads, nh x
-// groups) x V).
+// Shared memory of merge_partials in floats: m_c then weights [nh][nchunks], scale_v / L [nh],
+// the slice sums (S x nh x column groups x V, at most max(threads, nh x groups) x V).
 __host__ __device__ constexpr int64_t merge_smem_floats(int nh, int nchunks, int e, int threads, int V) {
-  return 2 * int64_t{nh} * nchunks + ((nh + 3) & ~3) +
+  return int64_t{nh} * nchunks + ((nh + 3) & ~3) +
          int64_t{V} * (threads > nh * ((e + V - 1) / V) ? threads : nh * ((e + V - 1) / V));
 }
 
@@ -381,8 +378,7 @@ __device__ void merge_partials(const TpaArgs& a, int bi, int head0, int nh, floa
   const int ngrp = (a.e + V - 1) / V, items = nh * ngrp;
   const int S = max(1, nthr / items);
   float* wts = sh;                      // [nh][nc]: m_c, then the weights
-  float* lsh = sh + nh * nc;            // [nh][nc]: l_c
-  float* inv = lsh + nh * nc;           // [nh]
+  float* inv = sh + nh * nc;            // [nh]
   float* part = inv + ((nh + 3) & ~3);  // [S][items][V]
   const int64_t cstride = static_cast<int64_t>(a.h) * a.e;
   const int64_t base = static_cast<int64_t>(bi) * nc * a.h + head0;  // (bi, c, head0 + j): base + c h + j
@@ -397,11 +393,8 @@ __device__ void merge_partials(const TpaArgs& a, int bi, int head0, int nh, floa
       if (c < nc) pv[k] = ld_red<V>(po + c * cstride);
     }
   }
-  for (int i = tid; i < nh * nc; i += nthr) {  // m_c and l_c in one round trip
-    const int64_t pi = base + static_cast<int64_t>(i % nc) * a.h + i / nc;
-    wts[i] = __ldcg(a.pm + pi);
-    lsh[i] = __ldcg(a.pl + pi);
-  }
+  for (int i = tid; i < nh * nc; i += nthr)
+    wts[i] = __ldcg(a.pm + base + static_cast<int64_t>(i % nc) * a.h + i / nc);
   __syncthreads();
   for (int j = warp; j < nh; j += nthr / 32) {
     float M = -INFINITY;
@@ -411,7 +404,7 @@ __device__ void merge_partials(const TpaArgs& a, int bi, int head0, int nh, floa
     for (int c = lane; c < nc; c += 32) {
       const float w = ex2(wts[j * nc + c] - M);  // 0 for a chunk without tokens (m_c = -inf)
       wts[j * nc + c] = w;
-      L = fmaf(lsh[j * nc + c], w, L);
+      L = fmaf(__ldcg(a.pl + base + static_cast<int64_t>(c) * a.h + j), w, L);
     }
     L = warp_sum(L);
     if (lane == 0) inv[j] = a.vscale / L;
@@ -482,7 +475,8 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
 // first STAGES (no wait at the start), then whatever the (batch, group)'s counter hands out, so
 // blocks that DRAM serves faster take more tiles and all finish together (measured: with equal
 // chunks the blocks' loops ended between 49 and 65 us at b = 8, m = 32768). A block's partial
-// covers any set of tokens; the reduction merges them, then zeroes the counters.
+// covers any set of tokens; the fused merge or the reduction kernel merges them and zeroes the
+// counters for the next call.
 // Pipeline: the prologue fills every stage (tile 0 with the q inputs, the others once q is
 // built); then per tile: wait for tile k, barrier, issue tile k + STAGES - 1 into the stage
 // computed last (from k = 1), compute tile k. Thread 0 asks the counter for tile k + STAGES
@@ -1228,28 +1222,20 @@ Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions&
 
   p.chunk_len = s.m;
   p.nchunks = 1;
-  if (strat == TpaStrategy::bn) {
-    int64_t len;
-    if (opt.chunk_len > 0) {
-      len = opt.chunk_len;
-    } else {
-      const int per_sm = std::max(1, blocks_per_sm(kernel_for(p, dt), p.threads, p.smem));
-      const int64_t slots = static_cast<int64_t>(per_sm) * device_attr(cudaDevAttrMultiProcessorCount);
-      const int64_t want = std::max<int64_t>(1, slots / (s.b * p.ngroups));
-      len = ceil_div(s.m, want);
-    }
-    len = std::max<int64_t>(len, ceil_div(s.m, kMaxChunks));  // the reduction's weights fit
-    p.chunk_len = round_up(std::max<int64_t>(len, 1), p.tt);
-    p.nchunks = static_cast<int>(ceil_div(s.m, p.chunk_len));
-    if (p.nchunks == 1) p.chunk_len = s.m;
-  }
+  if (strat != TpaStrategy::bn) return p;
+  // Blocks of the main kernel resident on the device at once: the default chunks fill them.
+  const int per_sm = std::max(1, blocks_per_sm(kernel_for(p, dt), p.threads, p.smem));
+  const int64_t slots = static_cast<int64_t>(per_sm) * device_attr(cudaDevAttrMultiProcessorCount);
+  int64_t len = opt.chunk_len > 0 ? opt.chunk_len
+                                  : ceil_div(s.m, std::max<int64_t>(1, slots / (s.b * p.ngroups)));
+  len = std::max<int64_t>(len, ceil_div(s.m, kMaxChunks));  // the reduction's weights fit
+  p.chunk_len = round_up(std::max<int64_t>(len, 1), p.tt);
+  p.nchunks = static_cast<int>(ceil_div(s.m, p.chunk_len));
+  if (p.nchunks == 1) p.chunk_len = s.m;
   // The fused merge needs the tile counters, every block resident at once (a cooperative
   // launch checks it) and its buffers inside the stages' shared memory.
-  if (strat == TpaStrategy::bn && p.tc && opt.dynamic_tiles && opt.fused_merge && p.nchunks > 1 &&
+  if (p.tc && opt.dynamic_tiles && opt.fused_merge && p.nchunks > 1 &&
       device_attr(cudaDevAttrCooperativeLaunch)) {
-    const KernelFn fn = kernel_for(p, dt);
-    const int64_t slots = static_cast<int64_t>(blocks_per_sm(fn, p.threads, p.smem)) *
-                          device_attr(cudaDevAttrMultiProcessorCount);
     const int per = static_cast<int>(ceil_div(p.HG, p.nchunks));
     const int64_t need = 4 * merge_smem_floats(per, p.nchunks, static_cast<int>(s.e), p.threads,
                                                s.e % 4 == 0 ? 4 : 1);
@@ -1316,10 +1302,37 @@ struct TpaPlan::Detail {
   DType dtype;
   Plan p;
   WorkspaceLayout ws;
-  KernelFn fn;
+  TpaArgs args{};           // the kernels' arguments but pointers, copy widths and scales
+  KernelFn fn;              // the main kernel
+  KernelFn reduce = nullptr;  // bn's reduction kernel (none when fused or with one chunk)
+  size_t reduce_smem = 0;
   bool pdl;    // the reduction by programmatic dependent launch (sm_90 and the option)
   int device;  // the device the plan was made for
 };
+
+namespace {
+template <typename T>
+KernelFn reduce_kernel_for(int V) {
+  return V == 4 ? tpa_reduce_kernel<T, 4> : tpa_reduce_kernel<T, 1>;
+}
+
+// Launches fn(a) through cudaLaunchKernelEx with at most one launch attribute.
+void launch_ex(KernelFn fn, dim3 grid, int threads, size_t smem, cudaStream_t stream,
+               const TpaArgs& a, const cudaLaunchAttribute* attr) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute at[1];
+  if (attr) {
+    at[0] = *attr;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+  }
+  OPBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, fn, a));
+}
+}  // namespace
 
 TpaPlan::TpaPlan(const TpaShape& s, DType dtype, TpaStrategy strategy, const TpaOptions& opt) {
   tpa_decode_check(s, dtype);
@@ -1332,6 +1345,23 @@ TpaPlan::TpaPlan(const TpaShape& s, DType dtype, TpaStrategy strategy, const Tpa
   allow_max_smem(d->fn);
   d->pdl = opt.pdl && device_attr(cudaDevAttrComputeCapabilityMajor) >= 9;
   OPBENCH_CUDA_CHECK(cudaGetDevice(&d->device));
+  const Plan& p = d->p;
+  TpaArgs& a = d->args;
+  a.b = static_cast<int>(s.b); a.h = static_cast<int>(s.h); a.r = static_cast<int>(s.r);
+  a.d = static_cast<int>(s.d); a.e = static_cast<int>(s.e); a.m = s.m;
+  a.chunk_len = p.chunk_len; a.nchunks = p.nchunks; a.ngroups = p.ngroups; a.fused = p.fused;
+  a.HG = p.HG; a.tt = p.tt; a.a_full = p.a_full; a.NS = p.NS;
+  a.q_stride = p.q_stride; a.bk_stride = p.bk_stride; a.bv_stride = p.bv_stride;
+  a.a_stride = p.a_stride; a.d_pad = p.d_pad; a.e_pad = p.e_pad;
+  a.stage_off = static_cast<int>(p.stage_off); a.qin_off = static_cast<int>(p.qin_off);
+  a.aqt_off = static_cast<int>(p.aqt_off);
+  if (p.nchunks > 1 && !p.fused) {
+    const int V = s.e % 4 == 0 ? 4 : 1;
+    d->reduce = dtype == DType::f32   ? reduce_kernel_for<float>(V)
+                : dtype == DType::f16 ? reduce_kernel_for<__half>(V)
+                                      : reduce_kernel_for<__nv_bfloat16>(V);
+    d->reduce_smem = 4 * merge_smem_floats(1, p.nchunks, static_cast<int>(s.e), kRedThreads, V);
+  }
   d_ = std::move(d);
 }
 
@@ -1355,16 +1385,8 @@ void TpaPlan::run(const void* aq, const void* ak, const void* av, const void* bq
                       ", the current device is " + std::to_string(dev));
   const int sz = dtype_size(dt.dtype);
 
-  TpaArgs a{};
+  TpaArgs a = dt.args;
   a.aq = aq; a.ak = ak; a.av = av; a.bq = bq; a.bk = bk; a.bv = bv; a.out = out;
-  a.b = static_cast<int>(s.b); a.h = static_cast<int>(s.h); a.r = static_cast<int>(s.r);
-  a.d = static_cast<int>(s.d); a.e = static_cast<int>(s.e); a.m = s.m;
-  a.chunk_len = p.chunk_len; a.nchunks = p.nchunks;
-  a.HG = p.HG; a.tt = p.tt; a.a_full = p.a_full; a.NS = p.NS;
-  a.q_stride = p.q_stride; a.bk_stride = p.bk_stride; a.bv_stride = p.bv_stride;
-  a.a_stride = p.a_stride; a.d_pad = p.d_pad; a.e_pad = p.e_pad;
-  a.stage_off = static_cast<int>(p.stage_off); a.qin_off = static_cast<int>(p.qin_off);
-  a.aqt_off = static_cast<int>(p.aqt_off);
   a.qscale = sc.scale * sc.scale_k * sc.scale_q * kLog2e;
   a.vscale = sc.scale_v;
   // cp.async widths: every row start and the group's first head must be aligned to the width.
@@ -1376,7 +1398,6 @@ void TpaPlan::run(const void* aq, const void* ak, const void* av, const void* bq
   a.lg_bv = chunks_log2(s.e, a.w_bv, sz, p.threads);
   a.lg_a = chunks_log2(p.a_full ? s.h : std::min<int64_t>(p.HG, s.h), a.w_a, sz, p.threads);
 
-  a.ngroups = p.ngroups;
   if (p.nchunks > 1) {
     const WorkspaceLayout& wl = dt.ws;
     if (workspace == nullptr || workspace_bytes < wl.total)
@@ -1391,46 +1412,23 @@ void TpaPlan::run(const void* aq, const void* ak, const void* av, const void* bq
     a.pl = a.pm + s.b * p.nchunks * s.h;
   }
 
-  a.fused = p.fused;
   const dim3 grid(static_cast<unsigned>(p.nchunks), static_cast<unsigned>(p.ngroups),
                   static_cast<unsigned>(s.b));
-  if (p.fused) {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = dim3(static_cast<unsigned>(p.threads));
-    cfg.dynamicSmemBytes = p.smem;
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeCooperative;
-    attr[0].val.cooperative = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    OPBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, dt.fn, a));
+  if (p.fused) {  // every block resident, or the launch fails
+    cudaLaunchAttribute coop{};
+    coop.id = cudaLaunchAttributeCooperative;
+    coop.val.cooperative = 1;
+    launch_ex(dt.fn, grid, p.threads, p.smem, stream, a, &coop);
     return;
   }
   dt.fn<<<grid, p.threads, p.smem, stream>>>(a);
   OPBENCH_LAUNCH_CHECK();
-  if (p.nchunks > 1) {
-    const int V = s.e % 4 == 0 ? 4 : 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(static_cast<unsigned>(s.b * s.h));
-    cfg.blockDim = dim3(kRedThreads);
-    cfg.dynamicSmemBytes = 4 * merge_smem_floats(1, p.nchunks, static_cast<int>(s.e), kRedThreads, V);
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = dt.pdl ? 1 : 0;
-    auto launch = [&](auto kernel) { OPBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a)); };
-    switch (dt.dtype) {
-      case DType::f32: V == 4 ? launch(tpa_reduce_kernel<float, 4>) : launch(tpa_reduce_kernel<float, 1>); break;
-      case DType::f16: V == 4 ? launch(tpa_reduce_kernel<__half, 4>) : launch(tpa_reduce_kernel<__half, 1>); break;
-      case DType::bf16:
-        V == 4 ? launch(tpa_reduce_kernel<__nv_bfloat16, 4>) : launch(tpa_reduce_kernel<__nv_bfloat16, 1>);
-        break;
-    }
-    OPBENCH_LAUNCH_CHECK();
+  if (dt.reduce) {
+    cudaLaunchAttribute pdl{};
+    pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    pdl.val.programmaticStreamSerializationAllowed = 1;
+    launch_ex(dt.reduce, dim3(static_cast<unsigned>(s.b * s.h)), kRedThreads, dt.reduce_smem,
+              stream, a, dt.pdl ? &pdl : nullptr);
   }
 }
 

@@ -107,7 +107,8 @@ const char* tpa_strategy_name(TpaStrategy s);
 
 // Timeline trace of the kernels (a build with -DOPBENCH_TPA_TRACE only): per block, %globaltimer
 // ns at fields 0..6 (main tensor-core kernel: entry, q ready, first tile landed, loop done, slices
-// merged, end, its group's partials complete (fused merge); reduction at slot kTpaTraceReduce + block: entry, after the PDL wait, end).
+// merged, end, its group's partials complete (fused merge); reduction at slot kTpaTraceReduce +
+// block: entry, after the PDL wait, end).
 // tpa_trace_take copies it out and zeroes it (synchronizes).
 constexpr int kTpaTraceSlots = 8192, kTpaTraceFields = 8, kTpaTraceReduce = 4096;
 #ifdef OPBENCH_TPA_TRACE

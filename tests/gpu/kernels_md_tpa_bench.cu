@@ -62,7 +62,6 @@ void fill(void* p, size_t n, uint32_t seed, float amp = 1.f) {
 }
 
 __global__ void empty_kernel() {}
-__global__ void empty_wide_kernel() {}
 __global__ void pdl_primary_kernel() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
@@ -446,9 +445,9 @@ int main(int argc, char** argv) {
       auto tp = timer.run([&] { pdl_pair(); }, 50);
       report("launch", "-", "empty kernel + PDL empty", tp, 0);
       auto tw = timer.run([&] {
-        empty_wide_kernel<<<256, 256>>>();
+        empty_kernel<<<256, 256>>>();
         CK(cudaGetLastError());
-        empty_wide_kernel<<<256, 256>>>();
+        empty_kernel<<<256, 256>>>();
         CK(cudaGetLastError());
       }, 50);
       report("launch", "-", "2 x 256 empty blocks", tw, 0);
