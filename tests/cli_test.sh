@@ -41,6 +41,14 @@ check bad-dim 2 "$bin" sweep "$work/odd.yaml" --db "$work/none.db"
 contains bad-dim-msg "$work/err" "odd.yaml: params.dim"
 [ "$(wc -l < "$work/err")" = 1 ] && echo "ok   bad-dim-one-line" || { echo "FAIL bad-dim not one line"; fails=$((fails+1)); }
 [ -e "$work/none.db" ] && { echo "FAIL bad config created a database"; fails=$((fails+1)); }
+printf 'op: lrpe_rotate\nx: {n: [8]}\ntiming: {flush_l2: memset}\n' > "$work/badflush.yaml"
+check bad-flush 2 "$bin" sweep "$work/badflush.yaml" --db "$work/none.db"
+contains bad-flush-msg "$work/err" "badflush.yaml: timing.flush_l2"
+
+# The read flush (the cache read, not written, before each sample): a point measured with it.
+printf 'op: lrpe_rotate\nx: {n: [64]}\nparams: {batch: 1, head: 2, dim: 16, dtype: fp32, mode: fwd, metric: speed}\nproviders: {torch: to}\ntiming: {warmup_ms: 1, rep_ms: 5, flush_l2: read}\n' > "$work/readflush.yaml"
+check sweep-read-flush 0 "$bin" sweep "$work/readflush.yaml" --db "$work/rf.db" --label rf
+contains sweep-read-flush-table "$work/out" "lrpe_rotate-speed-fwd-batch1-head2-dim16"
 check missing-config 2 "$bin" sweep "$work/nope.yaml" --db "$work/none.db"
 check unknown-provider 2 "$bin" sweep "$src/configs/quick.yaml" --db "$work/none.db" --providers triton
 check bad-device 2 "$bin" sweep "$src/configs/quick.yaml" --db "$work/none.db" --device tpu

@@ -39,7 +39,7 @@ TEST(Config, ParsesYaml) {
   ASSERT_EQ(c.providers.size(), 2u);
   EXPECT_EQ(c.providers[0], (std::pair<std::string, std::string>{"torch", "to"}));
   EXPECT_EQ(c.timing.stat, "p20");
-  EXPECT_FALSE(c.timing.flush_l2);
+  EXPECT_EQ(c.timing.flush_l2, L2Flush::none);
   EXPECT_DOUBLE_EQ(c.timing.rep_ms, 20);
   EXPECT_EQ(c.hash.size(), 16u);
 }
@@ -78,6 +78,18 @@ static void expect_bad(const std::string& text, const std::string& field, const 
   }
 }
 
+TEST(Config, FlushModes) {
+  const std::string base = "op: act\nx: {n: [16]}\n";
+  EXPECT_EQ(parse_config(base, "a.yaml").timing.flush_l2, L2Flush::write);  // do_bench's
+  EXPECT_EQ(parse_config(base + "timing: {flush_l2: true}\n", "a.yaml").timing.flush_l2, L2Flush::write);
+  EXPECT_EQ(parse_config(base + "timing: {flush_l2: write}\n", "a.yaml").timing.flush_l2, L2Flush::write);
+  EXPECT_EQ(parse_config(base + "timing: {flush_l2: read}\n", "a.yaml").timing.flush_l2, L2Flush::read);
+  EXPECT_EQ(parse_config(base + "timing: {flush_l2: none}\n", "a.yaml").timing.flush_l2, L2Flush::none);
+  EXPECT_EQ(parse_config(R"({"op": "act", "x": {"n": [16]}, "timing": {"flush_l2": "read"}})", "a.json")
+                .timing.flush_l2,
+            L2Flush::read);
+}
+
 TEST(Config, BadInput) {
   const std::string base = "op: act\nx: {n: [16]}\n";
   expect_bad("op: nope\nx: {n: [1]}\n", "op");
@@ -105,6 +117,7 @@ TEST(Config, BadInput) {
   expect_bad(base + "timing: {stat: mode}\n", "timing.stat");
   expect_bad(base + "timing: {rep_ms: -1}\n", "timing.rep_ms");
   expect_bad(base + "timing: {flush_l2: 3}\n", "timing.flush_l2");
+  expect_bad(base + "timing: {flush_l2: memset}\n", "timing.flush_l2");
   expect_bad(base + "timing: {warm: 3}\n", "timing.warm");
   expect_bad(base + "variants: []\n", "variants");
   expect_bad(base + "variants: [{act: relu, bad: 1}]\n", "variants[0].bad");

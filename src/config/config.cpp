@@ -273,8 +273,13 @@ Config parse_config(const std::string& text, const std::string& path) {
       if (!ok) c.fail("timing.stat", "unknown stat '" + cfg.timing.stat + "' (median, mean, min, max, p20, p80)");
     }
     if (t.contains("flush_l2")) {
-      if (!t["flush_l2"].is_boolean()) c.fail("timing.flush_l2", "must be true or false");
-      cfg.timing.flush_l2 = t["flush_l2"].get<bool>();
+      const json& f = t["flush_l2"];
+      const std::string word = f.is_string() ? f.get<std::string>() : "";
+      if (f.is_boolean()) cfg.timing.flush_l2 = f.get<bool>() ? L2Flush::write : L2Flush::none;
+      else if (word == "write") cfg.timing.flush_l2 = L2Flush::write;
+      else if (word == "read") cfg.timing.flush_l2 = L2Flush::read;
+      else if (word == "none") cfg.timing.flush_l2 = L2Flush::none;
+      else c.fail("timing.flush_l2", "must be write, read, none, true (write) or false (none)");
     }
   }
   return cfg;

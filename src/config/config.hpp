@@ -8,11 +8,16 @@
 
 namespace opbench {
 
+// How the caches are emptied before each timed call: none; write (a memset of a buffer larger
+// than the cache, as triton.testing.do_bench: the call pays the write-back of the dirty lines
+// it evicts); read (a read of that buffer: the cache is cold and clean).
+enum class L2Flush { none, write, read };
+
 struct Timing {
   double warmup_ms = 25;
   double rep_ms = 100;
   std::string stat = "median";  // median | mean | min | max | p20 | p80
-  bool flush_l2 = true;
+  L2Flush flush_l2 = L2Flush::write;
 };
 
 struct Config {

@@ -19,7 +19,7 @@ class Device {
  public:
   virtual ~Device() = default;
   virtual at::Device torch_device() const = 0;
-  virtual std::unique_ptr<Clock> clock(bool flush) = 0;
+  virtual std::unique_ptr<Clock> clock(L2Flush flush) = 0;
   // Peak bytes allocated while `fn` runs once, counting what was already allocated (inputs).
   virtual int64_t peak_bytes(const std::function<void()>& fn) = 0;
   // Device-to-device copy of a large buffer, read + write counted, in GB/s (1e9 bytes/s).

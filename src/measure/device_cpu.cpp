@@ -66,8 +66,8 @@ CountingAllocator& counting() {
 
 class CpuClock final : public Clock {
  public:
-  explicit CpuClock(bool flush) {
-    if (flush) {
+  explicit CpuClock(L2Flush flush) : read_(flush == L2Flush::read) {
+    if (flush != L2Flush::none) {
       long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
       size_t bytes = size_t(std::max<long>(l3 > 0 ? l3 : 0, 16l << 20)) * 2;
       buf_.assign(bytes, 0);
@@ -84,6 +84,12 @@ class CpuClock final : public Clock {
   }
   void flush() override {
     if (buf_.empty()) return;
+    if (read_) {  // every cache line read, nothing written
+      uint64_t acc = 0;
+      for (size_t i = 0; i < buf_.size(); i += 64) acc += buf_[i];
+      asm volatile("" : : "r"(acc));
+      return;
+    }
     ++fill_;
     std::memset(buf_.data(), fill_, buf_.size());
     asm volatile("" : : "r"(buf_.data()) : "memory");
@@ -93,6 +99,7 @@ class CpuClock final : public Clock {
   std::vector<std::chrono::steady_clock::time_point> t_;
   std::vector<unsigned char> buf_;
   unsigned char fill_ = 0;
+  bool read_;
 };
 
 std::string cpu_model() {
@@ -112,7 +119,7 @@ class CpuDevice final : public Device {
  public:
   CpuDevice() { counting(); }
   at::Device torch_device() const override { return at::Device(at::kCPU); }
-  std::unique_ptr<Clock> clock(bool flush) override { return std::make_unique<CpuClock>(flush); }
+  std::unique_ptr<Clock> clock(L2Flush flush) override { return std::make_unique<CpuClock>(flush); }
   int64_t peak_bytes(const std::function<void()>& fn) override {
     counting().reset_peak();
     fn();
@@ -122,7 +129,7 @@ class CpuDevice final : public Device {
     const int64_t bytes = int64_t(256) << 20;
     at::Tensor src = at::empty({bytes}, at::TensorOptions().dtype(at::kByte)).fill_(1);
     at::Tensor dst = at::empty_like(src);
-    CpuClock c(false);
+    CpuClock c(L2Flush::none);
     Timing t;
     t.warmup_ms = 50;
     t.rep_ms = 200;

@@ -1,6 +1,7 @@
-// A CUDA device: CUDA events on the current stream, a 256 MiB L2 flush (cudaMemsetAsync of a
-// raw cudaMalloc buffer, so it never shows in the caching allocator's statistics), peak
-// memory from the caching allocator, bandwidth from a 1 GiB device-to-device copy.
+// A CUDA device: CUDA events on the current stream, a 256 MiB L2 flush of a raw cudaMalloc
+// buffer (so it never shows in the caching allocator's statistics): a cudaMemsetAsync (write,
+// do_bench's) or our read kernel (read, kernels/l2_flush.h), peak memory from the caching
+// allocator, bandwidth from a 1 GiB device-to-device copy.
 #include "measure/device.hpp"
 
 #ifdef OPBENCH_TORCH_CUDA
@@ -12,6 +13,10 @@
 
 #include <stdexcept>
 
+#ifdef OPBENCH_WITH_CUDA
+#include "kernels/l2_flush.h"
+#endif
+
 namespace opbench {
 
 namespace {
@@ -22,8 +27,13 @@ void check(cudaError_t e, const char* what) {
 
 class CudaClock final : public Clock {
  public:
-  CudaClock(int device, bool flush) : device_(device) {
-    if (flush) {
+  CudaClock(int device, L2Flush flush) : device_(device), read_(flush == L2Flush::read) {
+#ifndef OPBENCH_WITH_CUDA
+    if (read_)
+      throw InputError("timing.flush_l2", "read",
+                       "needs opbench built with its CUDA kernels (nvcc); use write or none");
+#endif
+    if (flush != L2Flush::none) {
       flush_bytes_ = size_t(256) << 20;
       check(cudaMalloc(&flush_, flush_bytes_), "cudaMalloc(L2 flush buffer)");
     }
@@ -48,12 +58,20 @@ class CudaClock final : public Clock {
     return ms;
   }
   void flush() override {
-    if (flush_) check(cudaMemsetAsync(flush_, 0, flush_bytes_, stream()), "cudaMemsetAsync(L2 flush)");
+    if (!flush_) return;
+#ifdef OPBENCH_WITH_CUDA
+    if (read_) {
+      opbench::kernels::l2_flush_read(flush_, flush_bytes_, stream());
+      return;
+    }
+#endif
+    check(cudaMemsetAsync(flush_, 0, flush_bytes_, stream()), "cudaMemsetAsync(L2 flush)");
   }
 
  private:
   cudaStream_t stream() const { return at::cuda::getCurrentCUDAStream(device_).stream(); }
   int device_;
+  bool read_;
   void* flush_ = nullptr;
   size_t flush_bytes_ = 0;
   std::vector<cudaEvent_t> events_;
@@ -63,7 +81,7 @@ class CudaDevice final : public Device {
  public:
   explicit CudaDevice(int index) : index_(index), guard_(c10::DeviceIndex(index)) {}
   at::Device torch_device() const override { return at::Device(at::kCUDA, c10::DeviceIndex(index_)); }
-  std::unique_ptr<Clock> clock(bool flush) override { return std::make_unique<CudaClock>(index_, flush); }
+  std::unique_ptr<Clock> clock(L2Flush flush) override { return std::make_unique<CudaClock>(index_, flush); }
   int64_t peak_bytes(const std::function<void()>& fn) override {
     synchronize();
     c10::cuda::CUDACachingAllocator::resetPeakStats(c10::DeviceIndex(index_));
@@ -79,7 +97,7 @@ class CudaDevice final : public Device {
     check(cudaMalloc(&dst, bytes), "cudaMalloc(bandwidth destination)");
     cudaStream_t s = at::cuda::getCurrentCUDAStream(index_).stream();
     check(cudaMemsetAsync(src, 1, bytes, s), "cudaMemsetAsync");
-    CudaClock c(index_, false);
+    CudaClock c(index_, L2Flush::none);
     Timing t;
     t.warmup_ms = 25;
     t.rep_ms = 200;

@@ -5,6 +5,10 @@
 //         timed call pays no write-back of someone else's data;
 //   write a memset of the buffer (what triton.testing.do_bench does with zero_()): up to an L2's
 //         worth of dirty lines stay behind, and the timed call pays their write-back.
+// The samples (environment OPBENCH_SAMPLES):
+//   sync   (default) the host waits for each sample before it queues the next flush;
+//   stream every sample queued back to back and read at the end (what do_bench and opbench's
+//          harness do: the GPU never idles between samples).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -15,33 +19,28 @@
 #include <vector>
 
 #include "kernels/common.h"
+#include "kernels/l2_flush.h"
 
 namespace opbench::bench {
-
-// Reads n 16-byte words; writes `sink` only on an impossible value, so the loads stay.
-__global__ void flush_read_kernel(const int4* p, size_t n, int* sink) {
-  int acc = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    const int4 v = p[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x7f3a9c11) *sink = acc;
-}
 
 class FlushTimer {
  public:
   FlushTimer() {
     OPBENCH_CUDA_CHECK(cudaEventCreate(&a_));
     OPBENCH_CUDA_CHECK(cudaEventCreate(&b_));
-    OPBENCH_CUDA_CHECK(cudaMalloc(&flush_, kFlushBytes + 16));
-    OPBENCH_CUDA_CHECK(cudaMemset(flush_, 0, kFlushBytes + 16));
+    OPBENCH_CUDA_CHECK(cudaMalloc(&flush_, kFlushBytes));
+    OPBENCH_CUDA_CHECK(cudaMemset(flush_, 0, kFlushBytes));
     const char* m = std::getenv("OPBENCH_FLUSH");
     write_ = m != nullptr && std::strcmp(m, "write") == 0;
-    std::printf("flush: %s 256 MiB before each sample\n", write_ ? "write (memset)" : "read");
+    const char* sm = std::getenv("OPBENCH_SAMPLES");
+    stream_ = sm != nullptr && std::strcmp(sm, "stream") == 0;
+    std::printf("flush: %s 256 MiB before each sample; samples %s\n",
+                write_ ? "write (memset)" : "read", stream_ ? "queued back to back" : "one at a time");
   }
   ~FlushTimer() {
     cudaEventDestroy(a_);
     cudaEventDestroy(b_);
+    for (cudaEvent_t e : ev_) cudaEventDestroy(e);
     cudaFree(flush_);
   }
   FlushTimer(const FlushTimer&) = delete;
@@ -52,7 +51,27 @@ class FlushTimer {
     for (int i = 0; i < warmup; ++i) f();
     OPBENCH_CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<double> t;
-    for (int i = 0; i < reps; ++i) t.push_back(sample(f, i));
+    if (stream_) {
+      while (ev_.size() < 2 * static_cast<size_t>(reps)) {
+        cudaEvent_t e;
+        OPBENCH_CUDA_CHECK(cudaEventCreate(&e));
+        ev_.push_back(e);
+      }
+      for (int i = 0; i < reps; ++i) {
+        flush(i);
+        OPBENCH_CUDA_CHECK(cudaEventRecord(ev_[2 * i]));
+        f();
+        OPBENCH_CUDA_CHECK(cudaEventRecord(ev_[2 * i + 1]));
+      }
+      OPBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+      for (int i = 0; i < reps; ++i) {
+        float ms = 0;
+        OPBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, ev_[2 * i], ev_[2 * i + 1]));
+        t.push_back(ms);
+      }
+    } else {
+      for (int i = 0; i < reps; ++i) t.push_back(sample(f, i));
+    }
     OPBENCH_CUDA_CHECK(cudaGetLastError());
     std::sort(t.begin(), t.end());
     return t;
@@ -76,16 +95,14 @@ class FlushTimer {
     if (write_) {
       OPBENCH_CUDA_CHECK(cudaMemsetAsync(flush_, i & 0xff, kFlushBytes));
     } else {
-      char* base = static_cast<char*>(flush_);
-      flush_read_kernel<<<1056, 512>>>(reinterpret_cast<const int4*>(base), kFlushBytes / 16,
-                                       reinterpret_cast<int*>(base + kFlushBytes));
-      OPBENCH_CUDA_CHECK(cudaGetLastError());
+      opbench::kernels::l2_flush_read(flush_, kFlushBytes, nullptr);
     }
   }
   static constexpr size_t kFlushBytes = size_t(256) << 20;
   cudaEvent_t a_, b_;
+  std::vector<cudaEvent_t> ev_;  // stream mode: a pair per sample
   void* flush_ = nullptr;
-  bool write_ = false;
+  bool write_ = false, stream_ = false;
 };
 
 }  // namespace opbench::bench

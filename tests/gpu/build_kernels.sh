@@ -35,7 +35,7 @@ start() {  # at most $jobs compilations at a time
   fi
   compile "$@" & pids+=($!)
 }
-for f in act lrpe_cosine lrpe_rotate lrpe_cosine_md tpa_decode; do
+for f in act lrpe_cosine lrpe_rotate lrpe_cosine_md tpa_decode l2_flush; do
   start "kernels/$f.cu" "$B/$f.o" $KFLAGS -Xptxas -v
 done
 for t in kernels_1d_test kernels_1d_bench kernels_md_tpa_test kernels_md_tpa_bench; do
@@ -47,11 +47,11 @@ start tests/gpu/kernels_md_tpa_bench.cu "$B/kernels_md_tpa_bench_trace.o" -DOPBE
 for p in "${pids[@]}"; do wait "$p" || fail=1; done
 [ "$fail" = 0 ] || { echo "build failed" >&2; exit 1; }
 
-K1="$B/act.o $B/lrpe_cosine.o $B/lrpe_rotate.o"
-K2="$B/lrpe_cosine_md.o $B/tpa_decode.o"
+K1="$B/act.o $B/lrpe_cosine.o $B/lrpe_rotate.o $B/l2_flush.o"
+K2="$B/lrpe_cosine_md.o $B/tpa_decode.o $B/l2_flush.o"
 nvcc $ARCH "$B/kernels_1d_test.o" $K1 -o "$B/kernels_1d_test" -lgtest -lgtest_main -lpthread
 nvcc $ARCH "$B/kernels_1d_bench.o" $K1 -o "$B/kernels_1d_bench"
 nvcc $ARCH "$B/kernels_md_tpa_test.o" $K2 -o "$B/kernels_md_tpa_test" -lgtest -lgtest_main -lpthread
 nvcc $ARCH "$B/kernels_md_tpa_bench.o" $K2 -o "$B/kernels_md_tpa_bench"
-nvcc $ARCH "$B/kernels_md_tpa_bench_trace.o" "$B/lrpe_cosine_md.o" "$B/tpa_decode_trace.o" -o "$B/kernels_md_tpa_trace"
+nvcc $ARCH "$B/kernels_md_tpa_bench_trace.o" "$B/lrpe_cosine_md.o" "$B/tpa_decode_trace.o" "$B/l2_flush.o" -o "$B/kernels_md_tpa_trace"
 echo "built $B/kernels_{1d,md_tpa}_{test,bench}, $B/kernels_md_tpa_trace"

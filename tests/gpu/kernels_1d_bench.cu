@@ -3,7 +3,8 @@
 // Usage: kernels_1d_bench [csv_path] [--quick] [--default-only] [--small] [--op act|lrpe_cosine|lrpe_rotate]
 // (--small: n = 256 .. 4096, the elementwise acts with a grid of flat-kernel launch shapes and
 // lrpe_cosine's silu backward with tile x batch rows x prefetch x stores.)
-// (--default-only: n = 32768 and each kernel's default configuration only; --op: one op only.)
+// (--default-only: n = 32768 and each kernel's default configuration only; --op: one op only;
+// --configs a,b: only the configurations of those names, e.g. --small --configs default,t512u1.)
 //
 // 1. Peak bandwidth: a 2 GiB device-to-device cudaMemcpy, bytes read + written, median of reps.
 // 2. Cost of one empty kernel launch (event-timed single launch; back-to-back average).
@@ -103,12 +104,13 @@ Config config(std::string name, F set) {
 int main(int argc, char** argv) {
   const char* csv = nullptr;
   bool quick = false, default_only = false, small = false;
-  std::string only_op;
+  std::string only_op, only_configs;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     else if (std::strcmp(argv[i], "--default-only") == 0) default_only = true;
     else if (std::strcmp(argv[i], "--small") == 0) small = true;
     else if (std::strcmp(argv[i], "--op") == 0 && i + 1 < argc) only_op = argv[++i];
+    else if (std::strcmp(argv[i], "--configs") == 0 && i + 1 < argc) only_configs = "," + std::string(argv[++i]) + ",";
     else csv = argv[i];
   }
   if (!k1d::have_gpu()) {
@@ -258,6 +260,7 @@ int main(int argc, char** argv) {
                   }));
                 }
           for (const Config& cf : configs) {
+          if (!only_configs.empty() && only_configs.find("," + cf.name + ",") == std::string::npos) continue;
           opbench::kernels::tuning_1d() = cf.t;
           Row r;
           r.op = op_name(op), r.mode = bwd ? "bwd" : "fwd", r.act = v.name, r.n = n;

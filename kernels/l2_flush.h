@@ -1,0 +1,19 @@
+// Flushing the L2 between timed calls by reading a buffer larger than it. Torch-free.
+//
+// A memset of the buffer (what triton.testing.do_bench does with zero_()) evicts the timed
+// call's data too, but leaves up to an L2's worth of dirty lines that the next call pays to
+// write back (measured on the H100: 6-11 us on a 70-250 us tpa_decode call, notes/measurement.md).
+// Reading the buffer instead leaves only clean lines: the next call starts with a cold L2 and
+// pays only for its own bytes.
+#pragma once
+#include <cstddef>
+
+#include "kernels/common.h"
+
+namespace opbench::kernels {
+
+// Reads `bytes` (a multiple of 16) at `buf` (16-byte aligned) on `stream` with every
+// multiprocessor; writes nothing (a store of an impossible value keeps the loads).
+void l2_flush_read(void* buf, size_t bytes, cudaStream_t stream);
+
+}  // namespace opbench::kernels
