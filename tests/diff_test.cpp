@@ -316,6 +316,29 @@ TEST(Diff, ARunAgainstItselfHasNoRegression) {
   EXPECT_NE(diff_markdown(d).find("No regressions."), std::string::npos);
 }
 
+TEST(Diff, WarnsWhenTheRunsWereTimedDifferently) {
+  std::vector<StoredPoint> pts = {speed_point(kTitle, 256, "torch", "to", noisy(1.0, 0.01, 20, 1))};
+  ReportRun a = run_of(1, pts), b = run_of(2, pts);
+  const std::string cfg = "op: act\nx: {n: [256]}\n";
+  a.run.config_path = b.run.config_path = "c.yaml";
+  a.run.config_text = cfg;  // the default: write
+  b.run.config_text = cfg + "timing: {flush_l2: read}\n";
+  DiffResult d = diff_runs(a, b, DiffOptions{});
+  ASSERT_EQ(d.warnings.size(), 1u);
+  EXPECT_NE(d.warnings[0].find("base: write, head: read"), std::string::npos) << d.warnings[0];
+  EXPECT_NE(diff_markdown(d).find("**Warning:** the runs flushed L2 differently"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(diff_json(d))["warnings"].size(), 1u);
+  b.run.config_text = cfg + "timing: {flush_l2: true}\n";  // write, spelled the old way
+  EXPECT_TRUE(diff_runs(a, b, DiffOptions{}).warnings.empty());
+  b.run.config_text = "";  // an imported run: nothing to compare
+  EXPECT_TRUE(diff_runs(a, b, DiffOptions{}).warnings.empty());
+  b.run.stat = "p20";
+  a.run.stat = "median";
+  d = diff_runs(a, b, DiffOptions{});
+  ASSERT_EQ(d.warnings.size(), 1u);
+  EXPECT_NE(d.warnings[0].find("base: median, head: p20"), std::string::npos);
+}
+
 TEST(Diff, ErrorPoints) {
   std::vector<StoredPoint> b = {value_point(kTitle, 256, "torch", "to", 1.0), value_point(kTitle, 512, "torch", "to", -1),
                                 value_point(kTitle, 1024, "torch", "to", -1)};

@@ -30,6 +30,7 @@ void add_diff_command(CLI::App& app, Cli& cli) {
     ReportRun base{b, store.points(b.id)}, head{h, store.points(h.id)};
     DiffResult d = diff_runs(base, head, opt);
     write_output(o->format == "json" ? diff_json(d) : diff_markdown(d), o->out);
+    for (const auto& w : d.warnings) std::cerr << "diff: warning: " << w << "\n";
     std::cerr << "diff " << run_brief(d.base) << " -> " << run_brief(d.head) << ": " << d.rows.size()
               << " points matched, " << d.regressions << " regression" << (d.regressions == 1 ? "" : "s") << "\n";
     cli.status = o->fail && d.regressions ? kExitRegression : kExitOk;

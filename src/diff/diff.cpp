@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "config/config.hpp"
 #include "core/error.hpp"
 
 namespace opbench {
@@ -120,11 +121,42 @@ std::string run_brief(const RunInfo& r) {
   return o.str();
 }
 
+namespace {
+
+// The L2 flush a run was timed with, from its stored config ("" when it has none, as an
+// imported run, or the text no longer parses).
+std::string flush_of(const RunInfo& r) {
+  if (r.config_text.empty()) return "";
+  try {
+    switch (parse_config(r.config_text, r.config_path).timing.flush_l2) {
+      case L2Flush::none: return "none";
+      case L2Flush::write: return "write";
+      case L2Flush::read: return "read";
+    }
+  } catch (const std::exception&) {
+  }
+  return "";
+}
+
+std::vector<std::string> comparability_warnings(const RunInfo& base, const RunInfo& head) {
+  std::vector<std::string> w;
+  const std::string fb = flush_of(base), fh = flush_of(head);
+  if (!fb.empty() && !fh.empty() && fb != fh)
+    w.push_back("the runs flushed L2 differently before each sample (base: " + fb + ", head: " + fh +
+                "): speed ratios include the flush's own cost");
+  if (!base.stat.empty() && !head.stat.empty() && base.stat != head.stat)
+    w.push_back("the runs show different statistics (base: " + base.stat + ", head: " + head.stat + ")");
+  return w;
+}
+
+}  // namespace
+
 DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOptions& opt) {
   DiffResult d;
   d.base = base.run;
   d.head = head.run;
   d.opt = opt;
+  d.warnings = comparability_warnings(base.run, head.run);
   d.peaks = base.run.env.peak_gbps > 0 && head.run.env.peak_gbps > 0;
   const std::string base_where = "run " + std::to_string(base.run.id);
   const std::string head_where = "run " + std::to_string(head.run.id);
@@ -304,6 +336,7 @@ std::string diff_markdown(const DiffResult& d) {
   else
     o << "\n- matched " << d.rows.size() << " points; unmatched: " << d.only_base.size() << " in base, "
       << d.only_head.size() << " in head\n\n";
+  for (const auto& w : d.warnings) o << "> **Warning:** " << w << ".\n\n";
   if (flagged)
     o << "**" << flagged << " " << flagged_w << (flagged == 1 ? "" : "s") << "** (SLOWER"
       << (vs ? " than the best against" : "") << " by more than " << num(tpct)
@@ -412,6 +445,7 @@ std::string diff_json(const DiffResult& d) {
     j["head"] = run(d.head);
   }
   j["metric"] = d.opt.metric.empty() ? "all" : d.opt.metric;
+  j["warnings"] = d.warnings;
   j["threshold_pct"] = d.opt.threshold * 100;
   if (vs) j["slower"] = d.count(Verdict::Slower);
   else j["regressions"] = d.regressions;

@@ -68,6 +68,9 @@ struct DiffResult {
   std::vector<Unmatched> only_base, only_head;
   std::vector<ProviderSummary> summary;  // worst first
   size_t regressions = 0;
+  // Why the two runs' numbers may not compare: timed with different L2 flushes or showing
+  // different statistics (from their stored configs; none for a run without one).
+  std::vector<std::string> warnings;
   // rows ordered for reading: regressions (worst ratio first), then ERROR, UNSURE, FASTER,
   // SAME, FIXED.
   std::vector<const DiffRow*> by_severity() const;
