@@ -90,6 +90,8 @@ void add_sweep_command(CLI::App& app, Cli& cli) {
     filter_providers(sw, cfg, split_list(o->providers));
     std::string device = o->device.empty() ? default_device() : o->device;
     TorchExecutor ex(device);
+    const std::string no_flush = ex.device().flush_unsupported(cfg.timing.flush_l2);
+    if (!no_flush.empty()) throw InputError(cfg.path, "timing.flush_l2", no_flush);
     drop_unavailable(sw, ex, std::cerr);
 
     if (o->dry_run) {

@@ -20,6 +20,8 @@ class Device {
   virtual ~Device() = default;
   virtual at::Device torch_device() const = 0;
   virtual std::unique_ptr<Clock> clock(L2Flush flush) = 0;
+  // "" when this device's clock can flush that way, else why not (one line).
+  virtual std::string flush_unsupported(L2Flush) const { return ""; }
   // Peak bytes allocated while `fn` runs once, counting what was already allocated (inputs).
   virtual int64_t peak_bytes(const std::function<void()>& fn) = 0;
   // Device-to-device copy of a large buffer, read + write counted, in GB/s (1e9 bytes/s).

@@ -28,11 +28,6 @@ void check(cudaError_t e, const char* what) {
 class CudaClock final : public Clock {
  public:
   CudaClock(int device, L2Flush flush) : device_(device), read_(flush == L2Flush::read) {
-#ifndef OPBENCH_WITH_CUDA
-    if (read_)
-      throw InputError("timing.flush_l2", "read",
-                       "needs opbench built with its CUDA kernels (nvcc); use write or none");
-#endif
     if (flush != L2Flush::none) {
       flush_bytes_ = size_t(256) << 20;
       check(cudaMalloc(&flush_, flush_bytes_), "cudaMalloc(L2 flush buffer)");
@@ -81,7 +76,19 @@ class CudaDevice final : public Device {
  public:
   explicit CudaDevice(int index) : index_(index), guard_(c10::DeviceIndex(index)) {}
   at::Device torch_device() const override { return at::Device(at::kCUDA, c10::DeviceIndex(index_)); }
-  std::unique_ptr<Clock> clock(L2Flush flush) override { return std::make_unique<CudaClock>(index_, flush); }
+  std::unique_ptr<Clock> clock(L2Flush flush) override {
+    const std::string why = flush_unsupported(flush);
+    if (!why.empty()) throw InputError("timing", "flush_l2", why);
+    return std::make_unique<CudaClock>(index_, flush);
+  }
+  std::string flush_unsupported(L2Flush flush) const override {
+#ifdef OPBENCH_WITH_CUDA
+    (void)flush;
+    return "";
+#else
+    return flush == L2Flush::read ? "read needs opbench built with its CUDA kernels (nvcc); use write or none" : "";
+#endif
+  }
   int64_t peak_bytes(const std::function<void()>& fn) override {
     synchronize();
     c10::cuda::CUDACachingAllocator::resetPeakStats(c10::DeviceIndex(index_));
