@@ -1414,16 +1414,11 @@ void TpaPlan::run(const void* aq, const void* ak, const void* av, const void* bq
 
   const dim3 grid(static_cast<unsigned>(p.nchunks), static_cast<unsigned>(p.ngroups),
                   static_cast<unsigned>(s.b));
-  if (p.fused) {  // every block resident, or the launch fails
-    cudaLaunchAttribute coop{};
-    coop.id = cudaLaunchAttributeCooperative;
-    coop.val.cooperative = 1;
-    launch_ex(dt.fn, grid, p.threads, p.smem, stream, a, &coop);
-    return;
-  }
-  dt.fn<<<grid, p.threads, p.smem, stream>>>(a);
-  OPBENCH_LAUNCH_CHECK();
-  if (dt.reduce) {
+  cudaLaunchAttribute coop{};  // the fused merge: every block resident, or the launch fails
+  coop.id = cudaLaunchAttributeCooperative;
+  coop.val.cooperative = 1;
+  launch_ex(dt.fn, grid, p.threads, p.smem, stream, a, p.fused ? &coop : nullptr);
+  if (dt.reduce) {  // none when fused
     cudaLaunchAttribute pdl{};
     pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     pdl.val.programmaticStreamSerializationAllowed = 1;

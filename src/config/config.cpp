@@ -22,6 +22,15 @@ const std::vector<std::string>& stat_names() {
   return names;
 }
 
+const char* l2_flush_name(L2Flush f) {
+  switch (f) {
+    case L2Flush::none: return "none";
+    case L2Flush::write: return "write";
+    case L2Flush::read: return "read";
+  }
+  return "?";
+}
+
 namespace {
 
 // A YAML scalar as the JSON value it spells: integer, float, bool, null or string.
@@ -274,12 +283,14 @@ Config parse_config(const std::string& text, const std::string& path) {
     }
     if (t.contains("flush_l2")) {
       const json& f = t["flush_l2"];
-      const std::string word = f.is_string() ? f.get<std::string>() : "";
-      if (f.is_boolean()) cfg.timing.flush_l2 = f.get<bool>() ? L2Flush::write : L2Flush::none;
-      else if (word == "write") cfg.timing.flush_l2 = L2Flush::write;
-      else if (word == "read") cfg.timing.flush_l2 = L2Flush::read;
-      else if (word == "none") cfg.timing.flush_l2 = L2Flush::none;
-      else c.fail("timing.flush_l2", "must be write, read, none, true (write) or false (none)");
+      bool ok = f.is_boolean();
+      if (ok) cfg.timing.flush_l2 = f.get<bool>() ? L2Flush::write : L2Flush::none;
+      for (L2Flush m : {L2Flush::none, L2Flush::write, L2Flush::read})
+        if (!ok && f.is_string() && f.get<std::string>() == l2_flush_name(m)) {
+          cfg.timing.flush_l2 = m;
+          ok = true;
+        }
+      if (!ok) c.fail("timing.flush_l2", "must be write, read, none, true (write) or false (none)");
     }
   }
   return cfg;

@@ -47,5 +47,7 @@ Config parse_config(const std::string& text, const std::string& path);
 
 // The stats a table can show.
 const std::vector<std::string>& stat_names();
+// A flush's name in configs and messages: "none", "write" or "read".
+const char* l2_flush_name(L2Flush f);
 
 }  // namespace opbench

@@ -128,14 +128,10 @@ namespace {
 std::string flush_of(const RunInfo& r) {
   if (r.config_text.empty()) return "";
   try {
-    switch (parse_config(r.config_text, r.config_path).timing.flush_l2) {
-      case L2Flush::none: return "none";
-      case L2Flush::write: return "write";
-      case L2Flush::read: return "read";
-    }
+    return l2_flush_name(parse_config(r.config_text, r.config_path).timing.flush_l2);
   } catch (const std::exception&) {
+    return "";
   }
-  return "";
 }
 
 std::vector<std::string> comparability_warnings(const RunInfo& base, const RunInfo& head) {

@@ -26,8 +26,6 @@ namespace opbench::bench {
 class FlushTimer {
  public:
   FlushTimer() {
-    OPBENCH_CUDA_CHECK(cudaEventCreate(&a_));
-    OPBENCH_CUDA_CHECK(cudaEventCreate(&b_));
     OPBENCH_CUDA_CHECK(cudaMalloc(&flush_, kFlushBytes));
     OPBENCH_CUDA_CHECK(cudaMemset(flush_, 0, kFlushBytes));
     const char* m = std::getenv("OPBENCH_FLUSH");
@@ -38,8 +36,6 @@ class FlushTimer {
                 write_ ? "write (memset)" : "read", stream_ ? "queued back to back" : "one at a time");
   }
   ~FlushTimer() {
-    cudaEventDestroy(a_);
-    cudaEventDestroy(b_);
     for (cudaEvent_t e : ev_) cudaEventDestroy(e);
     cudaFree(flush_);
   }
@@ -50,47 +46,49 @@ class FlushTimer {
   std::vector<double> sorted_samples(F f, int reps, int warmup = 3) {
     for (int i = 0; i < warmup; ++i) f();
     OPBENCH_CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<double> t;
-    if (stream_) {
-      while (ev_.size() < 2 * static_cast<size_t>(reps)) {
-        cudaEvent_t e;
-        OPBENCH_CUDA_CHECK(cudaEventCreate(&e));
-        ev_.push_back(e);
-      }
-      for (int i = 0; i < reps; ++i) {
-        flush(i);
-        OPBENCH_CUDA_CHECK(cudaEventRecord(ev_[2 * i]));
-        f();
-        OPBENCH_CUDA_CHECK(cudaEventRecord(ev_[2 * i + 1]));
-      }
-      OPBENCH_CUDA_CHECK(cudaDeviceSynchronize());
-      for (int i = 0; i < reps; ++i) {
-        float ms = 0;
-        OPBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, ev_[2 * i], ev_[2 * i + 1]));
-        t.push_back(ms);
-      }
-    } else {
-      for (int i = 0; i < reps; ++i) t.push_back(sample(f, i));
+    reserve(reps);
+    for (int i = 0; i < reps; ++i) {
+      queue(f, i, i);
+      if (!stream_) OPBENCH_CUDA_CHECK(cudaEventSynchronize(ev_[2 * i + 1]));
     }
+    OPBENCH_CUDA_CHECK(cudaDeviceSynchronize());
     OPBENCH_CUDA_CHECK(cudaGetLastError());
+    std::vector<double> t;
+    for (int i = 0; i < reps; ++i) t.push_back(elapsed_ms(i));
     std::sort(t.begin(), t.end());
     return t;
   }
 
-  // One sample (ms): the flush, then events around one call.
+  // One sample (ms), waited for: the flush (i picks the memset's byte), then events around one call.
   template <class F>
   double sample(F f, int i) {
-    flush(i);
-    OPBENCH_CUDA_CHECK(cudaEventRecord(a_));
-    f();
-    OPBENCH_CUDA_CHECK(cudaEventRecord(b_));
-    OPBENCH_CUDA_CHECK(cudaEventSynchronize(b_));
-    float ms = 0;
-    OPBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, a_, b_));
-    return ms;
+    reserve(1);
+    queue(f, 0, i);
+    OPBENCH_CUDA_CHECK(cudaEventSynchronize(ev_[1]));
+    return elapsed_ms(0);
   }
 
  private:
+  void reserve(int samples) {  // the events, made before anything is queued
+    while (ev_.size() < 2 * static_cast<size_t>(samples)) {
+      cudaEvent_t e;
+      OPBENCH_CUDA_CHECK(cudaEventCreate(&e));
+      ev_.push_back(e);
+    }
+  }
+  // Queues sample `slot`: the flush, its start event, the call, its stop event.
+  template <class F>
+  void queue(F f, int slot, int i) {
+    flush(i);
+    OPBENCH_CUDA_CHECK(cudaEventRecord(ev_[2 * slot]));
+    f();
+    OPBENCH_CUDA_CHECK(cudaEventRecord(ev_[2 * slot + 1]));
+  }
+  double elapsed_ms(int slot) const {
+    float ms = 0;
+    OPBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, ev_[2 * slot], ev_[2 * slot + 1]));
+    return ms;
+  }
   void flush(int i) {
     if (write_) {
       OPBENCH_CUDA_CHECK(cudaMemsetAsync(flush_, i & 0xff, kFlushBytes));
@@ -99,8 +97,7 @@ class FlushTimer {
     }
   }
   static constexpr size_t kFlushBytes = size_t(256) << 20;
-  cudaEvent_t a_, b_;
-  std::vector<cudaEvent_t> ev_;  // stream mode: a pair per sample
+  std::vector<cudaEvent_t> ev_;  // a start and a stop event per sample
   void* flush_ = nullptr;
   bool write_ = false, stream_ = false;
 };
