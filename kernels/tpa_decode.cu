@@ -156,9 +156,9 @@ template <> struct MmaOp<__half> {
 struct TpaArgs {
   const void *aq, *ak, *av, *bq, *bk, *bv;
   void* out;                 // (b, 1, h, e)
-  float *pm, *pl, *po;       // bn partials: [b][nchunks][h] (m, l), [b][nchunks][h][e] (o)
-  unsigned* ctr;             // bn, tensor cores: [3][b * ngroups] counters (tiles handed out;
-                             // blocks arrived and blocks merging, fused merge), or null
+  float *pm, *po;            // bn partials: [b][nchunks][h] m, [b][nchunks][h][partial_row(e)] o and l
+  unsigned* ctr;             // bn, tensor cores: [b * ngroups] tiles handed out, then (fused
+                             // merge) [b * ngroups] barrier words; or null
   bool fused;                // bn, tensor cores: the main kernel merges the partials itself
                              // (cooperative launch: every block resident)
   int ngroups;               // head groups (gridDim.y of the main kernel)
@@ -182,6 +182,23 @@ struct TpaArgs {
   float vscale;              // scale_v
 };
 
+// Rows [0, rows) of a tile whose rows are 2^lg_cpr 16-byte chunks (2^lg_cpr divides nthr),
+// global (row stride ss) -> shared (row stride ds), asynchronously: a thread keeps one column
+// and its rows step by nthr >> lg_cpr.
+template <typename T>
+__device__ __forceinline__ void copy_rows16(T* dst, int ds, const T* src, int64_t ss, int rows,
+                                            int lg_cpr, int tid, int nthr) {
+  const int c = (tid & ((1 << lg_cpr) - 1)) * (16 / static_cast<int>(sizeof(T)));
+  const int rstep = nthr >> lg_cpr;
+  int r = tid >> lg_cpr;
+  const T* sp = src + r * ss + c;
+  const int64_t sstep = rstep * ss;
+  uint32_t d = smem_u32(dst + r * ds + c);
+  const uint32_t dstep = static_cast<uint32_t>(rstep * ds * sizeof(T));
+  for (; r < rows; r += rstep, sp += sstep, d += dstep)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(sp));
+}
+
 // Rows [0, rows) x columns [0, cols) of a tile, global (row stride ss) -> shared (row stride
 // ds); rows >= valid are written as zeros. Asynchronous unless w == 0. lg_cpr >= 0 (chunks_log2):
 // a full-width row is 2^lg_cpr chunks of w bytes and 2^lg_cpr divides nthr; when this row is
@@ -192,19 +209,15 @@ __device__ __forceinline__ void load_rows(T* dst, int ds, const T* src, int64_t 
                                           int rows, int cols, int w, int lg_cpr, int tid,
                                           int nthr) {
   if (lg_cpr >= 0 && cols * static_cast<int>(sizeof(T)) == w << lg_cpr) {
-    const int epc = w / static_cast<int>(sizeof(T));
-    const int c = (tid & ((1 << lg_cpr) - 1)) * epc;
+    if (w == 16 && valid >= rows) {  // the common case: whole tiles of 16-byte chunks
+      copy_rows16(dst, ds, src, ss, rows, lg_cpr, tid, nthr);
+      return;
+    }
+    const int c = (tid & ((1 << lg_cpr) - 1)) * (w / static_cast<int>(sizeof(T)));
     const int rstep = nthr >> lg_cpr;
     int r = tid >> lg_cpr;
     const T* sp = src + r * ss + c;
     const int64_t sstep = rstep * ss;
-    uint32_t d = smem_u32(dst + r * ds + c);
-    const uint32_t dstep = static_cast<uint32_t>(rstep * ds * sizeof(T));
-    if (w == 16 && valid >= rows) {  // the common case: whole tiles of 16-byte chunks
-      for (; r < rows; r += rstep, sp += sstep, d += dstep)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(sp));
-      return;
-    }
     for (; r < rows; r += rstep, sp += sstep) {
       const bool ok = r < valid;
       cp_async(dst + r * ds + c, ok ? sp : src, w, ok ? w : 0);
@@ -329,15 +342,17 @@ __device__ __forceinline__ void tpa_stamp(int, int) {}
 // ---------------------------------------------------------------------------------------------
 // bn: merging the chunk partials of `nh` consecutive heads of batch element bi with a whole
 // block: M = max_c m_c, w_c = 2^(m_c - M), L = sum_c l_c w_c, out = scale_v sum_c w_c o_c / L.
-// Every global load in flight at once: thread (slice, head, column group) loads the partial o
-// of chunks slice, slice + S, ... (the first kRedBatch before anything waits) while the block
-// loads the m_c; a warp per head turns them into weights in shared memory, and the slices are
-// summed there. Partials are read through L2 (ld.global.cg): in the fused merge other
-// multiprocessors wrote them during this kernel. V = 4: float4 columns (e % 4 == 0), else 1.
-// Used by the reduction kernel (a block per (b, h)) and by the tensor-core kernel's fused merge
-// (a group's heads shared among its blocks). (A warp-per-head version without barriers measured
-// 5.6 us against 2.6 us at b = 8, 32 chunks: its loads went 8 at a time. Loading l_c with m_c
-// measured no faster and made the tensor-core kernels spill.)
+// A partial row holds o_c (e floats) and then l_c (the row's last group: (l_c, 0, 0, 0) for
+// V = 4), so L is summed like an o column and no load waits for another: the m_c become weights
+// while every o and l load is in flight (l_c loaded after the weights cost a round trip).
+// Thread (slice, head, column group) loads the groups of chunks slice, slice + S, ... (the first
+// kRedBatch before anything waits); a warp per head turns the m_c into weights in shared memory, and the slices are summed
+// there. Partials are read through L2 (ld.global.cg): in the fused merge other multiprocessors
+// wrote them during this kernel. V = 4: float4 columns (e % 4 == 0), else 1. Used by the
+// reduction kernel (a block per (b, h)) and by the tensor-core kernel's fused merge (a group's
+// heads shared among its blocks). (A warp-per-head version without barriers measured 5.6 us
+// against 2.6 us at b = 8, 32 chunks: its loads went 8 at a time. l_c loaded with m_c, from an
+// array of its own, made the tensor-core kernels spill in their main loop.)
 constexpr int kRedThreads = 256;
 constexpr int kRedBatch = 8;
 
@@ -359,30 +374,29 @@ __device__ __forceinline__ float warp_max(float v) {
   for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
   return v;
 }
-__device__ __forceinline__ float warp_sum(float v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
 
-// Shared memory of merge_partials in floats: m_c then weights [nh][nchunks], scale_v / L [nh],
-// the slice sums (S x nh x column groups x V, at most max(threads, nh x groups) x V).
+// A partial row: o (e floats), then l (and zeros to the next 16 bytes when e % 4 == 0).
+__host__ __device__ constexpr int partial_row(int e) { return e % 4 == 0 ? e + 4 : e + 1; }
+
+// Shared memory of merge_partials in floats: weights [nh][nchunks], then the slice sums (S x nh x
+// (column groups + 1) x V, at most max(threads, nh x (groups + 1)) x V).
 __host__ __device__ constexpr int64_t merge_smem_floats(int nh, int nchunks, int e, int threads, int V) {
-  return int64_t{nh} * nchunks + ((nh + 3) & ~3) +
-         int64_t{V} * (threads > nh * ((e + V - 1) / V) ? threads : nh * ((e + V - 1) / V));
+  return int64_t{nh} * nchunks + int64_t{V} * (threads > nh * ((e + V - 1) / V + 1)
+                                                   ? threads : nh * ((e + V - 1) / V + 1));
 }
 
 template <typename T, int V>
 __device__ void merge_partials(const TpaArgs& a, int bi, int head0, int nh, float* sh) {
   const int tid = threadIdx.x, nthr = blockDim.x, lane = tid & 31, warp = tid >> 5;
   const int nc = a.nchunks;
-  const int ngrp = (a.e + V - 1) / V, items = nh * ngrp;
+  const int ngrp = (a.e + V - 1) / V, grps = ngrp + 1, items = nh * grps;  // + l's group
   const int S = max(1, nthr / items);
-  float* wts = sh;                      // [nh][nc]: m_c, then the weights
-  float* inv = sh + nh * nc;            // [nh]
-  float* part = inv + ((nh + 3) & ~3);  // [S][items][V]
-  const int64_t cstride = static_cast<int64_t>(a.h) * a.e;
+  const int er = partial_row(a.e);
+  float* wts = sh;              // [nh][nc]: m_c, then the weights
+  float* part = sh + nh * nc;   // [S][items][V]
+  const int64_t cstride = static_cast<int64_t>(a.h) * er;
   const int64_t base = static_cast<int64_t>(bi) * nc * a.h + head0;  // (bi, c, head0 + j): base + c h + j
-  auto o_ptr = [&](int it) { return a.po + (base + it / ngrp) * a.e + (it % ngrp) * V; };
+  auto o_ptr = [&](int it) { return a.po + (base + it / grps) * er + (it % grps) * V; };
 
   RedVec<V> pv[kRedBatch];  // this thread's first (slice, item): its first chunks, loaded now
   if (tid < S * items) {
@@ -400,20 +414,14 @@ __device__ void merge_partials(const TpaArgs& a, int bi, int head0, int nh, floa
     float M = -INFINITY;
     for (int c = lane; c < nc; c += 32) M = fmaxf(M, wts[j * nc + c]);
     M = warp_max(M);  // finite: some chunk holds tokens
-    float L = 0.f;
-    for (int c = lane; c < nc; c += 32) {
-      const float w = ex2(wts[j * nc + c] - M);  // 0 for a chunk without tokens (m_c = -inf)
-      wts[j * nc + c] = w;
-      L = fmaf(__ldcg(a.pl + base + static_cast<int64_t>(c) * a.h + j), w, L);
-    }
-    L = warp_sum(L);
-    if (lane == 0) inv[j] = a.vscale / L;
+    for (int c = lane; c < nc; c += 32)
+      wts[j * nc + c] = ex2(wts[j * nc + c] - M);  // 0 for a chunk without tokens (m_c = -inf)
   }
   __syncthreads();
   for (int idx = tid; idx < S * items; idx += nthr) {
     const int slice = idx / items, it = idx % items;
     const float* po = o_ptr(it);
-    const float* w = wts + (it / ngrp) * nc;
+    const float* w = wts + (it / grps) * nc;
     float acc[V];
 #pragma unroll
     for (int k = 0; k < V; ++k) acc[k] = 0.f;
@@ -436,10 +444,13 @@ __device__ void merge_partials(const TpaArgs& a, int bi, int head0, int nh, floa
   __syncthreads();
   T* out = static_cast<T*>(a.out) + (static_cast<int64_t>(bi) * a.h + head0) * a.e;
   for (int i = tid; i < nh * a.e; i += nthr) {
-    const int j = i / a.e, col = i % a.e, it = j * ngrp + col / V;
-    float o = 0.f;
-    for (int sl = 0; sl < S; ++sl) o += part[(sl * items + it) * V + col % V];
-    out[i] = Storage<T>::from_f(o * inv[j]);
+    const int j = i / a.e, col = i % a.e, it = j * grps + col / V, il = j * grps + ngrp;
+    float o = 0.f, L = 0.f;
+    for (int sl = 0; sl < S; ++sl) {
+      o += part[(sl * items + it) * V + col % V];
+      L += part[(sl * items + il) * V];
+    }
+    out[i] = Storage<T>::from_f(o * (a.vscale / L));
   }
 }
 
@@ -458,6 +469,11 @@ __global__ void __launch_bounds__(kRedThreads) tpa_reduce_kernel(TpaArgs a) {
   tpa_stamp(kTpaTraceReduce + blockIdx.x, 2);
 }
 
+__device__ __forceinline__ unsigned atom_add_acq_rel(unsigned* p, unsigned v) {
+  unsigned old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
 __device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
   unsigned v;
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -537,22 +553,38 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   const int bk_elems = TT * a.bk_stride, bv_elems = TT * a.bv_stride, a_elems = TT * a.a_stride;
   const int stage_elems = bk_elems + bv_elems + 2 * a_elems;
 
-  const T* bk = static_cast<const T*>(a.bk) + static_cast<int64_t>(bi) * a.m * a.d;
-  const T* bv = static_cast<const T*>(a.bv) + static_cast<int64_t>(bi) * a.m * a.e;
-  const T* ak = static_cast<const T*>(a.ak) + static_cast<int64_t>(bi) * a.m * a.h + head0;
-  const T* av = static_cast<const T*>(a.av) + static_cast<int64_t>(bi) * a.m * a.h + head0;
-
+  // Every stream of this block's tiles in whole 16-byte chunks on load_rows' shift path.
+  const bool fast = a.w_bk == 16 && a.w_bv == 16 && a.w_a == 16 && a.lg_bk >= 0 &&
+                    a.lg_bv >= 0 && a.lg_a >= 0 && a.d * static_cast<int>(sizeof(T)) == 16 << a.lg_bk &&
+                    a.e * static_cast<int>(sizeof(T)) == 16 << a.lg_bv &&
+                    hv * static_cast<int>(sizeof(T)) == 16 << a.lg_a;
+  // A tile's rows, addressed from the kernel's parameters at each issue (four pointers kept in
+  // registers across the loop pushed the fp16 kernels past 128 registers).
   auto issue = [&](int tile, int k) {
     T* base = stages + (k % STAGES) * stage_elems;
     const int64_t t0 = static_cast<int64_t>(tile) * TT;
+    const int64_t row = static_cast<int64_t>(bi) * a.m + t0;  // of the (b * m)-row inputs
     const int valid = static_cast<int>(min64(TT, t_end - t0));
-    load_rows<T>(base, a.bk_stride, bk + t0 * a.d, a.d, valid, TT, a.d, a.w_bk, a.lg_bk, tid, nthr);
-    load_rows<T>(base + bk_elems, a.bv_stride, bv + t0 * a.e, a.e, valid, TT, a.e, a.w_bv, a.lg_bv,
+    if (fast && valid == TT) {  // the hot path alone, compact (ncu: instruction-fetch stalls)
+      copy_rows16(base, a.bk_stride, static_cast<const T*>(a.bk) + row * a.d, a.d, TT, a.lg_bk,
+                  tid, nthr);
+      copy_rows16(base + bk_elems, a.bv_stride, static_cast<const T*>(a.bv) + row * a.e, a.e, TT,
+                  a.lg_bv, tid, nthr);
+      copy_rows16(base + bk_elems + bv_elems, a.a_stride,
+                  static_cast<const T*>(a.ak) + row * a.h + head0, a.h, TT, a.lg_a, tid, nthr);
+      copy_rows16(base + bk_elems + bv_elems + a_elems, a.a_stride,
+                  static_cast<const T*>(a.av) + row * a.h + head0, a.h, TT, a.lg_a, tid, nthr);
+      return;
+    }
+    load_rows<T>(base, a.bk_stride, static_cast<const T*>(a.bk) + row * a.d, a.d, valid, TT, a.d,
+                 a.w_bk, a.lg_bk, tid, nthr);
+    load_rows<T>(base + bk_elems, a.bv_stride, static_cast<const T*>(a.bv) + row * a.e, a.e, valid,
+                 TT, a.e, a.w_bv, a.lg_bv, tid, nthr);
+    load_rows<T>(base + bk_elems + bv_elems, a.a_stride, static_cast<const T*>(a.ak) + row * a.h + head0,
+                 a.h, valid, TT, hv, a.w_a, a.lg_a, tid, nthr);
+    load_rows<T>(base + bk_elems + bv_elems + a_elems, a.a_stride,
+                 static_cast<const T*>(a.av) + row * a.h + head0, a.h, valid, TT, hv, a.w_a, a.lg_a,
                  tid, nthr);
-    load_rows<T>(base + bk_elems + bv_elems, a.a_stride, ak + t0 * a.h, a.h, valid, TT, hv, a.w_a,
-                 a.lg_a, tid, nthr);
-    load_rows<T>(base + bk_elems + bv_elems + a_elems, a.a_stride, av + t0 * a.h, a.h, valid, TT,
-                 hv, a.w_a, a.lg_a, tid, nthr);
   };
 
   // q inputs and tile 0 first; once q is built, the other stages' tiles (issued with the first
@@ -570,8 +602,12 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   }
   cp_async_wait<1>();
   __syncthreads();
+  tpa_stamp(slot, 8);
   compute_q<T, T>(a, qin, bq_s, hv, aq_t, Qs, a.q_stride, a.d_pad, tid, nthr);
   pdl_trigger();
+  // The other stages once q is built. (Issued before q is built, once its inputs landed, they
+  // stalled the threads at the copies while tile 0's were outstanding: q at +8.2 us, not +5.6,
+  // and 1.8 us slower at b = 8, m = 32768.)
 #pragma unroll
   for (int k = 1; k < STAGES; ++k) {
     const int t = tile_of(k);
@@ -773,37 +809,37 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
         if (c + j < a.e) out[c + j] = S::from_f(vals[j] * inv);
     } else {
       const int64_t pidx = (static_cast<int64_t>(bi) * a.nchunks + chunk) * a.h + head;
-      float* po = a.po + pidx * a.e + c;
+      float* row = a.po + pidx * partial_row(a.e);
       if (a.e % 4 == 0) {
-        *reinterpret_cast<float4*>(po) = acc;
+        *reinterpret_cast<float4*>(row + c) = acc;
+        if (c == 0) *reinterpret_cast<float4*>(row + a.e) = make_float4(lall, 0.f, 0.f, 0.f);
       } else {
 #pragma unroll
         for (int j = 0; j < 4; ++j)
-          if (c + j < a.e) po[j] = vals[j];
+          if (c + j < a.e) row[c + j] = vals[j];
+        if (c == 0) row[a.e] = lall;
       }
-      if (c == 0) {
-        a.pm[pidx] = mall;
-        a.pl[pidx] = lall;
-      }
+      if (c == 0) a.pm[pidx] = mall;
     }
   }
   if (a.fused) {
-    // Fused merge: arrive at the group's counter once the partial is out, wait for the group's
-    // other blocks (all resident), then merge a share of the group's heads. The last block to
-    // pass the wait zeroes the group's three counters for the next call.
-    const int ng = a.b * a.ngroups;
-    unsigned* arrived = a.ctr + ng + grp;
-    unsigned* merging = a.ctr + 2 * ng + grp;
+    // Fused merge: arrive at the group's barrier word once the partial is out, wait for the
+    // group's other blocks (all resident), then merge a share of the group's heads. The word
+    // needs no reset: every block adds 1 but chunk 0, which adds 2^31 - (nchunks - 1), so its
+    // top bit flips at the last arrival and its low bits come back to zero. The block whose
+    // arrival flips it knows the group is done with its tile counter and zeroes it for the next
+    // call. (Was: a second counter of blocks merging, whose atomic round trip every block
+    // waited for before merging.)
+    unsigned* bar = a.ctr + a.b * a.ngroups + grp;
     __threadfence();
     __syncthreads();
+    tpa_stamp(slot, 7);
     if (tid == 0) {
-      atomicAdd(arrived, 1u);
-      while (ld_acquire(arrived) < static_cast<unsigned>(a.nchunks)) __nanosleep(32);
-      if (atomicAdd(merging, 1u) == static_cast<unsigned>(a.nchunks) - 1) {
-        *ctr = 0u;
-        *arrived = 0u;
-        *merging = 0u;
-      }
+      const unsigned inc = chunk == 0 ? 0x80000000u - static_cast<unsigned>(a.nchunks - 1) : 1u;
+      const unsigned old = atom_add_acq_rel(bar, inc);
+      if (((old + inc) ^ old) & 0x80000000u) *ctr = 0u;
+      else
+        while (((ld_acquire(bar) ^ old) & 0x80000000u) == 0u) __nanosleep(32);
     }
     __syncthreads();
     tpa_stamp(slot, 6);
@@ -1026,10 +1062,12 @@ __global__ void __launch_bounds__(kCcThreads) tpa_cc_kernel(TpaArgs a) {
       for (int j = 0; j < 4 && c + j < a.e; ++j) out[c + j] = S::from_f(vals[j] * inv);
     } else {
       const int64_t pidx = (static_cast<int64_t>(bi) * a.nchunks + chunk) * a.h + head;
-      for (int j = 0; j < 4 && c + j < a.e; ++j) a.po[pidx * a.e + c + j] = vals[j];
+      float* row = a.po + pidx * partial_row(a.e);
+      for (int j = 0; j < 4 && c + j < a.e; ++j) row[c + j] = vals[j];
       if (c == 0) {
         a.pm[pidx] = m_s[hh];
-        a.pl[pidx] = l_s[hh];
+        row[a.e] = l_s[hh];
+        if (a.e % 4 == 0) row[a.e + 1] = row[a.e + 2] = row[a.e + 3] = 0.f;
       }
     }
   }
@@ -1282,7 +1320,7 @@ void tpa_decode_check(const TpaShape& s, DType dtype) {
 namespace {
 // bn's workspace: the work counters first (tensor cores with dynamic tiles: one per batch and
 // head group, 256-byte aligned: every call finds them at the same place), then the float32
-// partials o [b][chunks][h][e], m and l [b][chunks][h].
+// partials: o and l [b][chunks][h][partial_row(e)], m [b][chunks][h].
 struct WorkspaceLayout {
   size_t ctr_bytes = 0, total = 0;
 };
@@ -1290,8 +1328,9 @@ WorkspaceLayout workspace_layout(const Plan& p, const TpaShape& s, const TpaOpti
   WorkspaceLayout w;
   if (p.nchunks <= 1) return w;
   if (p.tc && opt.dynamic_tiles)
-    w.ctr_bytes = static_cast<size_t>(round_up((p.fused ? 3 : 1) * s.b * p.ngroups * 4, 256));
-  w.total = w.ctr_bytes + static_cast<size_t>(s.b * p.nchunks * s.h * (s.e + 2)) * sizeof(float);
+    w.ctr_bytes = static_cast<size_t>(round_up((p.fused ? 2 : 1) * s.b * p.ngroups * 4, 256));
+  w.total = w.ctr_bytes + static_cast<size_t>(s.b * p.nchunks * s.h * (partial_row(static_cast<int>(s.e)) + 1)) *
+                                 sizeof(float);
   return w;
 }
 }  // namespace
@@ -1397,7 +1436,6 @@ void TpaPlan::run(const void* aq, const void* ak, const void* av, const void* bq
   a.lg_bk = chunks_log2(s.d, a.w_bk, sz, p.threads);
   a.lg_bv = chunks_log2(s.e, a.w_bv, sz, p.threads);
   a.lg_a = chunks_log2(p.a_full ? s.h : std::min<int64_t>(p.HG, s.h), a.w_a, sz, p.threads);
-
   if (p.nchunks > 1) {
     const WorkspaceLayout& wl = dt.ws;
     if (workspace == nullptr || workspace_bytes < wl.total)
@@ -1408,8 +1446,7 @@ void TpaPlan::run(const void* aq, const void* ak, const void* av, const void* bq
     a.ctr = wl.ctr_bytes ? static_cast<unsigned*>(workspace) : nullptr;
     float* w = reinterpret_cast<float*>(static_cast<char*>(workspace) + wl.ctr_bytes);
     a.po = w;
-    a.pm = w + s.b * p.nchunks * s.h * s.e;
-    a.pl = a.pm + s.b * p.nchunks * s.h;
+    a.pm = w + s.b * p.nchunks * s.h * partial_row(static_cast<int>(s.e));
   }
 
   const dim3 grid(static_cast<unsigned>(p.nchunks), static_cast<unsigned>(p.ngroups),

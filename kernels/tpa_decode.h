@@ -60,9 +60,10 @@ void tpa_decode_check(const TpaShape& s, DType dtype);
 
 // Chunks of m that a call uses (1 for b and bh; for bn the blocks per batch element and head
 // group), and the workspace it needs (bn with more than one chunk: the work counters, then
-// float32 partials b * chunks * h * (e + 2); otherwise 0). Both depend on the current device
+// float32 partials b * chunks * h * (e + 2 .. 5); otherwise 0). Both depend on the current device
 // (multiprocessor count, occupancy). Its counters must be zero before the first call
-// (tpa_decode_counter_bytes); each call leaves them zero again, so the workspace is reused as it
+// (tpa_decode_counter_bytes); each call leaves them ready again (zero but for the fused merge's
+// barrier words, whose top bit flips every call), so the workspace is reused as it
 // is for the same shape (one call at a time per workspace). A workspace that served another
 // shape or options holds that plan's partials where this one keeps its counters: zero them
 // again before its first call.
@@ -106,11 +107,12 @@ class TpaPlan {
 const char* tpa_strategy_name(TpaStrategy s);
 
 // Timeline trace of the kernels (a build with -DOPBENCH_TPA_TRACE only): per block, %globaltimer
-// ns at fields 0..6 (main tensor-core kernel: entry, q ready, first tile landed, loop done, slices
-// merged, end, its group's partials complete (fused merge); reduction at slot kTpaTraceReduce +
-// block: entry, after the PDL wait, end).
+// ns at fields 0..8 (main tensor-core kernel: entry, q ready, first tile landed, loop done, slices
+// merged, end, its group's partials complete (fused merge), its partial out and arriving (fused
+// merge), q inputs landed; reduction at slot kTpaTraceReduce + block: entry, after the PDL wait,
+// end).
 // tpa_trace_take copies it out and zeroes it (synchronizes).
-constexpr int kTpaTraceSlots = 8192, kTpaTraceFields = 8, kTpaTraceReduce = 4096;
+constexpr int kTpaTraceSlots = 8192, kTpaTraceFields = 10, kTpaTraceReduce = 4096;
 #ifdef OPBENCH_TPA_TRACE
 void tpa_trace_take(std::vector<unsigned long long>& out);
 #endif
