@@ -619,6 +619,7 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   __syncthreads();
   tpa_stamp(slot, 8);
   compute_q<T, T>(a, qin, bq_s, hv, aq_t, Qs, a.q_stride, a.d_pad, tid, nthr);
+  tpa_stamp(slot, 9);
   pdl_trigger();
   // The other stages once q is built. (Issued before q is built, once its inputs landed, they
   // stalled the threads at the copies while tile 0's were outstanding: q at +8.2 us, not +5.6,

@@ -4,7 +4,8 @@
 //   read  (default) a kernel reads the buffer: L2 is left holding clean lines only, so the
 //         timed call pays no write-back of someone else's data;
 //   write a memset of the buffer (what triton.testing.do_bench does with zero_()): up to an L2's
-//         worth of dirty lines stay behind, and the timed call pays their write-back.
+//         worth of dirty lines stay behind, and the timed call pays their write-back;
+//   none  no flush (a diagnostic: the kernel's code, and whatever data fits, stay in L2).
 // The samples (environment OPBENCH_SAMPLES):
 //   sync   (default) the host waits for each sample before it queues the next flush;
 //   stream every sample queued back to back and read at the end (what do_bench and opbench's
@@ -30,10 +31,13 @@ class FlushTimer {
     OPBENCH_CUDA_CHECK(cudaMemset(flush_, 0, kFlushBytes));
     const char* m = std::getenv("OPBENCH_FLUSH");
     write_ = m != nullptr && std::strcmp(m, "write") == 0;
+    none_ = m != nullptr && std::strcmp(m, "none") == 0;
     const char* sm = std::getenv("OPBENCH_SAMPLES");
     stream_ = sm != nullptr && std::strcmp(sm, "stream") == 0;
-    std::printf("flush: %s 256 MiB before each sample; samples %s\n",
-                write_ ? "write (memset)" : "read", stream_ ? "queued back to back" : "one at a time");
+    std::printf("flush: %s; samples %s\n",
+                none_ ? "none" : write_ ? "write (memset) 256 MiB before each sample"
+                                        : "read 256 MiB before each sample",
+                stream_ ? "queued back to back" : "one at a time");
   }
   ~FlushTimer() {
     for (cudaEvent_t e : ev_) cudaEventDestroy(e);
@@ -90,6 +94,7 @@ class FlushTimer {
     return ms;
   }
   void flush(int i) {
+    if (none_) return;
     if (write_) {
       OPBENCH_CUDA_CHECK(cudaMemsetAsync(flush_, i & 0xff, kFlushBytes));
     } else {
@@ -99,7 +104,7 @@ class FlushTimer {
   static constexpr size_t kFlushBytes = size_t(256) << 20;
   std::vector<cudaEvent_t> ev_;  // a start and a stop event per sample
   void* flush_ = nullptr;
-  bool write_ = false, stream_ = false;
+  bool write_ = false, none_ = false, stream_ = false;
 };
 
 }  // namespace opbench::bench

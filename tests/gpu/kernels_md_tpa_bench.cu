@@ -101,7 +101,7 @@ void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, int64
   std::vector<unsigned long long> tr;
   K::tpa_trace_take(tr);  // clear
   const int n = 15;
-  std::vector<std::vector<double>> cols(17);
+  std::vector<std::vector<double>> cols(18);
   for (int i = 0; i < n; ++i) {
     const double ev = timer.sample(f, i) * 1e3;
     K::tpa_trace_take(tr);
@@ -112,7 +112,7 @@ void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, int64
       if (field(sl, 0)) { t0 = std::min(t0, field(sl, 0)); ++nm; }
     if (nm == 0) { std::printf("trace %s: no stamps (not a trace build?)\n", what.c_str()); return; }
     auto us = [&](unsigned long long t) { return (static_cast<double>(t) - static_cast<double>(t0)) / 1e3; };
-    std::vector<double> start, q, qin, first, loop, merged, end, group_end, ready, arrive;
+    std::vector<double> start, q, qin, qb, first, loop, merged, end, group_end, ready, arrive;
     for (int sl = 0; sl < K::kTpaTraceReduce; ++sl) {
       if (!field(sl, 0)) continue;
       const size_t g = static_cast<size_t>(sl / chunks);
@@ -127,6 +127,7 @@ void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, int64
       if (field(sl, 6)) ready.push_back(us(field(sl, 6)));
       if (field(sl, 7)) arrive.push_back(us(field(sl, 7)));
       if (field(sl, 8)) qin.push_back(us(field(sl, 8)) - us(field(sl, 0)));
+      if (field(sl, 9)) qb.push_back(us(field(sl, 9)) - us(field(sl, 0)));
     }
     double r0 = 1e30, r1 = 0, r2 = 0;
     int nr = 0;
@@ -140,18 +141,19 @@ void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, int64
     auto med = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
     auto mx = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
     auto mn = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
-    const double vals[17] = {ev, mx(start), med(q), med(first), mn(loop), med(loop), mx(loop),
+    const double vals[18] = {ev, mx(start), med(q), med(first), mn(loop), med(loop), mx(loop),
                              med(merged), mx(end), nr ? r0 : 0, nr ? r1 : 0, nr ? r2 : 0,
                              mn(group_end), mx(group_end), ready.empty() ? 0 : mx(ready),
-                             qin.empty() ? 0 : med(qin), arrive.empty() ? 0 : mx(arrive)};
-    for (int k = 0; k < 17; ++k) cols[k].push_back(vals[k]);
+                             qin.empty() ? 0 : med(qin), arrive.empty() ? 0 : mx(arrive),
+                             qb.empty() ? 0 : med(qb)};
+    for (int k = 0; k < 18; ++k) cols[k].push_back(vals[k]);
   }
   for (auto& c : cols) std::sort(c.begin(), c.end());
   auto m = [&](int k) { return cols[k][n / 2]; };
-  std::printf("trace %-44s event %.1f | starts <=%.1f | q inputs +%.1f | q ready +%.1f | tile0 +%.1f | "
+  std::printf("trace %-44s event %.1f | starts <=%.1f | q inputs +%.1f | q built +%.1f | q ready +%.1f | tile0 +%.1f | "
               "loop done %.1f/%.1f/%.1f (groups %.1f..%.1f) | merge +%.1f | last arrival %.1f | "
               "groups complete %.1f | main end %.1f | reduce entry %.1f waited %.1f end %.1f (us)\n",
-              what.c_str(), m(0), m(1), m(15), m(2), m(3), m(4), m(5), m(6), m(12), m(13), m(7), m(16),
+              what.c_str(), m(0), m(1), m(15), m(17), m(2), m(3), m(4), m(5), m(6), m(12), m(13), m(7), m(16),
               m(14), m(8), m(9), m(10), m(11));
   std::fflush(stdout);
 }
