@@ -595,7 +595,10 @@ TEST(TpaDecode, Fp16AllStrategies) {
 // reference-like shapes.
 TEST(TpaDecode, TensorCoreVariants) {
   REQUIRE_GPU();
-  std::vector<TpaCase> cs = {{2, 5, 3, 20, 12, 33}, {2, 32, 16, 128, 128, 777, 2.f, 128}};
+  // (m = 4097 in chunks of 512: tiles from the counters for several rounds after the fixed
+  // ones, the last tile one token long)
+  std::vector<TpaCase> cs = {{2, 5, 3, 20, 12, 33}, {2, 32, 16, 128, 128, 777, 2.f, 128},
+                             {2, 32, 16, 128, 128, 4097, 1.f, 512}};
   if (!quick()) cs.push_back({1, 12, 16, 128, 256, 1000});
   for (const TpaCase& c : cs)
     for (DType dt : {DType::bf16, DType::f16})
