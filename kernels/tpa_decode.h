@@ -107,12 +107,12 @@ class TpaPlan {
 const char* tpa_strategy_name(TpaStrategy s);
 
 // Timeline trace of the kernels (a build with -DOPBENCH_TPA_TRACE only): per block, %globaltimer
-// ns at fields 0..9 (main tensor-core kernel: entry, q ready, first tile landed, loop done, slices
+// ns at fields 0..10 (main tensor-core kernel: entry, q ready, first tile landed, loop done, slices
 // merged, end, its group's partials complete (fused merge), its partial out and arriving (fused
-// merge), q inputs landed, q built; reduction at slot kTpaTraceReduce + block: entry, after the PDL wait,
-// end).
+// merge), q inputs landed, q built, thread 0's share of the partial written (fused merge);
+// reduction at slot kTpaTraceReduce + block: entry, after the PDL wait, end).
 // tpa_trace_take copies it out and zeroes it (synchronizes).
-constexpr int kTpaTraceSlots = 8192, kTpaTraceFields = 10, kTpaTraceReduce = 4096;
+constexpr int kTpaTraceSlots = 8192, kTpaTraceFields = 11, kTpaTraceReduce = 4096;
 #ifdef OPBENCH_TPA_TRACE
 void tpa_trace_take(std::vector<unsigned long long>& out);
 #endif

@@ -101,7 +101,7 @@ void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, int64
   std::vector<unsigned long long> tr;
   K::tpa_trace_take(tr);  // clear
   const int n = 15;
-  std::vector<std::vector<double>> cols(18);
+  std::vector<std::vector<double>> cols(26);
   for (int i = 0; i < n; ++i) {
     const double ev = timer.sample(f, i) * 1e3;
     K::tpa_trace_take(tr);
@@ -113,6 +113,9 @@ void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, int64
     if (nm == 0) { std::printf("trace %s: no stamps (not a trace build?)\n", what.c_str()); return; }
     auto us = [&](unsigned long long t) { return (static_cast<double>(t) - static_cast<double>(t0)) / 1e3; };
     std::vector<double> start, q, qin, qb, first, loop, merged, end, group_end, ready, arrive;
+    // per block (fused merge): loop -> thread 0's share of the partial written -> arrival
+    // (the block's partial out) -> group complete -> end
+    std::vector<double> d_write, d_out, d_wait, d_merge;
     for (int sl = 0; sl < K::kTpaTraceReduce; ++sl) {
       if (!field(sl, 0)) continue;
       const size_t g = static_cast<size_t>(sl / chunks);
@@ -128,6 +131,12 @@ void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, int64
       if (field(sl, 7)) arrive.push_back(us(field(sl, 7)));
       if (field(sl, 8)) qin.push_back(us(field(sl, 8)) - us(field(sl, 0)));
       if (field(sl, 9)) qb.push_back(us(field(sl, 9)) - us(field(sl, 0)));
+      if (field(sl, 6) && field(sl, 7) && field(sl, 10)) {
+        d_write.push_back(us(field(sl, 10)) - us(field(sl, 3)));
+        d_out.push_back(us(field(sl, 7)) - us(field(sl, 10)));
+        d_wait.push_back(us(field(sl, 6)) - us(field(sl, 7)));
+        d_merge.push_back(us(field(sl, 5)) - us(field(sl, 6)));
+      }
     }
     double r0 = 1e30, r1 = 0, r2 = 0;
     int nr = 0;
@@ -141,12 +150,15 @@ void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, int64
     auto med = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
     auto mx = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
     auto mn = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
-    const double vals[18] = {ev, mx(start), med(q), med(first), mn(loop), med(loop), mx(loop),
+    const bool fm = !d_out.empty();
+    const double vals[26] = {ev, mx(start), med(q), med(first), mn(loop), med(loop), mx(loop),
                              med(merged), mx(end), nr ? r0 : 0, nr ? r1 : 0, nr ? r2 : 0,
                              mn(group_end), mx(group_end), ready.empty() ? 0 : mx(ready),
                              qin.empty() ? 0 : med(qin), arrive.empty() ? 0 : mx(arrive),
-                             qb.empty() ? 0 : med(qb)};
-    for (int k = 0; k < 18; ++k) cols[k].push_back(vals[k]);
+                             qb.empty() ? 0 : med(qb), fm ? med(d_out) : 0, fm ? mx(d_out) : 0,
+                             fm ? med(d_wait) : 0, fm ? mx(d_wait) : 0, fm ? med(d_merge) : 0,
+                             fm ? mx(d_merge) : 0, fm ? med(d_write) : 0, fm ? mx(d_write) : 0};
+    for (int k = 0; k < 26; ++k) cols[k].push_back(vals[k]);
   }
   for (auto& c : cols) std::sort(c.begin(), c.end());
   auto m = [&](int k) { return cols[k][n / 2]; };
@@ -155,6 +167,10 @@ void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, int64
               "groups complete %.1f | main end %.1f | reduce entry %.1f waited %.1f end %.1f (us)\n",
               what.c_str(), m(0), m(1), m(15), m(17), m(2), m(3), m(4), m(5), m(6), m(12), m(13), m(7), m(16),
               m(14), m(8), m(9), m(10), m(11));
+  if (m(19) > 0)  // fused merge: each block's own steps, median / max over the blocks
+    std::printf("trace %-44s per block, median/max: loop -> partial written (thread 0) %.1f/%.1f | "
+                "-> arrival %.1f/%.1f | -> group complete %.1f/%.1f | -> end %.1f/%.1f (us)\n",
+                what.c_str(), m(24), m(25), m(18), m(19), m(20), m(21), m(22), m(23));
   std::fflush(stdout);
 }
 #else
