@@ -76,6 +76,7 @@ constexpr int kCcMaxQuads = 8;   // float4 accumulators per thread (CUDA-core ke
 constexpr int kMaxChunks = 4096; // bn: chunks of m at most (reduction weights in shared memory)
 constexpr int kTileRing = 8;     // tensor-core kernel: tile indices published ahead of use
 constexpr int kJitRounds = 3;    // tensor-core kernel: the counter's last rounds drawn just in time
+constexpr int kRedPad = 8;       // tensor-core kernel: pad of the slice merge's rows (floats)
 
 // ---------------------------------------------------------------------------------------------
 // PTX helpers.
@@ -789,7 +790,10 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   // Merge the TQ token slices, every warp at once: each publishes its rows' m, all read the
   // common max M and scale their l and o by 2^(m - M) into the slice buffers, and then every
   // thread sums the slices of a share of the (head, column) outputs with 16-byte accesses.
-  const int ostride = a.NS * kEW + 4;  // floats per head row of a slice (+4: fewer conflicts)
+  // Floats per head row of a slice. The pad makes rows 8 banks apart, so a half warp's float2
+  // stores of four rows (lanes (g, c4): row g, columns 2 c4 ..) fill the 32 banks once (with
+  // +4 rows g and g + 1 shared four banks: twice the store wavefronts).
+  const int ostride = a.NS * kEW + kRedPad;
   float* red_m = reinterpret_cast<float*>(stages);   // [TQ][HG]
   float* red_l = red_m + TQ * a.HG;                  // [TQ][HG]
   float* red_o = red_l + TQ * a.HG;                  // [TQ][HG][ostride]
@@ -1212,7 +1216,7 @@ void tc_layout(Plan& p, const TpaShape& s, int sz) {
   p.stage_off = p.aqt_off + r16(4ull * s.r * round_up(p.HG, 8));
   const size_t stage = static_cast<size_t>(p.tt) * (p.bk_stride + p.bv_stride + 2 * p.a_stride) * sz;
   place_q_inputs(p, s, sz, stage, p.stage_off + p.stages * stage);
-  const size_t merge = 4ull * (p.tt / 16) * p.HG * (2 + p.NS * kEW + 4);  // tpa_tc_kernel's
+  const size_t merge = 4ull * (p.tt / 16) * p.HG * (2 + p.NS * kEW + kRedPad);  // tpa_tc_kernel's
   p.smem = std::max(p.smem, p.stage_off + merge);
 }
 
