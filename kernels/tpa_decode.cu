@@ -463,13 +463,13 @@ __device__ void merge_partials(const TpaArgs& a, int bi, int head0, int nh, floa
 template <typename T, int V>
 __global__ void __launch_bounds__(kRedThreads) tpa_reduce_kernel(TpaArgs a) {
   extern __shared__ __align__(16) float sh[];
-  tpa_stamp(kTpaTraceReduce + blockIdx.x, 0);
+  tpa_stamp(kTpaTraceReduce + blockIdx.x, kTrRedEntry);
   pdl_wait();  // the partials of the main kernel (PDL) are complete and visible
-  tpa_stamp(kTpaTraceReduce + blockIdx.x, 1);
+  tpa_stamp(kTpaTraceReduce + blockIdx.x, kTrRedWaited);
   if (a.ctr != nullptr && blockIdx.x == 0)
     for (int i = threadIdx.x; i < a.b * a.ngroups; i += blockDim.x) a.ctr[i] = 0u;
   merge_partials<T, V>(a, blockIdx.x / a.h, blockIdx.x % a.h, 1, sh);
-  tpa_stamp(kTpaTraceReduce + blockIdx.x, 2);
+  tpa_stamp(kTpaTraceReduce + blockIdx.x, kTrRedEnd);
 }
 
 __device__ __forceinline__ unsigned atom_add_acq_rel(unsigned* p, unsigned v) {
@@ -559,7 +559,7 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
     return t < tile_end ? t : -1;
   };
   const int slot = grp * gridDim.x + chunk;  // trace slot: a group's blocks side by side
-  tpa_stamp(slot, 0);
+  tpa_stamp(slot, kTrEntry);
 
   // shared memory: Qs | aq_t | STAGES x (BK | BV | AK | AV) | q inputs (tc_layout); after the
   // loop the stages hold the merge buffers.
@@ -618,9 +618,9 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   }
   cp_async_wait<1>();
   __syncthreads();
-  tpa_stamp(slot, 8);
+  tpa_stamp(slot, kTrQInputs);
   compute_q<T, T>(a, qin, bq_s, hv, aq_t, Qs, a.q_stride, a.d_pad, tid, nthr);
-  tpa_stamp(slot, 9);
+  tpa_stamp(slot, kTrQBuilt);
   pdl_trigger();
   // The other stages once q is built. (Issued before q is built, once its inputs landed, they
   // stalled the threads at the copies while tile 0's were outstanding: q at +8.2 us, not +5.6,
@@ -632,7 +632,7 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
     cp_async_commit();
     if (tid == 0) tile_ring[k] = t;
   }
-  tpa_stamp(slot, 1);
+  tpa_stamp(slot, kTrQReady);
 
   // Zero the padding columns once (cp.async never writes them; the loop's first barrier
   // orders these stores before any read).
@@ -678,7 +678,7 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
         if (nt >= 0 && jit == 0) request(kt + STAGES);  // answered during the tile
       }
     }
-    if (kt == 0) tpa_stamp(slot, 2);
+    if (kt == 0) tpa_stamp(slot, kTrFirstTile);
 
     const T* BK = stages + (kt % STAGES) * stage_elems;
     const T* BV = BK + bk_elems;
@@ -779,7 +779,7 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
     }
   }
   cp_async_wait<0>();
-  tpa_stamp(slot, 3);
+  tpa_stamp(slot, kTrLoopDone);
 
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
@@ -816,7 +816,7 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
       *reinterpret_cast<float2*>(dst + n * 8) = make_float2(o[n][2 * i] * w, o[n][2 * i + 1] * w);
   }
   __syncthreads();
-  tpa_stamp(slot, 4);
+  tpa_stamp(slot, kTrSlicesMerged);
   const int cols4 = (a.e + 3) / 4;
   for (int item = tid; item < hv * cols4; item += nthr) {
     const int hl = item / cols4, c = (item % cols4) * 4;
@@ -864,9 +864,9 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
     // merging block reads the partials after its thread 0's acquire and a barrier: no fence per
     // thread (a __threadfence in every thread here measured 0.3-0.4 us slower at b = 8).
     unsigned* bar = a.ctr + a.b * a.ngroups + grp;
-    tpa_stamp(slot, 10);
+    tpa_stamp(slot, kTrPartialWritten);
     __syncthreads();
-    tpa_stamp(slot, 7);
+    tpa_stamp(slot, kTrArrive);
     if (tid == 0) {
       const unsigned inc = chunk == 0 ? 0x80000000u - static_cast<unsigned>(a.nchunks - 1) : 1u;
       const unsigned old = atom_add_acq_rel(bar, inc);
@@ -875,7 +875,7 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
         while (((ld_acquire(bar) ^ old) & 0x80000000u) == 0u) __nanosleep(32);
     }
     __syncthreads();
-    tpa_stamp(slot, 6);
+    tpa_stamp(slot, kTrGroupComplete);
     const int per = (hv + a.nchunks - 1) / a.nchunks, h_lo = chunk * per;
     const int nh = min(hv, h_lo + per) - h_lo;
     float* sh = reinterpret_cast<float*>(stages);  // the merge buffers are read
@@ -884,7 +884,7 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
       else merge_partials<T, 1>(a, bi, head0 + h_lo, nh, sh);
     }
   }
-  tpa_stamp(slot, 5);
+  tpa_stamp(slot, kTrEnd);
 }
 // ---------------------------------------------------------------------------------------------
 // CUDA-core kernel (any dtype). 256 threads.

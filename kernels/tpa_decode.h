@@ -107,12 +107,25 @@ class TpaPlan {
 const char* tpa_strategy_name(TpaStrategy s);
 
 // Timeline trace of the kernels (a build with -DOPBENCH_TPA_TRACE only): per block, %globaltimer
-// ns at fields 0..10 (main tensor-core kernel: entry, q ready, first tile landed, loop done, slices
-// merged, end, its group's partials complete (fused merge), its partial out and arriving (fused
-// merge), q inputs landed, q built, thread 0's share of the partial written (fused merge);
-// reduction at slot kTpaTraceReduce + block: entry, after the PDL wait, end).
+// ns at these fields. The main tensor-core kernel, at slot (batch, head group) x chunks + chunk:
+enum TpaTraceField : int {
+  kTrEntry,           // entry
+  kTrQReady,          // q built and the other stages issued
+  kTrFirstTile,       // its first tile landed
+  kTrLoopDone,        // its loop done
+  kTrSlicesMerged,    // its token slices merged
+  kTrEnd,             // end
+  kTrGroupComplete,   // fused merge: its group's partials complete
+  kTrArrive,          // fused merge: its partial out, arriving
+  kTrQInputs,         // the q inputs landed
+  kTrQBuilt,          // q built
+  kTrPartialWritten,  // fused merge: thread 0's share of the partial written
+  kTpaTraceFields
+};
+// The reduction kernel, at slot kTpaTraceReduce + block:
+enum TpaTraceReduceField : int { kTrRedEntry, kTrRedWaited /* after the PDL wait */, kTrRedEnd };
 // tpa_trace_take copies it out and zeroes it (synchronizes).
-constexpr int kTpaTraceSlots = 8192, kTpaTraceFields = 11, kTpaTraceReduce = 4096;
+constexpr int kTpaTraceSlots = 8192, kTpaTraceReduce = 4096;
 #ifdef OPBENCH_TPA_TRACE
 void tpa_trace_take(std::vector<unsigned long long>& out);
 #endif

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <vector>
 
+#include "config/config.hpp"  // L2Flush
 #include "kernels/common.h"
 #include "kernels/l2_flush.h"
 
@@ -30,13 +31,14 @@ class FlushTimer {
     OPBENCH_CUDA_CHECK(cudaMalloc(&flush_, kFlushBytes));
     OPBENCH_CUDA_CHECK(cudaMemset(flush_, 0, kFlushBytes));
     const char* m = std::getenv("OPBENCH_FLUSH");
-    write_ = m != nullptr && std::strcmp(m, "write") == 0;
-    none_ = m != nullptr && std::strcmp(m, "none") == 0;
+    if (m != nullptr && std::strcmp(m, "write") == 0) mode_ = L2Flush::write;
+    if (m != nullptr && std::strcmp(m, "none") == 0) mode_ = L2Flush::none;
     const char* sm = std::getenv("OPBENCH_SAMPLES");
     stream_ = sm != nullptr && std::strcmp(sm, "stream") == 0;
     std::printf("flush: %s; samples %s\n",
-                none_ ? "none" : write_ ? "write (memset) 256 MiB before each sample"
-                                        : "read 256 MiB before each sample",
+                mode_ == L2Flush::none    ? "none"
+                : mode_ == L2Flush::write ? "write (memset) 256 MiB before each sample"
+                                          : "read 256 MiB before each sample",
                 stream_ ? "queued back to back" : "one at a time");
   }
   ~FlushTimer() {
@@ -94,17 +96,14 @@ class FlushTimer {
     return ms;
   }
   void flush(int i) {
-    if (none_) return;
-    if (write_) {
-      OPBENCH_CUDA_CHECK(cudaMemsetAsync(flush_, i & 0xff, kFlushBytes));
-    } else {
-      opbench::kernels::l2_flush_read(flush_, kFlushBytes, nullptr);
-    }
+    if (mode_ == L2Flush::write) OPBENCH_CUDA_CHECK(cudaMemsetAsync(flush_, i & 0xff, kFlushBytes));
+    if (mode_ == L2Flush::read) opbench::kernels::l2_flush_read(flush_, kFlushBytes, nullptr);
   }
   static constexpr size_t kFlushBytes = size_t(256) << 20;
   std::vector<cudaEvent_t> ev_;  // a start and a stop event per sample
   void* flush_ = nullptr;
-  bool write_ = false, none_ = false, stream_ = false;
+  L2Flush mode_ = L2Flush::read;  // OPBENCH_FLUSH
+  bool stream_ = false;
 };
 
 }  // namespace opbench::bench

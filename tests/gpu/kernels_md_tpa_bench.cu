@@ -98,10 +98,19 @@ bool trace = false;  // --trace (a build with -DOPBENCH_TPA_TRACE): tpa timeline
 void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, int64_t chunks,
                const std::function<void()>& f) {
   namespace K = opbench::kernels;
+  // Per sample, one value of each column; the medians over the samples are printed.
+  enum Col : int {
+    kEvent, kStarts, kQInputs, kQBuilt, kQReady, kTile0, kLoopMin, kLoopMed, kLoopMax,
+    kGroupMin, kGroupMax, kMerged, kArrive, kComplete, kEnd, kRedEntry, kRedWaited, kRedEnd,
+    // fused merge, each block's own steps (median / max over the blocks): loop -> thread 0's share
+    // of the partial written -> arrival (the block's partial out) -> group complete -> end
+    kWriteMed, kWriteMax, kOutMed, kOutMax, kWaitMed, kWaitMax, kMergeMed, kMergeMax, kFused,
+    kCols
+  };
   std::vector<unsigned long long> tr;
   K::tpa_trace_take(tr);  // clear
   const int n = 15;
-  std::vector<std::vector<double>> cols(26);
+  std::vector<std::vector<double>> cols(kCols);
   for (int i = 0; i < n; ++i) {
     const double ev = timer.sample(f, i) * 1e3;
     K::tpa_trace_take(tr);
@@ -109,68 +118,73 @@ void trace_tpa(opbench::bench::FlushTimer& timer, const std::string& what, int64
     unsigned long long t0 = ~0ull;
     int nm = 0;
     for (int sl = 0; sl < K::kTpaTraceReduce; ++sl)
-      if (field(sl, 0)) { t0 = std::min(t0, field(sl, 0)); ++nm; }
+      if (field(sl, K::kTrEntry)) { t0 = std::min(t0, field(sl, K::kTrEntry)); ++nm; }
     if (nm == 0) { std::printf("trace %s: no stamps (not a trace build?)\n", what.c_str()); return; }
     auto us = [&](unsigned long long t) { return (static_cast<double>(t) - static_cast<double>(t0)) / 1e3; };
+    // us after the block's own entry
+    auto since_entry = [&](int sl, int k) { return us(field(sl, k)) - us(field(sl, K::kTrEntry)); };
     std::vector<double> start, q, qin, qb, first, loop, merged, end, group_end, ready, arrive;
-    // per block (fused merge): loop -> thread 0's share of the partial written -> arrival
-    // (the block's partial out) -> group complete -> end
     std::vector<double> d_write, d_out, d_wait, d_merge;
     for (int sl = 0; sl < K::kTpaTraceReduce; ++sl) {
-      if (!field(sl, 0)) continue;
+      if (!field(sl, K::kTrEntry)) continue;
       const size_t g = static_cast<size_t>(sl / chunks);
       if (group_end.size() <= g) group_end.resize(g + 1, 0.0);
-      group_end[g] = std::max(group_end[g], us(field(sl, 3)));
-      start.push_back(us(field(sl, 0)));
-      q.push_back(us(field(sl, 1)) - us(field(sl, 0)));
-      first.push_back(us(field(sl, 2)) - us(field(sl, 0)));
-      loop.push_back(us(field(sl, 3)));
-      merged.push_back(us(field(sl, 4)) - us(field(sl, 3)));
-      end.push_back(us(field(sl, 5)));
-      if (field(sl, 6)) ready.push_back(us(field(sl, 6)));
-      if (field(sl, 7)) arrive.push_back(us(field(sl, 7)));
-      if (field(sl, 8)) qin.push_back(us(field(sl, 8)) - us(field(sl, 0)));
-      if (field(sl, 9)) qb.push_back(us(field(sl, 9)) - us(field(sl, 0)));
-      if (field(sl, 6) && field(sl, 7) && field(sl, 10)) {
-        d_write.push_back(us(field(sl, 10)) - us(field(sl, 3)));
-        d_out.push_back(us(field(sl, 7)) - us(field(sl, 10)));
-        d_wait.push_back(us(field(sl, 6)) - us(field(sl, 7)));
-        d_merge.push_back(us(field(sl, 5)) - us(field(sl, 6)));
+      group_end[g] = std::max(group_end[g], us(field(sl, K::kTrLoopDone)));
+      start.push_back(us(field(sl, K::kTrEntry)));
+      q.push_back(since_entry(sl, K::kTrQReady));
+      first.push_back(since_entry(sl, K::kTrFirstTile));
+      loop.push_back(us(field(sl, K::kTrLoopDone)));
+      merged.push_back(us(field(sl, K::kTrSlicesMerged)) - us(field(sl, K::kTrLoopDone)));
+      end.push_back(us(field(sl, K::kTrEnd)));
+      if (field(sl, K::kTrGroupComplete)) ready.push_back(us(field(sl, K::kTrGroupComplete)));
+      if (field(sl, K::kTrArrive)) arrive.push_back(us(field(sl, K::kTrArrive)));
+      if (field(sl, K::kTrQInputs)) qin.push_back(since_entry(sl, K::kTrQInputs));
+      if (field(sl, K::kTrQBuilt)) qb.push_back(since_entry(sl, K::kTrQBuilt));
+      if (field(sl, K::kTrGroupComplete) && field(sl, K::kTrArrive) && field(sl, K::kTrPartialWritten)) {
+        d_write.push_back(us(field(sl, K::kTrPartialWritten)) - us(field(sl, K::kTrLoopDone)));
+        d_out.push_back(us(field(sl, K::kTrArrive)) - us(field(sl, K::kTrPartialWritten)));
+        d_wait.push_back(us(field(sl, K::kTrGroupComplete)) - us(field(sl, K::kTrArrive)));
+        d_merge.push_back(us(field(sl, K::kTrEnd)) - us(field(sl, K::kTrGroupComplete)));
       }
     }
     double r0 = 1e30, r1 = 0, r2 = 0;
     int nr = 0;
     for (int sl = K::kTpaTraceReduce; sl < K::kTpaTraceSlots; ++sl) {
-      if (!field(sl, 0)) continue;
+      if (!field(sl, K::kTrRedEntry)) continue;
       ++nr;
-      r0 = std::min(r0, us(field(sl, 0)));
-      r1 = std::max(r1, us(field(sl, 1)));
-      r2 = std::max(r2, us(field(sl, 2)));
+      r0 = std::min(r0, us(field(sl, K::kTrRedEntry)));
+      r1 = std::max(r1, us(field(sl, K::kTrRedWaited)));
+      r2 = std::max(r2, us(field(sl, K::kTrRedEnd)));
     }
-    auto med = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
-    auto mx = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
-    auto mn = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
-    const bool fm = !d_out.empty();
-    const double vals[26] = {ev, mx(start), med(q), med(first), mn(loop), med(loop), mx(loop),
-                             med(merged), mx(end), nr ? r0 : 0, nr ? r1 : 0, nr ? r2 : 0,
-                             mn(group_end), mx(group_end), ready.empty() ? 0 : mx(ready),
-                             qin.empty() ? 0 : med(qin), arrive.empty() ? 0 : mx(arrive),
-                             qb.empty() ? 0 : med(qb), fm ? med(d_out) : 0, fm ? mx(d_out) : 0,
-                             fm ? med(d_wait) : 0, fm ? mx(d_wait) : 0, fm ? med(d_merge) : 0,
-                             fm ? mx(d_merge) : 0, fm ? med(d_write) : 0, fm ? mx(d_write) : 0};
-    for (int k = 0; k < 26; ++k) cols[k].push_back(vals[k]);
+    // statistics of a list, 0 for an empty one
+    auto med = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v.empty() ? 0 : v[v.size() / 2]; };
+    auto mx = [](const std::vector<double>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); };
+    auto mn = [](const std::vector<double>& v) { return v.empty() ? 0 : *std::min_element(v.begin(), v.end()); };
+    double vals[kCols];
+    vals[kEvent] = ev; vals[kStarts] = mx(start); vals[kQInputs] = med(qin); vals[kQBuilt] = med(qb);
+    vals[kQReady] = med(q); vals[kTile0] = med(first);
+    vals[kLoopMin] = mn(loop); vals[kLoopMed] = med(loop); vals[kLoopMax] = mx(loop);
+    vals[kGroupMin] = mn(group_end); vals[kGroupMax] = mx(group_end); vals[kMerged] = med(merged);
+    vals[kArrive] = mx(arrive); vals[kComplete] = mx(ready); vals[kEnd] = mx(end);
+    vals[kRedEntry] = nr ? r0 : 0; vals[kRedWaited] = r1; vals[kRedEnd] = r2;
+    vals[kWriteMed] = med(d_write); vals[kWriteMax] = mx(d_write); vals[kOutMed] = med(d_out);
+    vals[kOutMax] = mx(d_out); vals[kWaitMed] = med(d_wait); vals[kWaitMax] = mx(d_wait);
+    vals[kMergeMed] = med(d_merge); vals[kMergeMax] = mx(d_merge); vals[kFused] = d_write.empty() ? 0 : 1;
+    for (int k = 0; k < kCols; ++k) cols[k].push_back(vals[k]);
   }
   for (auto& c : cols) std::sort(c.begin(), c.end());
   auto m = [&](int k) { return cols[k][n / 2]; };
   std::printf("trace %-44s event %.1f | starts <=%.1f | q inputs +%.1f | q built +%.1f | q ready +%.1f | tile0 +%.1f | "
               "loop done %.1f/%.1f/%.1f (groups %.1f..%.1f) | merge +%.1f | last arrival %.1f | "
               "groups complete %.1f | main end %.1f | reduce entry %.1f waited %.1f end %.1f (us)\n",
-              what.c_str(), m(0), m(1), m(15), m(17), m(2), m(3), m(4), m(5), m(6), m(12), m(13), m(7), m(16),
-              m(14), m(8), m(9), m(10), m(11));
-  if (m(19) > 0)  // fused merge: each block's own steps, median / max over the blocks
+              what.c_str(), m(kEvent), m(kStarts), m(kQInputs), m(kQBuilt), m(kQReady), m(kTile0),
+              m(kLoopMin), m(kLoopMed), m(kLoopMax), m(kGroupMin), m(kGroupMax), m(kMerged), m(kArrive),
+              m(kComplete), m(kEnd), m(kRedEntry), m(kRedWaited), m(kRedEnd));
+  if (m(kFused) > 0)
     std::printf("trace %-44s per block, median/max: loop -> partial written (thread 0) %.1f/%.1f | "
                 "-> arrival %.1f/%.1f | -> group complete %.1f/%.1f | -> end %.1f/%.1f (us)\n",
-                what.c_str(), m(24), m(25), m(18), m(19), m(20), m(21), m(22), m(23));
+                what.c_str(), m(kWriteMed), m(kWriteMax), m(kOutMed), m(kOutMax), m(kWaitMed), m(kWaitMax),
+                m(kMergeMed), m(kMergeMax));
   std::fflush(stdout);
 }
 #else
