@@ -90,6 +90,17 @@ TEST(Config, FlushModes) {
             L2Flush::read);
 }
 
+TEST(Config, Rounds) {
+  const std::string base = "op: act\nx: {n: [16]}\n";
+  EXPECT_EQ(parse_config(base, "a.yaml").timing.rounds, 4);
+  EXPECT_EQ(parse_config(base + "timing: {rounds: 1}\n", "a.yaml").timing.rounds, 1);
+  EXPECT_EQ(parse_config(base + "timing: {rounds: 7}\n", "a.yaml").timing.rounds, 7);
+  expect_bad(base + "timing: {rounds: 0}\n", "timing.rounds");
+  expect_bad(base + "timing: {rounds: 101}\n", "timing.rounds");
+  expect_bad(base + "timing: {rounds: 2.5}\n", "timing.rounds");
+  expect_bad(base + "timing: {rounds: many}\n", "timing.rounds");
+}
+
 TEST(Config, BadInput) {
   const std::string base = "op: act\nx: {n: [16]}\n";
   expect_bad("op: nope\nx: {n: [1]}\n", "op");

@@ -86,6 +86,7 @@ TEST(Runner, StoresEveryPointAndSkipsUnavailable) {
 
 TEST(Runner, InterruptedRunResumes) {
   Config cfg = parse_config(kConfig, "c.yaml");
+  cfg.timing.rounds = 1;  // one measure per point: stop_after counts points
   Store store(temp_db());
   std::atomic<bool> stop{false};
   FakeExecutor ex;
@@ -117,6 +118,84 @@ TEST(Runner, InterruptedRunResumes) {
   // Resuming with another config is refused.
   Config other = parse_config(std::string(kConfig) + "title: '{op}-{act}-{mode}'\n", "c.yaml");
   EXPECT_THROW(run_sweep(other, expand(other), ex2, store, opt, log), InputError);
+}
+
+// Records what the runner asks for: each measure (provider, metric, rep_ms) and each new round.
+class RecordingExecutor : public Executor {
+ public:
+  std::vector<std::string> log;
+  Environment environment() override { return {}; }
+  std::string unavailable(const std::string&, const std::string&) override { return ""; }
+  Result measure(const Point& p, const Timing& t) override {
+    log.push_back(p.provider + ":" + p.metric() + ":" + std::to_string(int(t.rep_ms)));
+    Result r;
+    r.unit = p.metric() == "memory" ? "MiB" : "ms";
+    // torch's rounds take 1, 2, 3 ms; torch_compile's 10 ms each round
+    const double v = p.provider == "torch" ? double(++torch_round_) : 10.0;
+    r.samples = {v, v};
+    r.stats = summarize(r.samples);
+    r.bytes = 1e6;
+    r.gbps = r.bytes / (r.stats.median * 1e-3) / 1e9;
+    r.pct_peak = r.gbps;  // as if the peak were 100 GB/s
+    r.rel_err = p.provider == "torch" ? -1 : 0.001 * double(log.size());
+    return r;
+  }
+  void new_round() override { log.push_back("round"); }
+  int torch_round_ = 0;
+};
+
+TEST(Runner, RoundsInterleaveTheCellsProvidersAndPoolTheirSamples) {
+  Config cfg = parse_config(R"(
+op: act
+x: {n: [256]}
+params: {batch: 1, head: 1, dim: 16, metric: [speed, memory]}
+providers: {torch: to, torch_compile: toc}
+timing: {rep_ms: 90, rounds: 3}
+)",
+                            "c.yaml");
+  Sweep sw = expand(cfg);
+  RecordingExecutor ex;
+  std::ostringstream log;
+  Store store(temp_db());
+  SweepOutcome out = run_sweep(cfg, sw, ex, store, {}, log);
+  EXPECT_EQ(out.measured, 4u);
+  // Speed: three rounds of both providers, each round with rep_ms / 3; memory: one measure.
+  EXPECT_EQ(ex.log, (std::vector<std::string>{"torch:speed:30", "torch_compile:speed:30", "round",
+                                              "torch:speed:30", "torch_compile:speed:30", "round",
+                                              "torch:speed:30", "torch_compile:speed:30",
+                                              "torch:memory:90", "torch_compile:memory:90"}));
+  for (const auto& sp : store.points(out.run_id)) {
+    if (sp.point.metric() != "speed") {
+      EXPECT_EQ(sp.result.samples.size(), 2u);
+      continue;
+    }
+    ASSERT_EQ(sp.result.samples.size(), 6u) << sp.point.provider;
+    if (sp.point.provider == "torch") {
+      EXPECT_DOUBLE_EQ(sp.result.stats.median, 2.0);  // samples 1 1 2 2 3 3
+      EXPECT_DOUBLE_EQ(sp.result.gbps, 0.5);          // rescaled from round 1's 1 GB/s
+      EXPECT_DOUBLE_EQ(sp.result.pct_peak, 0.5);
+    } else {
+      EXPECT_DOUBLE_EQ(sp.result.stats.median, 10.0);
+      EXPECT_DOUBLE_EQ(sp.result.rel_err, 0.008);  // the largest round's (8th measure)
+    }
+  }
+}
+
+TEST(Runner, PoolRoundsKeepsTheFirstError) {
+  Result a, b, c;
+  a.samples = {1, 2};
+  a.stats = summarize(a.samples);
+  b.error = "out of memory";
+  c.samples = {3};
+  c.stats = summarize(c.samples);
+  c.check_failed = true;
+  EXPECT_EQ(pool_rounds({a, b, c}).error, "out of memory");
+  Result pooled = pool_rounds({a, c});
+  EXPECT_TRUE(pooled.ok());
+  EXPECT_TRUE(pooled.check_failed);
+  EXPECT_EQ(pooled.samples, (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(pooled.stats.count, 3);
+  EXPECT_TRUE(pool_rounds({}).samples.empty());
 }
 
 TEST(Runner, ProvidersFilter) {

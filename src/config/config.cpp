@@ -271,7 +271,13 @@ Config parse_config(const std::string& text, const std::string& path) {
 
   if (root.contains("timing")) {
     const json& t = c.object(root["timing"], "timing");
-    c.known_keys(t, "timing", {"warmup_ms", "rep_ms", "stat", "flush_l2"});
+    c.known_keys(t, "timing", {"warmup_ms", "rep_ms", "stat", "flush_l2", "rounds"});
+    if (t.contains("rounds")) {
+      const json& r = t["rounds"];
+      if (!r.is_number_integer() || r.get<int64_t>() < 1 || r.get<int64_t>() > 100)
+        c.fail("timing.rounds", "must be an integer from 1 to 100, got " + show(r));
+      cfg.timing.rounds = int(r.get<int64_t>());
+    }
     if (t.contains("warmup_ms")) cfg.timing.warmup_ms = c.positive_number(t["warmup_ms"], "timing.warmup_ms");
     if (t.contains("rep_ms")) cfg.timing.rep_ms = c.positive_number(t["rep_ms"], "timing.rep_ms");
     if (t.contains("stat")) {

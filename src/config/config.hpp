@@ -18,6 +18,11 @@ struct Timing {
   double rep_ms = 100;
   std::string stat = "median";  // median | mean | min | max | p20 | p80
   L2Flush flush_l2 = L2Flush::write;
+  // Speed points are measured in this many rounds, the providers of a table cell one after
+  // another in each round, and each round on memory placed anew (flush buffer, inputs): a short
+  // call's time depends on where its data and the flush's dirty lines lie (notes/measurement.md).
+  // Each round takes warmup_ms / rounds and rep_ms / rounds; the samples are pooled.
+  int rounds = 4;
 };
 
 struct Config {

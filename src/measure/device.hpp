@@ -20,6 +20,9 @@ class Device {
   virtual ~Device() = default;
   virtual at::Device torch_device() const = 0;
   virtual std::unique_ptr<Clock> clock(L2Flush flush) = 0;
+  // The next clocks flush through a newly allocated buffer (made before the old one is
+  // freed, so it lies elsewhere): a new placement for the next round.
+  virtual void new_flush_buffer() {}
   // "" when this device's clock can flush that way, else why not (one line).
   virtual std::string flush_unsupported(L2Flush) const { return ""; }
   // Peak bytes allocated while `fn` runs once, counting what was already allocated (inputs).

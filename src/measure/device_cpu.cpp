@@ -66,11 +66,13 @@ CountingAllocator& counting() {
 
 class CpuClock final : public Clock {
  public:
-  explicit CpuClock(L2Flush flush) : read_(flush == L2Flush::read) {
-    if (flush != L2Flush::none) {
+  // buf: the device's flush buffer (kept for the whole sweep, as on CUDA), or nullptr for none.
+  CpuClock(L2Flush flush, std::vector<unsigned char>* buf) : buf_(buf), read_(flush == L2Flush::read) {
+    if (flush == L2Flush::none) buf_ = nullptr;
+    if (buf_ && buf_->empty()) {
       long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
       size_t bytes = size_t(std::max<long>(l3 > 0 ? l3 : 0, 16l << 20)) * 2;
-      buf_.assign(bytes, 0);
+      buf_->assign(bytes, 0);
     }
   }
   void reserve(size_t n) override { t_.assign(n * 2, {}); }
@@ -83,21 +85,22 @@ class CpuClock final : public Clock {
     return std::chrono::duration<double, std::milli>(t_[2 * i + 1] - t_[2 * i]).count();
   }
   void flush() override {
-    if (buf_.empty()) return;
+    if (!buf_) return;
+    std::vector<unsigned char>& b = *buf_;
     if (read_) {  // every cache line read, nothing written
       uint64_t acc = 0;
-      for (size_t i = 0; i < buf_.size(); i += 64) acc += buf_[i];
+      for (size_t i = 0; i < b.size(); i += 64) acc += b[i];
       asm volatile("" : : "r"(acc));
       return;
     }
     ++fill_;
-    std::memset(buf_.data(), fill_, buf_.size());
-    asm volatile("" : : "r"(buf_.data()) : "memory");
+    std::memset(b.data(), fill_, b.size());
+    asm volatile("" : : "r"(b.data()) : "memory");
   }
 
  private:
   std::vector<std::chrono::steady_clock::time_point> t_;
-  std::vector<unsigned char> buf_;
+  std::vector<unsigned char>* buf_;
   unsigned char fill_ = 0;
   bool read_;
 };
@@ -119,7 +122,12 @@ class CpuDevice final : public Device {
  public:
   CpuDevice() { counting(); }
   at::Device torch_device() const override { return at::Device(at::kCPU); }
-  std::unique_ptr<Clock> clock(L2Flush flush) override { return std::make_unique<CpuClock>(flush); }
+  std::unique_ptr<Clock> clock(L2Flush flush) override { return std::make_unique<CpuClock>(flush, &flush_buf_); }
+  void new_flush_buffer() override {
+    if (flush_buf_.empty()) return;
+    std::vector<unsigned char> fresh(flush_buf_.size(), 0);
+    flush_buf_.swap(fresh);
+  }
   int64_t peak_bytes(const std::function<void()>& fn) override {
     counting().reset_peak();
     fn();
@@ -129,7 +137,7 @@ class CpuDevice final : public Device {
     const int64_t bytes = int64_t(256) << 20;
     at::Tensor src = at::empty({bytes}, at::TensorOptions().dtype(at::kByte)).fill_(1);
     at::Tensor dst = at::empty_like(src);
-    CpuClock c(L2Flush::none);
+    CpuClock c(L2Flush::none, nullptr);
     Timing t;
     t.warmup_ms = 50;
     t.rep_ms = 200;
@@ -146,6 +154,9 @@ class CpuDevice final : public Device {
     return e;
   }
   void synchronize() override {}
+
+ private:
+  std::vector<unsigned char> flush_buf_;  // twice the last-level cache, made by the first clock
 };
 
 std::unique_ptr<Device> make_cpu_device() { return std::make_unique<CpuDevice>(); }

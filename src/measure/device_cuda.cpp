@@ -2,6 +2,12 @@
 // buffer (so it never shows in the caching allocator's statistics): a cudaMemsetAsync (write,
 // do_bench's) or our read kernel (read, kernels/l2_flush.h), peak memory from the caching
 // allocator, bandwidth from a 1 GiB device-to-device copy.
+//
+// The flush buffer is allocated once per device and kept for the whole sweep: where it lies
+// decides which dirty lines the write flush leaves in L2 and what their write-back costs the
+// timed call. With a buffer per point, consecutive allocations alternated between two places
+// and a 11-26 us call's median between two levels 0.7 us apart (tests/gpu/episodes_bench.cu,
+// notes/measurement.md), so two providers of one point could differ by the flush alone.
 #include "measure/device.hpp"
 
 #ifdef OPBENCH_TORCH_CUDA
@@ -27,15 +33,11 @@ void check(cudaError_t e, const char* what) {
 
 class CudaClock final : public Clock {
  public:
-  CudaClock(int device, L2Flush flush) : device_(device), read_(flush == L2Flush::read) {
-    if (flush != L2Flush::none) {
-      flush_bytes_ = size_t(256) << 20;
-      check(cudaMalloc(&flush_, flush_bytes_), "cudaMalloc(L2 flush buffer)");
-    }
-  }
+  // flush_buf: the device's flush buffer of `bytes` (nullptr when flush is none).
+  CudaClock(int device, L2Flush flush, void* flush_buf, size_t bytes)
+      : device_(device), read_(flush == L2Flush::read), flush_(flush_buf), flush_bytes_(bytes) {}
   ~CudaClock() override {
     for (auto e : events_) cudaEventDestroy(e);
-    if (flush_) cudaFree(flush_);
   }
   void reserve(size_t n) override {
     while (events_.size() < 2 * n) {
@@ -79,7 +81,19 @@ class CudaDevice final : public Device {
   std::unique_ptr<Clock> clock(L2Flush flush) override {
     const std::string why = flush_unsupported(flush);
     if (!why.empty()) throw InputError("timing", "flush_l2", why);
-    return std::make_unique<CudaClock>(index_, flush);
+    if (flush == L2Flush::none) return std::make_unique<CudaClock>(index_, flush, nullptr, 0);
+    if (!flush_buf_) check(cudaMalloc(&flush_buf_, kFlushBytes), "cudaMalloc(L2 flush buffer)");
+    return std::make_unique<CudaClock>(index_, flush, flush_buf_, kFlushBytes);
+  }
+  ~CudaDevice() override {
+    if (flush_buf_) cudaFree(flush_buf_);
+  }
+  void new_flush_buffer() override {
+    if (!flush_buf_) return;
+    void* fresh = nullptr;
+    check(cudaMalloc(&fresh, kFlushBytes), "cudaMalloc(L2 flush buffer)");
+    check(cudaFree(flush_buf_), "cudaFree(L2 flush buffer)");
+    flush_buf_ = fresh;
   }
   std::string flush_unsupported(L2Flush flush) const override {
 #ifdef OPBENCH_WITH_CUDA
@@ -104,7 +118,7 @@ class CudaDevice final : public Device {
     check(cudaMalloc(&dst, bytes), "cudaMalloc(bandwidth destination)");
     cudaStream_t s = at::cuda::getCurrentCUDAStream(index_).stream();
     check(cudaMemsetAsync(src, 1, bytes, s), "cudaMemsetAsync");
-    CudaClock c(index_, L2Flush::none);
+    CudaClock c(index_, L2Flush::none, nullptr, 0);
     Timing t;
     t.warmup_ms = 25;
     t.rep_ms = 200;
@@ -133,8 +147,10 @@ class CudaDevice final : public Device {
   }
 
  private:
+  static constexpr size_t kFlushBytes = size_t(256) << 20;
   int index_;
   c10::cuda::CUDAGuard guard_;
+  void* flush_buf_ = nullptr;  // the flush buffer, allocated by the first flushing clock
 };
 
 }  // namespace

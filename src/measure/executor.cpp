@@ -81,9 +81,15 @@ const Inputs& TorchExecutor::inputs_for(const Point& point) {
   key_params.erase("metric");
   std::string key = point.op;
   for (const auto& [k, v] : key_params.values()) key += "|" + k + "=" + to_string(v);
-  if (key == inputs_key_) return inputs_;
-  inputs_ = Inputs();  // free the last point's tensors first
+  if (key == inputs_key_ && !new_inputs_) return inputs_;
+  // A new round of the same cell: the copies are made while the old tensors still hold their
+  // memory, so they land elsewhere (same seed, same values). Otherwise the last point's
+  // tensors are freed first.
+  Inputs old;
+  if (key == inputs_key_) old = std::move(inputs_);
+  inputs_ = Inputs();
   inputs_key_.clear();
+  new_inputs_ = false;
   const OpSpec* op = find_op(point.op);
   at::manual_seed(std::stoull(content_hash(key), nullptr, 16) & 0x7fffffffffffull);
   auto opts = at::TensorOptions().device(device_->torch_device());
@@ -111,6 +117,11 @@ static void release_cached_memory() {
 #ifdef OPBENCH_TORCH_CUDA
   c10::cuda::CUDACachingAllocator::emptyCache();
 #endif
+}
+
+void TorchExecutor::new_round() {
+  device_->new_flush_buffer();
+  new_inputs_ = true;
 }
 
 Result TorchExecutor::measure(const Point& point, const Timing& timing) {

@@ -18,6 +18,7 @@ class TorchExecutor final : public Executor {
   Environment environment() override;
   std::string unavailable(const std::string& op, const std::string& provider) override;
   Result measure(const Point& point, const Timing& timing) override;
+  void new_round() override;
 
   Device& device() { return *device_; }
   // The seeded inputs of a point (cached: the providers of one table cell share them).
@@ -28,6 +29,7 @@ class TorchExecutor final : public Executor {
   std::optional<Environment> env_;
   std::string inputs_key_;
   Inputs inputs_;
+  bool new_inputs_ = false;  // new_round(): the next inputs_for makes new copies
 };
 
 // ||a - b|| / ||b|| over every output, in float32 (the largest of the outputs).

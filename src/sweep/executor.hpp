@@ -50,6 +50,9 @@ class Executor {
   // Everything outside the timed region (inputs, compilation) happens inside; never throws
   // for a failing point: the error is returned in Result::error.
   virtual Result measure(const Point& point, const Timing& timing) = 0;
+  // Before the next round of a cell (Timing::rounds): what a timing depends on besides the
+  // code (the flush buffer, the inputs) is placed in new memory for the measures that follow.
+  virtual void new_round() {}
 };
 
 }  // namespace opbench

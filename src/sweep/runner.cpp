@@ -1,5 +1,6 @@
 #include "sweep/runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -35,6 +36,27 @@ void drop_unavailable(Sweep& sw, Executor& ex, std::ostream& log) {
   for (const auto& [prov, reason] : why)
     if (!reason.empty()) log << "skipping provider " << prov << ": " << reason << "\n";
   sw.points = std::move(kept);
+}
+
+Result pool_rounds(const std::vector<Result>& rounds) {
+  if (rounds.empty()) return Result();
+  for (const auto& r : rounds)
+    if (!r.ok()) return r;
+  Result out = rounds.front();
+  out.samples.clear();
+  for (const auto& r : rounds) {
+    out.samples.insert(out.samples.end(), r.samples.begin(), r.samples.end());
+    out.rel_err = std::max(out.rel_err, r.rel_err);
+    out.check_failed = out.check_failed || r.check_failed;
+  }
+  out.stats = summarize(out.samples);
+  // GB/s and % of peak go as 1 / median: rescaled from the first round's.
+  const double m0 = rounds.front().stats.median, m = out.stats.median;
+  if (m0 > 0 && m > 0) {
+    out.gbps = rounds.front().gbps * m0 / m;
+    out.pct_peak = rounds.front().pct_peak * m0 / m;
+  }
+  return out;
 }
 
 double shown_value(const Result& r, const std::string& stat) {
@@ -97,44 +119,67 @@ SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store,
   size_t todo = 0;
   for (const auto& p : sw.points) todo += done.count(p.key()) ? 0 : 1;
   auto t0 = std::chrono::steady_clock::now();
-  size_t i = 0, measured_now = 0;
-  for (const auto& p : sw.points) {
-    ++i;
-    if (done.count(p.key())) {
-      ++out.skipped;
-      continue;
+  size_t measured_now = 0;
+  // One table cell at a time (its points are consecutive: one per provider). Speed points are
+  // measured in rounds, the cell's providers in turn within each, so they share every round's
+  // memory placement; each point is stored once all its rounds are in.
+  for (size_t i = 0; i < sw.points.size();) {
+    size_t j = i;
+    while (j < sw.points.size() && sw.points[j].title == sw.points[i].title &&
+           sw.points[j].x_value == sw.points[i].x_value)
+      ++j;
+    std::vector<size_t> cell;
+    for (size_t k = i; k < j; ++k) {
+      if (done.count(sw.points[k].key())) ++out.skipped;
+      else cell.push_back(k);
     }
+    i = j;
+    if (cell.empty()) continue;
     if (opt.stop && opt.stop->load()) {
       out.interrupted = true;
       break;
     }
+    const Point& head = sw.points[cell.front()];
     if (opt.progress) {
       double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::string eta = measured_now ? fmt_duration(el / double(measured_now) * double(todo - measured_now)) : "?";
-      log << "\r\033[K[" << i << "/" << total << "] " << p.title << " " << p.x_name << "=" << p.x_value
-          << " " << p.provider << "  ETA " << eta << std::flush;
+      log << "\r\033[K[" << cell.back() + 1 << "/" << total << "] " << head.title << " " << head.x_name << "="
+          << head.x_value << " (" << cell.size() << (cell.size() == 1 ? " provider" : " providers") << ")  ETA "
+          << eta << std::flush;
     }
-    StoredPoint sp;
-    sp.run_id = run.id;
-    sp.seq = seq_of[p.key()];
-    sp.section = section_of[p.title];
-    sp.point = p;
-    sp.stat = p.metric() == "memory" ? "max" : cfg.timing.stat;
-    sp.result = ex.measure(p, cfg.timing);
-    sp.value = shown_value(sp.result, sp.stat);
-    store.add_point(sp);
-    ++out.measured;
-    ++measured_now;
-    if (!sp.result.ok()) {
-      ++out.failed;
-      if (opt.progress) log << "\n";
-      log << "point failed: " << p.title << " " << p.x_name << "=" << p.x_value << " " << p.provider
-          << ": " << sp.result.error << "\n";
-    } else if (sp.result.check_failed) {
-      ++out.check_failed;
-      if (opt.progress) log << "\n";
-      log << "check failed: " << p.title << " " << p.x_name << "=" << p.x_value << " " << p.provider
-          << ": relative error " << sp.result.rel_err << " against torch\n";
+    const int rounds = head.metric() == "memory" ? 1 : std::max(1, cfg.timing.rounds);
+    Timing per_round = cfg.timing;
+    per_round.warmup_ms = cfg.timing.warmup_ms / rounds;
+    per_round.rep_ms = cfg.timing.rep_ms / rounds;
+    std::vector<std::vector<Result>> got(cell.size());
+    for (int r = 0; r < rounds; ++r) {
+      if (r > 0) ex.new_round();
+      for (size_t c = 0; c < cell.size(); ++c) got[c].push_back(ex.measure(sw.points[cell[c]], per_round));
+    }
+    for (size_t c = 0; c < cell.size(); ++c) {
+      const Point& p = sw.points[cell[c]];
+      StoredPoint sp;
+      sp.run_id = run.id;
+      sp.seq = seq_of[p.key()];
+      sp.section = section_of[p.title];
+      sp.point = p;
+      sp.stat = p.metric() == "memory" ? "max" : cfg.timing.stat;
+      sp.result = pool_rounds(got[c]);
+      sp.value = shown_value(sp.result, sp.stat);
+      store.add_point(sp);
+      ++out.measured;
+      ++measured_now;
+      if (!sp.result.ok()) {
+        ++out.failed;
+        if (opt.progress) log << "\n";
+        log << "point failed: " << p.title << " " << p.x_name << "=" << p.x_value << " " << p.provider
+            << ": " << sp.result.error << "\n";
+      } else if (sp.result.check_failed) {
+        ++out.check_failed;
+        if (opt.progress) log << "\n";
+        log << "check failed: " << p.title << " " << p.x_name << "=" << p.x_value << " " << p.provider
+            << ": relative error " << sp.result.rel_err << " against torch\n";
+      }
     }
   }
   if (opt.progress) log << "\r\033[K" << std::flush;

@@ -21,7 +21,7 @@ struct SweepOptions {
   int64_t resume = 0;                  // run id to continue, 0: a new run
   bool progress = false;               // a live progress line (on a terminal)
   std::string host, git_commit;
-  const std::atomic<bool>* stop = nullptr;  // set by SIGINT: finish the point, then stop
+  const std::atomic<bool>* stop = nullptr;  // set by SIGINT: finish the table cell, then stop
   // Called once the run exists and before any point is measured (building the compiled
   // baselines' packages, outside every timed region); may record into the store.
   std::function<void(int64_t run_id)> before_measure;
@@ -40,6 +40,10 @@ void drop_unavailable(Sweep& sw, Executor& ex, std::ostream& log);
 
 SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store,
                        const SweepOptions& opt, std::ostream& log);
+
+// One point's result from its rounds (Timing::rounds): the first error if any, else every
+// round's samples pooled, their statistics, the largest check error.
+Result pool_rounds(const std::vector<Result>& rounds);
 
 // The statistic a table shows for a result: the stat for speed, the peak for memory, -1 on error.
 double shown_value(const Result& r, const std::string& stat);

@@ -6,6 +6,9 @@
 //   write a memset of the buffer (what triton.testing.do_bench does with zero_()): up to an L2's
 //         worth of dirty lines stay behind, and the timed call pays their write-back;
 //   none  no flush (a diagnostic: the kernel's code, and whatever data fits, stay in L2).
+// OPBENCH_FLUSH_PLACES=k (default 1): flush i covers the buffer from (i mod k) x 4 MiB on, so
+// the samples see k placements of the flush's lines within one allocation (a diagnostic: on
+// the H100 it moved nothing, a new allocation does; notes/measurement.md).
 // The samples (environment OPBENCH_SAMPLES):
 //   sync   (default) the host waits for each sample before it queues the next flush;
 //   stream every sample queued back to back and read at the end (what do_bench and opbench's
@@ -28,8 +31,9 @@ namespace opbench::bench {
 class FlushTimer {
  public:
   FlushTimer() {
-    OPBENCH_CUDA_CHECK(cudaMalloc(&flush_, kFlushBytes));
-    OPBENCH_CUDA_CHECK(cudaMemset(flush_, 0, kFlushBytes));
+    if (const char* pl = std::getenv("OPBENCH_FLUSH_PLACES")) places_ = std::max(1, std::atoi(pl));
+    OPBENCH_CUDA_CHECK(cudaMalloc(&flush_, kFlushBytes + size_t(places_ - 1) * kPlaceStep));
+    OPBENCH_CUDA_CHECK(cudaMemset(flush_, 0, kFlushBytes + size_t(places_ - 1) * kPlaceStep));
     const char* m = std::getenv("OPBENCH_FLUSH");
     if (m != nullptr && std::strcmp(m, "write") == 0) mode_ = L2Flush::write;
     if (m != nullptr && std::strcmp(m, "none") == 0) mode_ = L2Flush::none;
@@ -95,11 +99,15 @@ class FlushTimer {
     OPBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, ev_[2 * slot], ev_[2 * slot + 1]));
     return ms;
   }
+  // OPBENCH_FLUSH_PLACES=k: flush i covers the buffer from (i mod k) x 4 MiB on.
   void flush(int i) {
-    if (mode_ == L2Flush::write) OPBENCH_CUDA_CHECK(cudaMemsetAsync(flush_, i & 0xff, kFlushBytes));
-    if (mode_ == L2Flush::read) opbench::kernels::l2_flush_read(flush_, kFlushBytes, nullptr);
+    char* at = static_cast<char*>(flush_) + size_t(i % places_) * kPlaceStep;
+    if (mode_ == L2Flush::write) OPBENCH_CUDA_CHECK(cudaMemsetAsync(at, i & 0xff, kFlushBytes));
+    if (mode_ == L2Flush::read) opbench::kernels::l2_flush_read(at, kFlushBytes, nullptr);
   }
   static constexpr size_t kFlushBytes = size_t(256) << 20;
+  static constexpr size_t kPlaceStep = size_t(4) << 20;
+  int places_ = 1;
   std::vector<cudaEvent_t> ev_;  // a start and a stop event per sample
   void* flush_ = nullptr;
   L2Flush mode_ = L2Flush::read;  // OPBENCH_FLUSH

@@ -4,6 +4,7 @@
 #   kernels_1d_test, kernels_1d_bench         act, lrpe_cosine, lrpe_rotate
 #   kernels_md_tpa_test, kernels_md_tpa_bench lrpe_cosine_md, tpa_decode
 #   kernels_md_tpa_trace                      the tpa bench with timeline stamps (--trace)
+#   episodes_bench                            how a short call's time moves between episodes
 # Needs nvcc and GoogleTest (libgtest-dev). The kernels get CMake's flags (KFLAGS, default
 # "--use_fast_math -lineinfo"), so the benchmarks time what opbench runs. Objects newer than
 # their source and every kernel header are kept. Usage from the repo root:
@@ -38,7 +39,7 @@ start() {  # at most $jobs compilations at a time
 for f in act lrpe_cosine lrpe_rotate lrpe_cosine_md tpa_decode l2_flush; do
   start "kernels/$f.cu" "$B/$f.o" $KFLAGS -Xptxas -v
 done
-for t in kernels_1d_test kernels_1d_bench kernels_md_tpa_test kernels_md_tpa_bench; do
+for t in kernels_1d_test kernels_1d_bench kernels_md_tpa_test kernels_md_tpa_bench episodes_bench; do
   start "tests/gpu/$t.cu" "$B/$t.o"
 done
 # tpa_decode with its timeline stamps (kernels_md_tpa_bench --trace)
@@ -51,7 +52,8 @@ K1="$B/act.o $B/lrpe_cosine.o $B/lrpe_rotate.o $B/l2_flush.o"
 K2="$B/lrpe_cosine_md.o $B/tpa_decode.o $B/l2_flush.o"
 nvcc $ARCH "$B/kernels_1d_test.o" $K1 -o "$B/kernels_1d_test" -lgtest -lgtest_main -lpthread
 nvcc $ARCH "$B/kernels_1d_bench.o" $K1 -o "$B/kernels_1d_bench"
+nvcc $ARCH "$B/episodes_bench.o" $K1 -o "$B/episodes_bench"
 nvcc $ARCH "$B/kernels_md_tpa_test.o" $K2 -o "$B/kernels_md_tpa_test" -lgtest -lgtest_main -lpthread
 nvcc $ARCH "$B/kernels_md_tpa_bench.o" $K2 -o "$B/kernels_md_tpa_bench"
 nvcc $ARCH "$B/kernels_md_tpa_bench_trace.o" "$B/lrpe_cosine_md.o" "$B/tpa_decode_trace.o" "$B/l2_flush.o" -o "$B/kernels_md_tpa_trace"
-echo "built $B/kernels_{1d,md_tpa}_{test,bench}, $B/kernels_md_tpa_trace"
+echo "built $B/kernels_{1d,md_tpa}_{test,bench}, $B/kernels_md_tpa_trace, $B/episodes_bench"

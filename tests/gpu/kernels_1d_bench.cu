@@ -234,13 +234,15 @@ int main(int argc, char** argv) {
                   configs.push_back(config("t" + std::to_string(th) + "u" + std::to_string(u) + (cs ? "" : "_plain"),
                                            [&](T1& t) { t.flat_threads = th, t.flat_units = u, t.stream_stores = cs; }));
                 }
+          // lrpe_cosine: blocks per SM the tiles keep (48: one step per tile at these sizes;
+          // fewer: longer tiles, up to 16 steps) x batch rows x prefetch x stores
           if (small && op == Op::cos)
-            for (int ms : {1, 2, 4, 16})
+            for (int bps : {48, 8, 4, 2})
               for (int br = 0; br < 2; ++br)
                 for (int pf = 0; pf < 2; ++pf)
                   for (int cs = 0; cs < 2; ++cs)
-                    configs.push_back(config("s" + std::to_string(ms) + (br ? "_br" : "_nobr") + (pf ? "_pf" : "_nopf") + (cs ? "" : "_plain"),
-                                             [&](T1& t) { t.max_steps = ms, t.batch_rows = br, t.prefetch = pf, t.stream_stores = cs; }));
+                    configs.push_back(config("b" + std::to_string(bps) + (br ? "_br" : "_nobr") + (pf ? "_pf" : "_nopf") + (cs ? "" : "_plain"),
+                                             [&](T1& t) { t.tile_blocks_per_sm = bps, t.max_steps = 16, t.batch_rows = br, t.prefetch = pf, t.stream_stores = cs; }));
           if (act_rows && v.act == Act::softmax && !default_only)  // against act's own kernel
             configs.push_back(config("row_kernel", [](T1& t) { t.feat_kernel = 0; }));
           if (op != Op::act && !v.seq && n == 256 && !default_only)

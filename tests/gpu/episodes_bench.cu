@@ -1,0 +1,134 @@
+// Where does a short kernel's time move between measurements? The harness measures each point
+// once (one episode: ~100 ms of samples after a warm-up); at n = 256 two episodes of the same
+// kernel differ by up to ~1 us on 11-24 us calls while the samples inside one episode agree to
+// ~0.1 us. This benchmark repeats episodes of one call and changes one thing between them:
+//   same     nothing (the same flush buffer and tensors, episodes back to back)
+//   flush    a new 256 MiB flush buffer per episode (the harness allocates one per point)
+//   tensors  new input and output tensors per episode (new addresses; the old ones stay
+//            allocated until the end, so the allocator cannot hand the same memory back)
+//   both     both
+// and prints each episode's median and the spread of the episode medians.
+// Usage: episodes_bench [--episodes N] [--samples N]; OPBENCH_FLUSH / OPBENCH_SAMPLES as the
+// other kernel benchmarks (bench_timer.cuh; the harness's way is write + stream).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/act.h"
+#include "kernels/lrpe_cosine.h"
+#include "tests/gpu/bench_timer.cuh"
+#include "tests/gpu/kernels_1d_util.cuh"
+
+using opbench::kernels::Act;
+using opbench::kernels::ActArgs;
+using opbench::kernels::DType;
+using opbench::kernels::LrpeArgs;
+
+namespace {
+
+constexpr int64_t B = 12, H = 12, D = 128;
+
+struct Case {
+  std::string name;
+  bool cosine;  // lrpe_cosine, else act
+  Act act;
+  bool bwd;
+  int64_t n;
+};
+
+// One call's tensors: x, do (output-shaped), out; theta for lrpe_cosine.
+struct Tensors {
+  void *x = nullptr, *g = nullptr, *o = nullptr;
+  float* th = nullptr;
+  explicit Tensors(int64_t n) {
+    const int64_t nx = B * H * n * D;
+    K1D_CHECK(cudaMalloc(&x, size_t(nx) * 2));
+    K1D_CHECK(cudaMalloc(&g, size_t(2 * nx) * 2));
+    K1D_CHECK(cudaMalloc(&o, size_t(2 * nx) * 2));
+    k1d::fill(x, DType::bf16, nx, 11);
+    k1d::fill(g, DType::bf16, 2 * nx, 12);
+    std::vector<float> t(size_t(H * D));
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t k = 0; k < D; ++k) t[size_t(h * D + k)] = float(std::pow(10000.0, -double(k) / D));
+    K1D_CHECK(cudaMalloc(&th, t.size() * 4));
+    K1D_CHECK(cudaMemcpy(th, t.data(), t.size() * 4, cudaMemcpyHostToDevice));
+  }
+  ~Tensors() {
+    cudaFree(x), cudaFree(g), cudaFree(o), cudaFree(th);
+  }
+};
+
+std::function<void()> call_of(const Case& c, const Tensors& t, ActArgs& aa, LrpeArgs& la) {
+  if (!c.cosine) {
+    aa.dtype = DType::bf16, aa.act = c.act, aa.b = B, aa.h = H, aa.n = c.n, aa.d = D;
+    aa.x = t.x, aa.dout = t.g, aa.out = t.o;
+    if (c.bwd) return [&aa] { opbench::kernels::act_backward(aa); };
+    return [&aa] { opbench::kernels::act_forward(aa); };
+  }
+  la.dtype = DType::bf16, la.act = c.act, la.b = B, la.n = c.n, la.h = H, la.d = D;
+  la.x = t.x, la.theta = t.th, la.theta_sh = D, la.theta_sk = 1, la.dout = t.g, la.out = t.o;
+  if (c.bwd) return [&la] { opbench::kernels::lrpe_cosine_backward(la); };
+  return [&la] { opbench::kernels::lrpe_cosine_forward(la); };
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int episodes = 10, samples = 100;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--episodes") == 0 && i + 1 < argc) episodes = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--samples") == 0 && i + 1 < argc) samples = std::atoi(argv[++i]);
+    else {
+      std::fprintf(stderr, "usage: episodes_bench [--episodes N] [--samples N]\n");
+      return 2;
+    }
+  }
+  if (!k1d::have_gpu()) {
+    std::printf("no CUDA device: nothing to measure\n");
+    return 0;
+  }
+  const std::vector<Case> cases = {
+      {"act relu fwd", false, Act::relu, false, 256},
+      {"act sigmoid bwd", false, Act::sigmoid, true, 256},
+      {"act relu fwd", false, Act::relu, false, 512},
+      {"lrpe_cosine silu bwd", true, Act::silu, true, 256},
+  };
+  const char* modes[] = {"same", "flush", "tensors", "both"};
+  std::printf("case | n | change between episodes | episode medians (us) | min | max | spread\n");
+  for (const Case& c : cases)
+    for (int mode = 0; mode < 4; ++mode) {
+      const bool new_flush = mode == 1 || mode == 3, new_tensors = mode >= 2;
+      std::vector<std::unique_ptr<Tensors>> kept;  // every episode's tensors, freed at the end
+      kept.push_back(std::make_unique<Tensors>(c.n));
+      auto timer = std::make_unique<opbench::bench::FlushTimer>();
+      std::vector<double> med;
+      for (int e = 0; e < episodes; ++e) {
+        if (new_tensors && e > 0) kept.push_back(std::make_unique<Tensors>(c.n));
+        if (new_flush && e > 0) {
+          timer.reset();
+          timer = std::make_unique<opbench::bench::FlushTimer>();
+        }
+        ActArgs aa;
+        LrpeArgs la;
+        auto f = call_of(c, *kept.back(), aa, la);
+        med.push_back(1e3 * median(timer->sorted_samples(f, samples, 10)));
+      }
+      std::printf("%s | %lld | %s |", c.name.c_str(), static_cast<long long>(c.n), modes[mode]);
+      for (double m : med) std::printf(" %.2f", m);
+      const auto [lo, hi] = std::minmax_element(med.begin(), med.end());
+      std::printf(" | %.2f | %.2f | %.2f\n", *lo, *hi, *hi - *lo);
+      std::fflush(stdout);
+    }
+  return 0;
+}
