@@ -227,7 +227,10 @@ int main(int argc, char** argv) {
             configs.push_back(config("flat1", [](T1& t) { t.flat_units = 1; }));
             configs.push_back(config("flat4", [](T1& t) { t.flat_units = 4; }));
           }
-          if (small && flat)  // threads x units per thread x stores
+          // K1D_BENCH_GRID=1: more configurations (the flat kernel's grid also at n = 32768,
+          // the row kernels' below)
+          static const bool grid = std::getenv("K1D_BENCH_GRID") != nullptr;
+          if (flat && (small || (grid && n == 32768)))  // threads x units per thread x stores
             for (int th : {128, 256, 512})
               for (int u : {1, 2, 4})
                 for (int cs = 0; cs < 2; ++cs) {
@@ -248,7 +251,6 @@ int main(int argc, char** argv) {
           if (op != Op::act && !v.seq && n == 256 && !default_only)
             configs.push_back(config("no_batch_rows", [](T1& t) { t.batch_rows = 0; }));
           // K1D_BENCH_GRID=1: tiles of 1..16 steps x batch rows x prefetch, row kernels.
-          static const bool grid = std::getenv("K1D_BENCH_GRID") != nullptr;
           if (grid && !flat && !v.seq && (n == 32768 || n == 256) && !(op == Op::act && v.act == Act::none))
             for (int ms : {1, 2, 4, 8, 16})
               for (int br = 0; br < (op == Op::act ? 1 : 2); ++br)
