@@ -91,14 +91,15 @@ __global__ void __launch_bounds__(kFlatMaxThreads)
 // stream_stores fields override it). Measured with the harness's write flush at b = 12, h = 12,
 // d = 128, n = 256 .. 4096 (notes/perf-1d.md, v5): small calls (< 2^21 units) gain 0.3-0.6 us
 // forward from two units a thread and plain stores, mid-sized ones (< 2^24) 0.2-0.7 us from
-// 512-thread blocks and plain stores; large calls keep one unit, 256 threads, streaming stores
-// (at the floor, notes/perf-1d.md v3).
+// 512-thread blocks and plain stores; large calls (>= 2^24 units) 512-thread blocks with
+// streaming stores, one unit a thread forward and four backward: at n = 32768 797.5 and 1177.1
+// us against 800.3 and 1185.5 with v3's 256 x 1 (notes/perf-1d.md v6), torch's 798.8 / 1177.0.
 struct FlatShape {
   int threads, units;
   bool cs;
 };
 FlatShape flat_shape(int64_t nunits, bool bwd) {
-  FlatShape f{rows1d::kThreads, 1, true};
+  FlatShape f{512, bwd ? 4 : 1, true};
   if (nunits < (int64_t{1} << 21)) f = bwd ? FlatShape{512, 1, false} : FlatShape{256, 2, false};
   else if (nunits < (int64_t{1} << 24)) f = {512, 1, false};
   const Tuning1d& t = tuning_1d();

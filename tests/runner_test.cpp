@@ -159,9 +159,10 @@ timing: {rep_ms: 90, rounds: 3}
   Store store(temp_db());
   SweepOutcome out = run_sweep(cfg, sw, ex, store, {}, log);
   EXPECT_EQ(out.measured, 4u);
-  // Speed: three rounds of both providers, each round with rep_ms / 3; memory: one measure.
+  // Speed: three rounds of both providers, each round with rep_ms / 3, each round starting
+  // with the next provider; memory: one measure.
   EXPECT_EQ(ex.log, (std::vector<std::string>{"torch:speed:30", "torch_compile:speed:30", "round",
-                                              "torch:speed:30", "torch_compile:speed:30", "round",
+                                              "torch_compile:speed:30", "torch:speed:30", "round",
                                               "torch:speed:30", "torch_compile:speed:30",
                                               "torch:memory:90", "torch_compile:memory:90"}));
   for (const auto& sp : store.points(out.run_id)) {
@@ -176,7 +177,7 @@ timing: {rep_ms: 90, rounds: 3}
       EXPECT_DOUBLE_EQ(sp.result.pct_peak, 0.5);
     } else {
       EXPECT_DOUBLE_EQ(sp.result.stats.median, 10.0);
-      EXPECT_DOUBLE_EQ(sp.result.rel_err, 0.008);  // the largest round's (8th measure)
+      EXPECT_DOUBLE_EQ(sp.result.rel_err, 0.008);  // the largest round's (8th entry of the log)
     }
   }
 }

@@ -152,9 +152,14 @@ SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store,
     per_round.warmup_ms = cfg.timing.warmup_ms / rounds;
     per_round.rep_ms = cfg.timing.rep_ms / rounds;
     std::vector<std::vector<Result>> got(cell.size());
+    // Round r starts with provider r mod k: every provider takes every place in the order
+    // equally often (the first measure after new inputs was seen to run differently).
     for (int r = 0; r < rounds; ++r) {
       if (r > 0) ex.new_round();
-      for (size_t c = 0; c < cell.size(); ++c) got[c].push_back(ex.measure(sw.points[cell[c]], per_round));
+      for (size_t q = 0; q < cell.size(); ++q) {
+        const size_t c = (q + size_t(r)) % cell.size();
+        got[c].push_back(ex.measure(sw.points[cell[c]], per_round));
+      }
     }
     for (size_t c = 0; c < cell.size(); ++c) {
       const Point& p = sw.points[cell[c]];
