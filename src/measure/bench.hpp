@@ -1,7 +1,8 @@
 // The timing protocol (the product): triton.testing.do_bench's, on CUDA events or a steady
 // clock. One call first (so lazy work is done), an estimate over 5 calls, warm-up and repeat
 // counts derived from warmup_ms and rep_ms, then one sample per call, each preceded by an L2
-// flush (a write of a buffer larger than the cache, outside the timed region).
+// flush (a write of a buffer larger than the cache, outside the timed region). The sweep runs
+// it once per round of a point (Timing::rounds, sweep/runner.cpp) with that round's budgets.
 #pragma once
 #include <cstddef>
 #include <functional>
