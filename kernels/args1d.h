@@ -44,6 +44,8 @@ struct Tuning1d {
                           // 1 always
   int feat_kernel = -1;   // act softmax over d: act's own lane-group kernel (-1, the measured
                           // choice, or 1), 0 the rows1d row kernel
+  int flat_lrpe = -1;     // lrpe_cosine backward, elementwise acts: the flat kernel (1), the row
+                          // kernel (0), or -1 by call size (lrpe_cosine.cu)
 };
 inline Tuning1d& tuning_1d() {
   static Tuning1d t;
@@ -62,7 +64,7 @@ inline std::string apply_tuning_1d(const std::string& spec, Tuning1d& t) {
       {"max_steps", &Tuning1d::max_steps},       {"stream_stores", &Tuning1d::stream_stores},
       {"flat_units", &Tuning1d::flat_units},     {"flat_threads", &Tuning1d::flat_threads},
       {"batch_rows", &Tuning1d::batch_rows},
-      {"feat_kernel", &Tuning1d::feat_kernel},
+      {"feat_kernel", &Tuning1d::feat_kernel},   {"flat_lrpe", &Tuning1d::flat_lrpe},
   };
   size_t pos = 0;
   while (pos < spec.size()) {

@@ -11,7 +11,8 @@
 //
 // Work per element: one unit of 8 elements (16 bytes of bf16) per thread and row, 4 rows per
 // step, the next step prefetched into L2; sin and cos of each float32 angle range-reduced,
-// accurate to ~5e-7 at any n (rows1d.cuh).
+// accurate to ~5e-7 at any n (rows1d.cuh). Small backward calls with an elementwise act run a
+// flat kernel instead (one unit per thread, no theta table; cos_bwd_flat_kernel below).
 #include "launch1d.cuh"
 #include "lrpe_cosine.h"
 
@@ -49,6 +50,83 @@ struct CosOp {
   }
 };
 
+// Backward of small calls with an elementwise act: one thread per 16-byte unit of dx, theta
+// read through the read-only cache, no table and no barrier. The row kernel's blocks fill a
+// theta table (an L2 round trip and a barrier) before their loads; at b 12 h 12 d 128 n = 256
+// that is 1152 one-step blocks at 2 per SM, 4.4 waves of it (notes/perf-1d.md v6). Here each
+// thread evaluates the angles of its own 8 elements (no reuse across batches), at up to 8
+// blocks per SM. Bytes as the row kernel: do (2|x|) and x read, dx written.
+template <typename T, int V, Act A>
+__global__ void __launch_bounds__(rows1d::kThreads) cos_bwd_flat_kernel(const rows1d::Args a,
+                                                                        int64_t nunits) {
+  const int64_t i = int64_t(blockIdx.x) * rows1d::kThreads + threadIdx.x;
+  if (i >= nunits) return;
+  const int64_t row = i / a.U;  // row (b, s, h) of x; x and dx rows are d long, do rows 2d
+  const int k0 = int(i - row * a.U) * V;
+  const int64_t h = row % a.H, s = (row / a.H) % a.N;
+  const T* X = static_cast<const T*>(a.x);
+  const T* G = static_cast<const T*>(a.dout);
+  const int64_t xo = row * a.D + k0, go = row * 2 * a.D + k0;
+  const rows1d::Raw<T, V> dcr = rows1d::ld<T, V>(G + go), dsr = rows1d::ld<T, V>(G + go + a.D);
+  rows1d::Raw<T, V> xr;
+  if constexpr (A != Act::none) xr = rows1d::ld<T, V>(X + xo);
+  float th[V];
+#pragma unroll
+  for (int e = 0; e < V; ++e) th[e] = __ldg(a.theta + h * a.th_sh + int64_t(k0 + e) * a.th_sk);
+  float dc[V], ds[V], xv[V], dx[V];
+  rows1d::unpack<T, V>(dcr, dc);
+  rows1d::unpack<T, V>(dsr, ds);
+  if constexpr (A != Act::none) rows1d::unpack<T, V>(xr, xv);
+  const int64_t pos = a.offset + s;
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    float sn, cs;
+    rows1d::sincos_angle(rows1d::angle_of(pos, th[e]), sn, cs);
+    const float g = fmaf(dc[e], cs, ds[e] * sn);
+    dx[e] = A == Act::none ? g : rows1d::fact_bwd<A>(xv[e], g);
+  }
+  rows1d::st<T, V>(static_cast<T*>(a.out) + xo, rows1d::pack<T, V>(dx), a.cs);
+}
+
+template <typename T, int V>
+void launch_flat_bwd(const rows1d::Call& c, const rows1d::Args& a, int64_t nunits) {
+  const unsigned grid = rows1d::grid_of((nunits + rows1d::kThreads - 1) / rows1d::kThreads, c.op);
+  switch (c.act) {
+    case Act::none: cos_bwd_flat_kernel<T, V, Act::none><<<grid, rows1d::kThreads, 0, c.stream>>>(a, nunits); break;
+    case Act::relu: cos_bwd_flat_kernel<T, V, Act::relu><<<grid, rows1d::kThreads, 0, c.stream>>>(a, nunits); break;
+    case Act::sigmoid: cos_bwd_flat_kernel<T, V, Act::sigmoid><<<grid, rows1d::kThreads, 0, c.stream>>>(a, nunits); break;
+    case Act::silu: cos_bwd_flat_kernel<T, V, Act::silu><<<grid, rows1d::kThreads, 0, c.stream>>>(a, nunits); break;
+    default: throw KernelError(std::string(c.op) + ": the flat backward takes elementwise acts only");
+  }
+  OPBENCH_LAUNCH_CHECK();
+}
+
+// Whether a backward call runs the flat kernel: elementwise acts on the vector path (16-byte
+// units, every tensor aligned), x under kFlatMaxBytes unless Tuning1d::flat_lrpe says otherwise.
+// Measured (H100, b 12 h 12 d 128 bf16, write flush, notes/perf-1d.md v6): silu 20.5 / 33.4 /
+// 58.6 / 108.2 / 206.1 us at n = 256 .. 4096 against the row kernel's 24.0 / 38.6 / 65.2 /
+// 120.1 / 207.3; act none gains from n = 512 to 2048 and loses at 4096 (160.4 vs 155.0), where
+// x holds 151 MB; larger calls stay with the row kernel (at the floor).
+constexpr double kFlatMaxBytes = double(128 << 20);
+bool flat_backward(const rows1d::Call& c) {
+  if (c.seq || c.act == Act::softmax || !rows1d::vector_plan(c)) return false;
+  const int f = tuning_1d().flat_lrpe;
+  if (f >= 0) return f != 0;
+  return double(c.B) * c.H * c.N * c.D * dtype_size(c.dtype) < kFlatMaxBytes;
+}
+
+void launch_flat_backward(const rows1d::Call& c) {
+  rows1d::check_common(c);
+  const rows1d::Plan p = rows1d::make_plan(c, 1, false, 1);  // V, U (units per row)
+  const rows1d::Args a = rows1d::make_args(c, p);
+  const int64_t nunits = c.B * c.H * c.N * p.U;
+  switch (c.dtype) {
+    case DType::f32: launch_flat_bwd<float, 4>(c, a, nunits); break;
+    case DType::f16: launch_flat_bwd<__half, 8>(c, a, nunits); break;
+    case DType::bf16: launch_flat_bwd<__nv_bfloat16, 8>(c, a, nunits); break;
+  }
+}
+
 }  // namespace
 
 size_t lrpe_cosine_workspace_bytes(const LrpeArgs& a, bool backward) {
@@ -58,7 +136,9 @@ void lrpe_cosine_forward(const LrpeArgs& a) {
   rows1d::launch<CosOp>(rows1d::lrpe_call(a, false, false));
 }
 void lrpe_cosine_backward(const LrpeArgs& a) {
-  rows1d::launch<CosOp>(rows1d::lrpe_call(a, true, false));
+  const rows1d::Call c = rows1d::lrpe_call(a, true, false);
+  if (flat_backward(c)) launch_flat_backward(c);
+  else rows1d::launch<CosOp>(c);
 }
 
 }  // namespace opbench::kernels

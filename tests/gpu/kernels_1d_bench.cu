@@ -1,8 +1,9 @@
 // Benchmark of our 1d CUDA kernels (act, lrpe_cosine, lrpe_rotate) against their memory floor.
 // Standalone (no torch, no gtest).
 // Usage: kernels_1d_bench [csv_path] [--quick] [--default-only] [--small] [--op act|lrpe_cosine|lrpe_rotate]
-// (--small: n = 256 .. 4096, the elementwise acts with a grid of flat-kernel launch shapes and
-// lrpe_cosine's silu backward with tile x batch rows x prefetch x stores.)
+// (--small: n = 256 .. 4096, the elementwise acts with a grid of flat-kernel launch shapes,
+// lrpe_cosine's backward (none and the elementwise acts) with its flat kernel against the row
+// kernel, and for silu the row kernel's blocks per SM x batch rows x prefetch x stores.)
 // (--default-only: n = 32768 and each kernel's default configuration only; --op: one op only;
 // --configs a,b: only the configurations of those names, e.g. --small --configs default,t512u1.)
 //
@@ -200,7 +201,7 @@ int main(int argc, char** argv) {
           // --small: act's elementwise variants and lrpe_cosine's silu backward only (the small
           // calls where torch was close in the harness)
           const bool elem = v.act == Act::relu || v.act == Act::sigmoid || v.act == Act::silu;
-          const bool small_case = elem && !v.seq && (op == Op::act || (op == Op::cos && v.act == Act::silu && bwd));
+          const bool small_case = !v.seq && ((elem && op == Op::act) || (op == Op::cos && bwd && (elem || v.act == Act::none)));
           if (small && !small_case) continue;
           if (!small && n == 4096 && !v.seq && !act_rows) continue;
           if (!small && n == 1024 && !act_rows) continue;
@@ -239,13 +240,17 @@ int main(int argc, char** argv) {
                 }
           // lrpe_cosine: blocks per SM the tiles keep (48: one step per tile at these sizes;
           // fewer: longer tiles, up to 16 steps) x batch rows x prefetch x stores
-          if (small && op == Op::cos)
+          if (small && op == Op::cos) {  // the flat backward against the row kernel
+            configs.push_back(config("flat", [](T1& t) { t.flat_lrpe = 1; }));
+            configs.push_back(config("rows", [](T1& t) { t.flat_lrpe = 0; }));
+          }
+          if (small && op == Op::cos && v.act == Act::silu)
             for (int bps : {48, 8, 4, 2})
               for (int br = 0; br < 2; ++br)
                 for (int pf = 0; pf < 2; ++pf)
                   for (int cs = 0; cs < 2; ++cs)
                     configs.push_back(config("b" + std::to_string(bps) + (br ? "_br" : "_nobr") + (pf ? "_pf" : "_nopf") + (cs ? "" : "_plain"),
-                                             [&](T1& t) { t.tile_blocks_per_sm = bps, t.max_steps = 16, t.batch_rows = br, t.prefetch = pf, t.stream_stores = cs; }));
+                                             [&](T1& t) { t.flat_lrpe = 0, t.tile_blocks_per_sm = bps, t.max_steps = 16, t.batch_rows = br, t.prefetch = pf, t.stream_stores = cs; }));
           if (act_rows && v.act == Act::softmax && !default_only)  // against act's own kernel
             configs.push_back(config("row_kernel", [](T1& t) { t.feat_kernel = 0; }));
           if (op != Op::act && !v.seq && n == 256 && !default_only)
