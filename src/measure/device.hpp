@@ -21,7 +21,8 @@ class Device {
   virtual at::Device torch_device() const = 0;
   virtual std::unique_ptr<Clock> clock(L2Flush flush) = 0;
   // The next clocks flush through a newly allocated buffer (made before the old one is
-  // freed, so it lies elsewhere): a new placement for the next round.
+  // freed, so it lies elsewhere): a new placement for the next round. Keeps the old buffer
+  // when there is no room for the new one.
   virtual void new_flush_buffer() {}
   // "" when this device's clock can flush that way, else why not (one line).
   virtual std::string flush_unsupported(L2Flush) const { return ""; }

@@ -91,7 +91,10 @@ class CudaDevice final : public Device {
   void new_flush_buffer() override {
     if (!flush_buf_) return;
     void* fresh = nullptr;
-    check(cudaMalloc(&fresh, kFlushBytes), "cudaMalloc(L2 flush buffer)");
+    if (cudaMalloc(&fresh, kFlushBytes) != cudaSuccess) {
+      cudaGetLastError();  // no room for a second buffer: keep flushing through this one
+      return;
+    }
     check(cudaFree(flush_buf_), "cudaFree(L2 flush buffer)");
     flush_buf_ = fresh;
   }

@@ -76,6 +76,12 @@ static void fill(at::Tensor& t, Fill how) {
   }
 }
 
+static void release_cached_memory() {
+#ifdef OPBENCH_TORCH_CUDA
+  c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+}
+
 const Inputs& TorchExecutor::inputs_for(const Point& point) {
   Params key_params = point.params;
   key_params.erase("metric");
@@ -83,25 +89,36 @@ const Inputs& TorchExecutor::inputs_for(const Point& point) {
   for (const auto& [k, v] : key_params.values()) key += "|" + k + "=" + to_string(v);
   if (key == inputs_key_ && !new_inputs_) return inputs_;
   // A new round of the same cell: the copies are made while the old tensors still hold their
-  // memory, so they land elsewhere (same seed, same values). Otherwise the last point's
-  // tensors are freed first.
+  // memory, so they land elsewhere (same seed, same values); if that runs out of memory, the
+  // old ones go first. Otherwise the last point's tensors are freed first.
   Inputs old;
   if (key == inputs_key_) old = std::move(inputs_);
   inputs_ = Inputs();
   inputs_key_.clear();
   new_inputs_ = false;
   const OpSpec* op = find_op(point.op);
-  at::manual_seed(std::stoull(content_hash(key), nullptr, 16) & 0x7fffffffffffull);
   auto opts = at::TensorOptions().device(device_->torch_device());
   at::ScalarType st = scalar_type(point.params.s("dtype"));
-  for (const auto& spec : op->inputs(point.params)) {
-    at::Tensor t = at::empty(spec.shape, opts.dtype(spec.storage_dtype ? st : at::kFloat));
-    fill(t, spec.fill);
-    inputs_.tensors.push_back(t);
-  }
-  if (point.params.s("mode") == "bwd") {
-    inputs_.grad_out = at::empty(op->output_shape(point.params), opts.dtype(st));
-    inputs_.grad_out.normal_();
+  auto make = [&] {
+    inputs_ = Inputs();
+    at::manual_seed(std::stoull(content_hash(key), nullptr, 16) & 0x7fffffffffffull);
+    for (const auto& spec : op->inputs(point.params)) {
+      at::Tensor t = at::empty(spec.shape, opts.dtype(spec.storage_dtype ? st : at::kFloat));
+      fill(t, spec.fill);
+      inputs_.tensors.push_back(t);
+    }
+    if (point.params.s("mode") == "bwd") {
+      inputs_.grad_out = at::empty(op->output_shape(point.params), opts.dtype(st));
+      inputs_.grad_out.normal_();
+    }
+  };
+  try {
+    make();
+  } catch (const c10::OutOfMemoryError&) {
+    if (old.tensors.empty()) throw;
+    old = Inputs();
+    release_cached_memory();
+    make();
   }
   device_->synchronize();
   inputs_key_ = key;
@@ -113,14 +130,12 @@ static std::string first_line(const std::string& s) {
   return nl == std::string::npos ? s : s.substr(0, nl);
 }
 
-static void release_cached_memory() {
-#ifdef OPBENCH_TORCH_CUDA
-  c10::cuda::CUDACachingAllocator::emptyCache();
-#endif
-}
-
 void TorchExecutor::new_round() {
-  device_->new_flush_buffer();
+  try {
+    device_->new_flush_buffer();
+  } catch (const std::exception&) {
+    // A device that cannot free its old buffer fails the next measures with the reason.
+  }
   new_inputs_ = true;
 }
 
