@@ -66,15 +66,8 @@ CountingAllocator& counting() {
 
 class CpuClock final : public Clock {
  public:
-  // buf: the device's flush buffer (kept for the whole sweep, as on CUDA), or nullptr for none.
-  CpuClock(L2Flush flush, std::vector<unsigned char>* buf) : buf_(buf), read_(flush == L2Flush::read) {
-    if (flush == L2Flush::none) buf_ = nullptr;
-    if (buf_ && buf_->empty()) {
-      long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-      size_t bytes = size_t(std::max<long>(l3 > 0 ? l3 : 0, 16l << 20)) * 2;
-      buf_->assign(bytes, 0);
-    }
-  }
+  // buf: the device's flush buffer (kept for the whole sweep, as on CUDA), nullptr for none.
+  CpuClock(L2Flush flush, std::vector<unsigned char>* buf) : buf_(buf), read_(flush == L2Flush::read) {}
   void reserve(size_t n) override { t_.assign(n * 2, {}); }
   bool estimate_includes_flush() const override { return false; }
   size_t min_repeat() const override { return 10; }
@@ -122,7 +115,14 @@ class CpuDevice final : public Device {
  public:
   CpuDevice() { counting(); }
   at::Device torch_device() const override { return at::Device(at::kCPU); }
-  std::unique_ptr<Clock> clock(L2Flush flush) override { return std::make_unique<CpuClock>(flush, &flush_buf_); }
+  std::unique_ptr<Clock> clock(L2Flush flush) override {
+    if (flush == L2Flush::none) return std::make_unique<CpuClock>(flush, nullptr);
+    if (flush_buf_.empty()) {
+      long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+      flush_buf_.assign(size_t(std::max<long>(l3 > 0 ? l3 : 0, 16l << 20)) * 2, 0);
+    }
+    return std::make_unique<CpuClock>(flush, &flush_buf_);
+  }
   void new_flush_buffer() override {
     if (flush_buf_.empty()) return;
     std::vector<unsigned char> fresh(flush_buf_.size(), 0);

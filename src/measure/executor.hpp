@@ -4,6 +4,7 @@
 #pragma once
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "measure/device.hpp"
@@ -30,6 +31,7 @@ class TorchExecutor final : public Executor {
   std::string inputs_key_;
   Inputs inputs_;
   bool new_inputs_ = false;  // new_round(): the next inputs_for makes new copies
+  std::set<std::string> checked_;  // providers of the current cell checked against torch
 };
 
 // ||a - b|| / ||b|| over every output, in float32 (the largest of the outputs).

@@ -11,7 +11,6 @@
 // Usage: episodes_bench [--episodes N] [--samples N]; OPBENCH_FLUSH / OPBENCH_SAMPLES as the
 // other kernel benchmarks (bench_timer.cuh; the harness's way is write + stream).
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -52,9 +51,7 @@ struct Tensors {
     K1D_CHECK(cudaMalloc(&o, size_t(2 * nx) * 2));
     k1d::fill(x, DType::bf16, nx, 11);
     k1d::fill(g, DType::bf16, 2 * nx, 12);
-    std::vector<float> t(size_t(H * D));
-    for (int64_t h = 0; h < H; ++h)
-      for (int64_t k = 0; k < D; ++k) t[size_t(h * D + k)] = float(std::pow(10000.0, -double(k) / D));
+    const std::vector<float> t = k1d::rotary_theta(H, D);
     K1D_CHECK(cudaMalloc(&th, t.size() * 4));
     K1D_CHECK(cudaMemcpy(th, t.data(), t.size() * 4, cudaMemcpyHostToDevice));
   }

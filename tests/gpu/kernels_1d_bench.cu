@@ -185,9 +185,7 @@ int main(int argc, char** argv) {
     void* o = O.get(size_t(2 * nx) * 2);
     k1d::fill(x, dt, nx, 11);
     k1d::fill(g, dt, 2 * nx, 12);
-    std::vector<float> th(size_t(H * D));
-    for (int64_t h = 0; h < H; ++h)
-      for (int64_t k = 0; k < D; ++k) th[size_t(h * D + k)] = float(std::pow(10000.0, -double(k) / D));
+    const std::vector<float> th = k1d::rotary_theta(H, D);
     float* thd = static_cast<float*>(TH.get(th.size() * 4));
     K1D_CHECK(cudaMemcpy(thd, th.data(), th.size() * 4, cudaMemcpyHostToDevice));
     const int reps = quick ? 5 : (n >= 8192 ? 25 : 200);
@@ -238,12 +236,12 @@ int main(int argc, char** argv) {
                   configs.push_back(config("t" + std::to_string(th) + "u" + std::to_string(u) + (cs ? "" : "_plain"),
                                            [&](T1& t) { t.flat_threads = th, t.flat_units = u, t.stream_stores = cs; }));
                 }
-          // lrpe_cosine: blocks per SM the tiles keep (48: one step per tile at these sizes;
-          // fewer: longer tiles, up to 16 steps) x batch rows x prefetch x stores
           if (small && op == Op::cos) {  // the flat backward against the row kernel
             configs.push_back(config("flat", [](T1& t) { t.flat_lrpe = 1; }));
             configs.push_back(config("rows", [](T1& t) { t.flat_lrpe = 0; }));
           }
+          // lrpe_cosine silu, row kernel: blocks per SM the tiles keep (48: one step per tile at
+          // these sizes; fewer: longer tiles, up to 16 steps) x batch rows x prefetch x stores
           if (small && op == Op::cos && v.act == Act::silu)
             for (int bps : {48, 8, 4, 2})
               for (int br = 0; br < 2; ++br)

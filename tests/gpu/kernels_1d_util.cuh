@@ -120,4 +120,12 @@ inline void download(std::vector<double>& dst, const void* src, DType t, int64_t
   for (size_t i = 0; i < dst.size(); ++i) dst[i] = to_double(raw.data() + i * es, t);
 }
 
+// theta (h, d) of the benchmarks: rotary frequencies 10000^(-k / d), the same for every head.
+inline std::vector<float> rotary_theta(int64_t h, int64_t d) {
+  std::vector<float> th(size_t(h * d));
+  for (int64_t i = 0; i < h; ++i)
+    for (int64_t k = 0; k < d; ++k) th[size_t(i * d + k)] = float(std::pow(10000.0, -double(k) / d));
+  return th;
+}
+
 }  // namespace k1d
