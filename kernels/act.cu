@@ -11,7 +11,7 @@
 // statistics need all n rows first, so it reads x (and do) twice: fwd 3|x|, bwd 5|x|.
 //
 // Kernels: relu / sigmoid / silu run a flat kernel over all elements (16-byte units, a launch
-// shape per call size: flat_shape); softmax over the features runs act_feat_kernel (a lane
+// shape and load path per call size: flat_shape); softmax over the features runs act_feat_kernel (a lane
 // group per row of d, one row per group, shuffle reductions, few registers) when d is a
 // power-of-two number of 16-byte units, else the row kernel of rows1d.cuh; softmax over the
 // sequence the column statistics strategies of softmax_seq.cuh.
@@ -54,7 +54,8 @@ struct ActOp {
 
 // Elementwise forward (o = f(x)) or backward (dx = f'(x) do) over nunits units of V elements;
 // kFlatRpt units per thread (all loaded before the first use), blocks of blockDim.x threads.
-template <typename T, int V, Act A, bool BWD, int kFlatRpt>
+// kPlain: the inputs through plain ld.global instead of the read-only path (ld.global.nc).
+template <typename T, int V, Act A, bool BWD, int kFlatRpt, bool kPlain>
 __global__ void __launch_bounds__(kFlatMaxThreads)
     act_flat_kernel(const T* __restrict__ x, const T* __restrict__ dout, T* __restrict__ out,
                     int64_t nunits, bool cs) {
@@ -65,8 +66,8 @@ __global__ void __launch_bounds__(kFlatMaxThreads)
   for (int j = 0; j < kFlatRpt; ++j) {
     const int64_t i = base + int64_t(j) * nt;
     const bool ok = i < nunits;
-    xr[j] = ok ? rows1d::ld<T, V>(x + i * V) : rows1d::zero_raw<T, V>();
-    if constexpr (BWD) dr[j] = ok ? rows1d::ld<T, V>(dout + i * V) : rows1d::zero_raw<T, V>();
+    xr[j] = ok ? rows1d::ld<T, V, kPlain>(x + i * V) : rows1d::zero_raw<T, V>();
+    if constexpr (BWD) dr[j] = ok ? rows1d::ld<T, V, kPlain>(dout + i * V) : rows1d::zero_raw<T, V>();
   }
 #pragma unroll
   for (int j = 0; j < kFlatRpt; ++j) {
@@ -87,29 +88,31 @@ __global__ void __launch_bounds__(kFlatMaxThreads)
   }
 }
 
-// The flat kernel's launch shape for a call of nunits 16-byte units (Tuning1d's flat_* and
-// stream_stores fields override it). Measured with the harness's write flush at b = 12, h = 12,
-// d = 128, n = 256 .. 4096 (notes/perf-1d.md, v5): small calls (< 2^21 units) gain 0.3-0.6 us
-// forward from two units a thread and plain stores, mid-sized ones (< 2^24) 0.2-0.7 us from
-// 512-thread blocks and plain stores; large calls (>= 2^24 units) 512-thread blocks with
-// streaming stores, one unit a thread forward and four backward: at n = 32768 797.5 and 1177.1
-// us against 800.3 and 1185.5 with v3's 256 x 1 (notes/perf-1d.md v6), torch's 798.8 / 1177.0.
+// The flat kernel's launch shape for a call of nunits 16-byte units (Tuning1d's flat_*,
+// stream_stores and plain_loads fields override it). Measured in the harness itself (every
+// shape a provider of the same table cell, so all share each round's placement, against
+// torch; b = 12, h = 12, d = 128, n = 256 .. 32768; notes/perf-1d.md v7): below 2^24 units
+// forward runs 512 x 1 with plain loads and stores (over 45 cells of three runs 0.22 us under
+// torch on average, at most 0.13 over, where v5's 256 x 2 was at most 0.87 over), backward
+// 512 x 1 with read-only loads and plain stores (every one-unit shape within 0.1 us of torch
+// on average); from 2^24 units 512-thread blocks with streaming stores, one unit a thread
+// forward and four backward (n = 32768: 797.5 and 1177.1 us, notes/perf-1d.md v6).
 struct FlatShape {
   int threads, units;
-  bool cs;
+  bool cs, plain;  // streaming stores; plain (not read-only) loads
 };
 FlatShape flat_shape(int64_t nunits, bool bwd) {
-  FlatShape f{512, bwd ? 4 : 1, true};
-  if (nunits < (int64_t{1} << 21)) f = bwd ? FlatShape{512, 1, false} : FlatShape{256, 2, false};
-  else if (nunits < (int64_t{1} << 24)) f = {512, 1, false};
+  FlatShape f{512, bwd ? 4 : 1, true, false};
+  if (nunits < (int64_t{1} << 24)) f = {512, 1, false, !bwd};
   const Tuning1d& t = tuning_1d();
   if (t.flat_threads == 128 || t.flat_threads == 256 || t.flat_threads == 512) f.threads = t.flat_threads;
   if (t.flat_units >= 1) f.units = t.flat_units >= 4 ? 4 : t.flat_units >= 2 ? 2 : 1;
   if (t.stream_stores >= 0) f.cs = t.stream_stores != 0;
+  if (t.plain_loads >= 0) f.plain = t.plain_loads != 0;
   return f;
 }
 
-template <typename T, int V, bool BWD, int kFlatRpt>
+template <typename T, int V, bool BWD, int kFlatRpt, bool kPlain>
 void launch_flat_r(const ActArgs& a, int64_t nunits, const FlatShape& f) {
   const int nt = f.threads;
   const int64_t per = int64_t(nt) * kFlatRpt;
@@ -119,13 +122,13 @@ void launch_flat_r(const ActArgs& a, int64_t nunits, const FlatShape& f) {
   T* o = static_cast<T*>(a.out);
   switch (a.act) {
     case Act::relu:
-      act_flat_kernel<T, V, Act::relu, BWD, kFlatRpt><<<grid, nt, 0, a.stream>>>(x, d, o, nunits, f.cs);
+      act_flat_kernel<T, V, Act::relu, BWD, kFlatRpt, kPlain><<<grid, nt, 0, a.stream>>>(x, d, o, nunits, f.cs);
       break;
     case Act::sigmoid:
-      act_flat_kernel<T, V, Act::sigmoid, BWD, kFlatRpt><<<grid, nt, 0, a.stream>>>(x, d, o, nunits, f.cs);
+      act_flat_kernel<T, V, Act::sigmoid, BWD, kFlatRpt, kPlain><<<grid, nt, 0, a.stream>>>(x, d, o, nunits, f.cs);
       break;
     case Act::silu:
-      act_flat_kernel<T, V, Act::silu, BWD, kFlatRpt><<<grid, nt, 0, a.stream>>>(x, d, o, nunits, f.cs);
+      act_flat_kernel<T, V, Act::silu, BWD, kFlatRpt, kPlain><<<grid, nt, 0, a.stream>>>(x, d, o, nunits, f.cs);
       break;
     default:
       throw KernelError("act: not an elementwise activation");
@@ -133,12 +136,18 @@ void launch_flat_r(const ActArgs& a, int64_t nunits, const FlatShape& f) {
   OPBENCH_LAUNCH_CHECK();
 }
 
+template <typename T, int V, bool BWD, int kFlatRpt>
+void launch_flat_u(const ActArgs& a, int64_t nunits, const FlatShape& f) {
+  if (f.plain) launch_flat_r<T, V, BWD, kFlatRpt, true>(a, nunits, f);
+  else launch_flat_r<T, V, BWD, kFlatRpt, false>(a, nunits, f);
+}
+
 template <typename T, int V, bool BWD>
 void launch_flat(const ActArgs& a, int64_t nunits) {
   const FlatShape f = flat_shape(nunits, BWD);
-  if (f.units == 4) launch_flat_r<T, V, BWD, 4>(a, nunits, f);
-  else if (f.units == 2) launch_flat_r<T, V, BWD, 2>(a, nunits, f);
-  else launch_flat_r<T, V, BWD, 1>(a, nunits, f);
+  if (f.units == 4) launch_flat_u<T, V, BWD, 4>(a, nunits, f);
+  else if (f.units == 2) launch_flat_u<T, V, BWD, 2>(a, nunits, f);
+  else launch_flat_u<T, V, BWD, 1>(a, nunits, f);
 }
 
 template <typename T>

@@ -44,6 +44,8 @@ struct Tuning1d {
                           // 1 always
   int feat_kernel = -1;   // act softmax over d: act's own lane-group kernel (-1, the measured
                           // choice, or 1), 0 the rows1d row kernel
+  int plain_loads = -1;   // act's flat kernel: inputs by plain ld.global (1) or the read-only path
+                          // ld.global.nc (0); -1 by call size (act.cu flat_shape)
   int flat_lrpe = -1;     // lrpe_cosine backward, elementwise acts: the flat kernel (1), the row
                           // kernel (0), or -1 by call size (lrpe_cosine.cu)
 };
@@ -65,6 +67,7 @@ inline std::string apply_tuning_1d(const std::string& spec, Tuning1d& t) {
       {"flat_units", &Tuning1d::flat_units},     {"flat_threads", &Tuning1d::flat_threads},
       {"batch_rows", &Tuning1d::batch_rows},
       {"feat_kernel", &Tuning1d::feat_kernel},   {"flat_lrpe", &Tuning1d::flat_lrpe},
+      {"plain_loads", &Tuning1d::plain_loads},
   };
   size_t pos = 0;
   while (pos < spec.size()) {

@@ -95,14 +95,25 @@ __device__ __forceinline__ Raw<T, V> zero_raw() {
   return r;
 }
 
-template <typename T, int V>
+// One unit from global memory: through the read-only path (ld.global.nc), or with kPlain a
+// plain ld.global (what ATen's elementwise kernels use; act's small forward calls measured
+// faster with it, act.cu flat_shape).
+template <typename T, int V, bool kPlain = false>
 __device__ __forceinline__ Raw<T, V> ld(const T* p) {
   Raw<T, V> r;
   if constexpr (sizeof(T) * V == 16) {
-    *reinterpret_cast<int4*>(&r) = __ldg(reinterpret_cast<const int4*>(p));
+    if constexpr (kPlain) {
+      int4 v;
+      asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                   : "l"(p));
+      *reinterpret_cast<int4*>(&r) = v;
+    } else {
+      *reinterpret_cast<int4*>(&r) = __ldg(reinterpret_cast<const int4*>(p));
+    }
   } else {
     static_assert(V == 1, "a unit is 16 bytes or one element");
-    r.v[0] = __ldg(p);
+    r.v[0] = kPlain ? *p : __ldg(p);
   }
   return r;
 }

@@ -92,7 +92,7 @@ TEST(Config, FlushModes) {
 
 TEST(Config, Rounds) {
   const std::string base = "op: act\nx: {n: [16]}\n";
-  EXPECT_EQ(parse_config(base, "a.yaml").timing.rounds, 4);
+  EXPECT_EQ(parse_config(base, "a.yaml").timing.rounds, 8);
   EXPECT_EQ(parse_config(base + "timing: {rounds: 1}\n", "a.yaml").timing.rounds, 1);
   EXPECT_EQ(parse_config(base + "timing: {rounds: 7}\n", "a.yaml").timing.rounds, 7);
   expect_bad(base + "timing: {rounds: 0}\n", "timing.rounds");

@@ -162,6 +162,61 @@ TEST(Verdict, ShiftsAgainstNoise) {
             Verdict::Same);
 }
 
+// A point measured in rounds: `levels` are the rounds' centres (each round one placement of
+// memory), `per` samples a round with relative noise `rel`.
+StoredPoint rounds_point(const std::vector<double>& levels, size_t per, double rel, uint64_t seed) {
+  std::vector<double> all;
+  std::vector<int64_t> counts;
+  for (size_t r = 0; r < levels.size(); ++r) {
+    auto v = noisy(levels[r], rel, per, seed + r);
+    all.insert(all.end(), v.begin(), v.end());
+    counts.push_back(int64_t(per));
+  }
+  auto sp = speed_point(kTitle, 512, "torch", "to", all);
+  if (levels.size() > 1) sp.result.rounds = counts;
+  return sp;
+}
+
+TEST(Verdict, RoundsAreTheUnitOfEvidence) {
+  // The act relu backward n = 512 pattern (H100, 2026-11-24): two placement levels 0.8 us
+  // apart, head on the high one in three rounds of four, base mostly low. The 800 samples a
+  // side make the sample tests significant (p ~ 1e-45), but the rounds overlap: UNSURE.
+  auto base = rounds_point({25.54, 25.02, 24.90, 25.36}, 200, 0.002, 100);
+  auto head = rounds_point({25.12, 25.92, 25.92, 25.92}, 200, 0.002, 200);
+  Judgement j = judge(base, head, 0.0);
+  EXPECT_LT(j.p_value, 1e-10);
+  EXPECT_EQ(j.rounds_base, 4u);
+  EXPECT_EQ(j.rounds_head, 4u);
+  EXPECT_GT(j.round_p, kAlpha);
+  EXPECT_EQ(j.verdict, Verdict::Unsure);
+  EXPECT_FALSE(j.regression);
+  // The same samples without their rounds (as stored before rounds were kept): SLOWER.
+  auto flat_base = base, flat_head = head;
+  flat_base.result.rounds.clear();
+  flat_head.result.rounds.clear();
+  EXPECT_EQ(judge(flat_base, flat_head, 0.0).verdict, Verdict::Slower);
+  // A 5% regression slower in every placement: SLOWER (4 against 4 separated: p ~ 0.03).
+  auto slow = rounds_point({26.8, 26.3, 26.2, 26.6}, 200, 0.002, 300);
+  j = judge(base, slow, 0.0);
+  EXPECT_EQ(j.verdict, Verdict::Slower);
+  EXPECT_LT(j.round_p, kAlpha);
+  EXPECT_EQ(judge(slow, base, 0.0).verdict, Verdict::Faster);
+  // Fewer rounds than the test can use (2 against 2): every round must lie beyond the other
+  // side's.
+  auto b2 = rounds_point({1.00, 1.02}, 100, 0.001, 400);
+  EXPECT_EQ(judge(b2, rounds_point({1.04, 1.06}, 100, 0.001, 500), 0.0).verdict, Verdict::Slower);
+  EXPECT_EQ(judge(b2, rounds_point({1.01, 1.06}, 100, 0.001, 600), 0.0).verdict, Verdict::Unsure);
+  // One side without rounds counts as one placement: beyond all four rounds of the other.
+  auto one = rounds_point({26.5}, 400, 0.002, 700);
+  EXPECT_EQ(judge(base, one, 0.0).verdict, Verdict::Slower);
+  EXPECT_EQ(judge(base, rounds_point({25.4}, 400, 0.002, 800), 0.0).verdict, Verdict::Unsure);
+  // Counts that do not add up to the samples: the rounds are ignored (one median).
+  auto odd = head;
+  odd.result.rounds = {200, 200};
+  EXPECT_EQ(round_medians(odd.result).size(), 1u);
+  EXPECT_EQ(round_medians(head.result).size(), 4u);
+}
+
 TEST(Verdict, WithoutSamplesTheThresholdDecides) {
   auto b = value_point(kTitle, 256, "Triton", "tr", 1.0);
   EXPECT_EQ(judge(b, value_point(kTitle, 256, "Triton", "tr", 1.06), 0.05).verdict, Verdict::Slower);

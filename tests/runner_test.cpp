@@ -168,9 +168,11 @@ timing: {rep_ms: 90, rounds: 3}
   for (const auto& sp : store.points(out.run_id)) {
     if (sp.point.metric() != "speed") {
       EXPECT_EQ(sp.result.samples.size(), 2u);
+      EXPECT_TRUE(sp.result.rounds.empty());  // one round
       continue;
     }
     ASSERT_EQ(sp.result.samples.size(), 6u) << sp.point.provider;
+    EXPECT_EQ(sp.result.rounds, (std::vector<int64_t>{2, 2, 2})) << sp.point.provider;
     if (sp.point.provider == "torch") {
       EXPECT_DOUBLE_EQ(sp.result.stats.median, 2.0);  // samples 1 1 2 2 3 3
       EXPECT_DOUBLE_EQ(sp.result.gbps, 0.5);          // rescaled from round 1's 1 GB/s
@@ -195,6 +197,8 @@ TEST(Runner, PoolRoundsKeepsTheFirstError) {
   EXPECT_TRUE(pooled.ok());
   EXPECT_TRUE(pooled.check_failed);
   EXPECT_EQ(pooled.samples, (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(pooled.rounds, (std::vector<int64_t>{2, 1}));
+  EXPECT_TRUE(pool_rounds({a}).rounds.empty());
   EXPECT_EQ(pooled.stats.count, 3);
   EXPECT_TRUE(pool_rounds({}).samples.empty());
 }

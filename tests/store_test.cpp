@@ -56,7 +56,9 @@ TEST(Store, SchemaVersionAndRoundTrip) {
   r.notation = {{"tr", "cuda"}, {"to", "torch"}};
   s.begin_run(r);
   EXPECT_GT(r.id, 0);
-  s.add_point(make_point(r.id, 0, "torch", 256, 0.5));
+  auto torch = make_point(r.id, 0, "torch", 256, 0.5);
+  torch.result.rounds = {2, 1};  // two rounds: 2 samples, then 1
+  s.add_point(torch);
   auto err = make_point(r.id, 1, "cuda", 256, 0.1);
   err.result.error = "out of memory";
   err.value = -1;
@@ -74,6 +76,8 @@ TEST(Store, SchemaVersionAndRoundTrip) {
   EXPECT_EQ(pts[0].point.params.i("n"), 256);
   EXPECT_EQ(pts[0].point.params.s("mode"), "fwd");
   EXPECT_EQ(pts[0].result.samples.size(), 3u);
+  EXPECT_EQ(pts[0].result.rounds, (std::vector<int64_t>{2, 1}));
+  EXPECT_TRUE(pts[1].result.rounds.empty());
   EXPECT_DOUBLE_EQ(pts[0].value, 0.5);
   EXPECT_DOUBLE_EQ(pts[0].result.rel_err, 1e-7);
   EXPECT_EQ(pts[1].result.error, "out of memory");

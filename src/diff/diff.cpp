@@ -340,10 +340,10 @@ std::string diff_markdown(const DiffResult& d) {
   else
     o << "No " << flagged_w << "s.\n\n";
   o << "A point is SLOWER / FASTER when " << ratio_w << " moves past the threshold and, where both " << sides
-    << " kept samples, a Mann-Whitney U test (p < 0.05), the 95% interval of the ratio of medians and a "
+    << " kept samples, a Mann-Whitney U test (p < 0.05), the 95% interval of the ratio of medians, a "
        "shift beyond the p20-p80 noise of both "
     << sides
-    << " agree; UNSURE when it moved past the threshold inside the noise; SAME within the threshold.\n\n";
+    << " and the medians of their timing rounds (each round on newly placed memory: rounds p, or every round beyond the other side's when too few to test) agree; UNSURE when it moved past the threshold inside the noise; SAME within the threshold.\n\n";
 
   o << "## Summary\n\n| " << (vs ? "against -> provider" : "provider") << " | points | geomean " << ratio_w << " |";
   if (d.peaks) o << " geomean % of peak " << ratio_w << " |";
@@ -363,10 +363,10 @@ std::string diff_markdown(const DiffResult& d) {
   }
 
   auto table = [&](const std::vector<const DiffRow*>& rows) {
-    if (vs) o << "| title | x | against -> provider | against | provider | " << ratio_w << " | change | verdict | p |";
-    else o << "| title | x | provider | base | head | head/base | change | verdict | p |";
+    if (vs) o << "| title | x | against -> provider | against | provider | " << ratio_w << " | change | verdict | p | rounds p |";
+    else o << "| title | x | provider | base | head | head/base | change | verdict | p | rounds p |";
     if (d.peaks) o << (vs ? " % of peak against -> provider |" : " % of peak base -> head |");
-    o << "\n|---|---:|---|---:|---:|---:|---:|---|---:|";
+    o << "\n|---|---:|---|---:|---:|---:|---:|---|---:|---:|";
     if (d.peaks) o << "---:|";
     o << "\n";
     for (const DiffRow* r : rows) {
@@ -375,7 +375,8 @@ std::string diff_markdown(const DiffResult& d) {
         << (r->head_error.empty() ? num(r->head) : "error") << " | "
         << (std::isfinite(r->j.ratio) ? fmt("%.3f", r->j.ratio) : "-") << " | " << pct_change(r->j.ratio)
         << " | " << verdict_name(r->j.verdict) << " | "
-        << (std::isnan(r->j.p_value) ? std::string("-") : fmt("%.2g", r->j.p_value)) << " |";
+        << (std::isnan(r->j.p_value) ? std::string("-") : fmt("%.2g", r->j.p_value)) << " | "
+        << (std::isnan(r->j.round_p) ? std::string("-") : fmt("%.2g", r->j.round_p)) << " |";
       if (d.peaks)
         o << " " << (std::isnan(r->pct_base) ? std::string("-") : fmt("%.1f", r->pct_base)) << " -> "
           << (std::isnan(r->pct_head) ? std::string("-") : fmt("%.1f", r->pct_head)) << " |";
@@ -464,7 +465,9 @@ std::string diff_json(const DiffResult& d) {
            {"tested", r.j.tested},
            {"p_value", num_or_null(r.j.p_value)},
            {"ratio_ci", json::array({num_or_null(r.j.ci_lo), num_or_null(r.j.ci_hi)})},
-           {"noise", num_or_null(r.j.noise)}};
+           {"noise", num_or_null(r.j.noise)},
+           {"rounds", json::array({r.j.rounds_base, r.j.rounds_head})},
+           {"rounds_p", num_or_null(r.j.round_p)}};
     if (!r.base_error.empty()) p["base_error"] = r.base_error;
     if (!r.head_error.empty()) p["head_error"] = r.head_error;
     if (d.peaks) {

@@ -77,6 +77,41 @@ std::pair<double, double> median_interval(std::vector<double> v, double conf) {
   return {v[size_t(j - 1)], v[size_t(k - 1)]};
 }
 
+std::vector<double> round_medians(const Result& r) {
+  int64_t total = 0;
+  bool valid = r.rounds.size() >= 2;
+  for (int64_t c : r.rounds) {
+    valid = valid && c > 0;
+    total += c;
+  }
+  if (!valid || total != int64_t(r.samples.size())) return {median_of(r.samples)};
+  std::vector<double> out;
+  auto it = r.samples.begin();
+  for (int64_t c : r.rounds) {
+    out.push_back(median_of(std::vector<double>(it, it + c)));
+    it += c;
+  }
+  return out;
+}
+
+bool rounds_agree(const std::vector<double>& base, const std::vector<double>& head, bool up, double* p) {
+  *p = std::nan("");
+  if (base.empty() || head.empty()) return false;
+  const auto [bmin, bmax] = std::minmax_element(base.begin(), base.end());
+  const auto [hmin, hmax] = std::minmax_element(head.begin(), head.end());
+  const bool separated = up ? *hmin > *bmax : *hmax < *bmin;
+  if (base.size() == 1 && head.size() == 1) return separated;
+  *p = mann_whitney_p(base, head);
+  // The smallest p these counts allow (complete separation): below alpha the test decides,
+  // otherwise only complete separation can show the change.
+  std::vector<double> lo(base.size()), hi(head.size());
+  for (size_t i = 0; i < lo.size(); ++i) lo[i] = double(i);
+  for (size_t i = 0; i < hi.size(); ++i) hi[i] = double(lo.size() + i);
+  if (mann_whitney_p(lo, hi) >= kAlpha) return separated;
+  const double mb = median_of(base), mh = median_of(head);
+  return *p < kAlpha && (up ? mh > mb : mh < mb);
+}
+
 std::string point_metric(const StoredPoint& p) {
   std::string m = p.point.params.s_or("metric", "");
   if (!m.empty()) return m;
@@ -99,7 +134,7 @@ static double side_noise(const std::vector<double>& v) {
 Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold) {
   Judgement j;
   const double nan = std::nan("");
-  j.ratio = j.p_value = j.ci_lo = j.ci_hi = j.noise = nan;
+  j.ratio = j.p_value = j.ci_lo = j.ci_hi = j.noise = j.round_p = nan;
   const bool base_ok = base.result.ok(), head_ok = head.result.ok();
   if (!head_ok) {
     j.verdict = Verdict::Error;
@@ -140,8 +175,13 @@ Judgement judge(const StoredPoint& base, const StoredPoint& head, double thresho
     j.ci_hi = ib.first > 0 ? ih.second / ib.first : nan;
     const bool beyond = std::fabs(mh - mb) > j.noise;
     const bool significant = j.p_value < kAlpha;
-    confirmed_up = significant && beyond && mh > mb && j.ci_lo > 1;
-    confirmed_down = significant && beyond && mh < mb && j.ci_hi < 1;
+    const std::vector<double> rb = round_medians(base.result), rh = round_medians(head.result);
+    j.rounds_base = rb.size();
+    j.rounds_head = rh.size();
+    const bool rounds_up = rounds_agree(rb, rh, true, &j.round_p);
+    const bool rounds_down = rounds_agree(rb, rh, false, &j.round_p);
+    confirmed_up = significant && beyond && mh > mb && j.ci_lo > 1 && rounds_up;
+    confirmed_down = significant && beyond && mh < mb && j.ci_hi < 1 && rounds_down;
   } else if (!sb.empty() || !sh.empty()) {
     const double nb = side_noise(sb), nh = side_noise(sh);
     if (std::isnan(nb) && std::isnan(nh)) {

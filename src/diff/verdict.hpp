@@ -16,6 +16,13 @@
 //          together at >= 95%: [lo_head / hi_base, hi_head / lo_base]);
 //        - the shift of the medians exceeds the noise of both runs: |median_h - median_b| >
 //          max(half p20-p80 width of base, of head);
+//        - the rounds agree (Result::rounds: the samples of one round share one placement of
+//          the flush buffer and the inputs, and placement moves a short call by more than its
+//          samples scatter, so the round, not the sample, is the unit of evidence): the
+//          medians of the rounds, a side without rounds counting as one, pass a Mann-Whitney
+//          U test (p < 0.05) in the direction of the change where the two round counts can
+//          reach that p (four rounds a side and more); otherwise every round of one side must
+//          lie beyond every round of the other (one round a side: the direction alone);
 //      - otherwise the shift of the shown values must exceed the noise of every side that can
 //        show one (half its p20-p80 width with >= 5 samples, half its range with 2-4);
 //        a side measured once cannot show its noise: when a side kept samples but no side
@@ -45,6 +52,8 @@ struct Judgement {
   double p_value = 0;       // Mann-Whitney U, two-sided (NaN when not tested)
   double ci_lo = 0, ci_hi = 0;  // 95% interval of the ratio of medians (NaN when not tested)
   double noise = 0;         // the noise band the shift was held against, in the point's unit (NaN: none)
+  size_t rounds_base = 0, rounds_head = 0;  // rounds each side had (0 when not tested)
+  double round_p = 0;  // Mann-Whitney U on the round medians (NaN: one round a side, or not tested)
 };
 
 constexpr size_t kMinSamples = 5;
@@ -64,5 +73,11 @@ std::pair<double, double> median_interval(std::vector<double> v, double conf);
 // Half the p20-p80 width of the samples (0 for fewer than 2).
 double half_spread(std::vector<double> v);
 double median_of(std::vector<double> v);
+// The median of each round of r (Result::rounds), or r's one median when it has no rounds or
+// counts that do not add up to its samples.
+std::vector<double> round_medians(const Result& r);
+// Whether the round medians of head lie above (up) or below (!up) those of base by the rule
+// above; *p: the test's p-value (NaN when both sides have one round).
+bool rounds_agree(const std::vector<double>& base, const std::vector<double>& head, bool up, double* p);
 
 }  // namespace opbench

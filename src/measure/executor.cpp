@@ -4,6 +4,7 @@
 #include <torch/headeronly/version.h>
 
 #include <cmath>
+#include <random>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
@@ -42,7 +43,8 @@ double relative_error(const std::vector<at::Tensor>& out, const std::vector<at::
   return worst;
 }
 
-TorchExecutor::TorchExecutor(const std::string& device) : device_(open_device(device)) {}
+TorchExecutor::TorchExecutor(const std::string& device)
+    : device_(open_device(device)), spacer_seed_(std::to_string(std::random_device()())) {}
 
 Environment TorchExecutor::environment() {
   if (!env_) {
@@ -88,7 +90,10 @@ const Inputs& TorchExecutor::inputs_for(const Point& point) {
   std::string key = point.op;
   for (const auto& [k, v] : key_params.values()) key += "|" + k + "=" + to_string(v);
   if (key == inputs_key_ && !new_inputs_) return inputs_;
-  if (key != inputs_key_) checked_.clear();  // a new cell: its providers are checked again
+  if (key != inputs_key_) {  // a new cell: its providers are checked again
+    checked_.clear();
+    round_ = 0;
+  }
   // A new round of the same cell: the copies are made while the old tensors still hold their
   // memory, so they land elsewhere (same seed, same values); if that runs out of memory, the
   // old ones go first. Otherwise the last point's tensors are freed first.
@@ -138,6 +143,22 @@ void TorchExecutor::new_round() {
     // A device that cannot free its old buffer fails the next measures with the reason.
   }
   new_inputs_ = true;
+  ++round_;
+}
+
+// A spacer held on the device while a speed point is prepared and measured: 0 to 62 MiB in
+// 2 MiB steps, drawn from the sweep's seed, the cell, the provider and the round, so what the
+// provider allocates
+// (torch's saved forward output, each call's output) moves between rounds. Without it the
+// caching allocator gave a provider the same relative places in every round of a cell, and a
+// placement that favoured one provider counted as often as there were rounds: one ATen kernel
+// on two tensor pairs differed by ~0.7 us in every round of a cell (act backward, n = 512,
+// H100; notes/measurement.md, "Same code, different places").
+static at::Tensor placement_spacer(const std::string& seed, const std::string& cell,
+                                   const std::string& provider, int round, const at::TensorOptions& opts) {
+  const std::string h = content_hash(seed + "|" + cell + "|" + provider + "|" + std::to_string(round));
+  const int64_t steps = int64_t(std::stoull(h.substr(0, 8), nullptr, 16) % 32);
+  return at::empty({std::max<int64_t>(steps << 21, 1)}, opts.dtype(at::kByte));
 }
 
 Result TorchExecutor::measure(const Point& point, const Timing& timing) {
@@ -152,6 +173,11 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
   r.bytes = op->min_bytes(point.params);
   try {
     const Inputs& in = inputs_for(point);
+    // (speed points only: a memory point's peak counts every allocation)
+    at::Tensor spacer;
+    if (point.metric() == "speed")
+      spacer = placement_spacer(spacer_seed_, inputs_key_, point.provider, round_,
+                                at::TensorOptions().device(device_->torch_device()));
     Call call = provider->prepare(point.params, in);
 
     // Correctness: the same inputs through the torch provider (speed points; once per cell:

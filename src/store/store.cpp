@@ -52,6 +52,8 @@ const std::vector<std::string>& migrations() {
            run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
            title TEXT, provider TEXT, package_key TEXT, seconds REAL, cached INTEGER,
            error TEXT);)",
+      // 5: a point's samples per round (a JSON array of counts; NULL: one round).
+      R"(ALTER TABLE points ADD COLUMN rounds TEXT;)",
   };
   return m;
 }
@@ -323,11 +325,13 @@ static void insert_point(sqlite3* db, const StoredPoint& sp) {
   const Result& r = sp.result;
   json samples = json::array();
   for (double v : r.samples) samples.push_back(v);
+  json rounds = json::array();
+  for (int64_t c : r.rounds) rounds.push_back(c);
   Stmt s(db,
          "INSERT OR REPLACE INTO points(run_id, seq, section, title, op, params, x_name, x_value,"
          " provider, label, mode, metric, dtype, unit, stat, value, median, mean, min, max, p20, p80,"
-         " stdev, count, samples, bytes, gbps, pct_peak, error, created_at, rel_err, check_failed)"
-         " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+         " stdev, count, samples, bytes, gbps, pct_peak, error, created_at, rel_err, check_failed,"
+         " rounds) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, sp.run_id).bind(2, sp.seq).bind(3, sp.section).bind(4, p.title).bind(5, p.op)
       .bind(6, params_json(p.params).dump()).bind(7, p.x_name).bind(8, p.x_value)
       .bind(9, p.provider).bind(10, p.label).bind(11, p.params.s_or("mode", ""))
@@ -338,6 +342,8 @@ static void insert_point(sqlite3* db, const StoredPoint& sp) {
       .bind(25, samples.dump()).bind(26, r.bytes).bind(27, r.gbps).bind(28, r.pct_peak)
       .bind(29, r.error).bind(30, sp.created_at.empty() ? now_iso() : sp.created_at)
       .bind(31, r.rel_err).bind(32, int64_t(r.check_failed));
+  if (r.rounds.empty()) s.bind(33, std::nan(""));
+  else s.bind(33, rounds.dump());
   s.step();
 }
 
@@ -424,7 +430,7 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
   Stmt s(db,
          "SELECT id, run_id, seq, section, title, op, params, x_name, x_value, provider, label, unit,"
          " stat, value, median, mean, min, max, p20, p80, stdev, count, samples, bytes, gbps,"
-         " pct_peak, error, created_at, rel_err, check_failed FROM points WHERE " + where);
+         " pct_peak, error, created_at, rel_err, check_failed, rounds FROM points WHERE " + where);
   bind(s);
   while (s.step()) {
     StoredPoint sp;
@@ -455,6 +461,9 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
     sp.created_at = s.text(27);
     sp.result.rel_err = s.f64(28);
     sp.result.check_failed = s.i64(29) != 0;
+    std::string rounds = s.text(30);
+    if (!rounds.empty())
+      for (auto& v : json::parse(rounds)) sp.result.rounds.push_back(v.get<int64_t>());
     out.push_back(std::move(sp));
   }
   return out;

@@ -21,6 +21,9 @@ struct Result {
   std::string error;             // empty: ok
   std::string unit;              // "ms" (speed) or "MiB" (memory)
   std::vector<double> samples;   // every sample, in unit
+  // Samples per round (Timing::rounds), in order: samples[0, rounds[0]) came from the first
+  // round's memory placement, and so on. Empty: all from one placement (one round, an import).
+  std::vector<int64_t> rounds;
   Stats stats;
   double bytes = 0;              // minimal bytes of one call (OPS.md)
   double gbps = 0;               // bytes / median time (speed points)

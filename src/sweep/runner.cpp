@@ -44,8 +44,10 @@ Result pool_rounds(const std::vector<Result>& rounds) {
     if (!r.ok()) return r;
   Result out = rounds.front();
   out.samples.clear();
+  out.rounds.clear();
   for (const auto& r : rounds) {
     out.samples.insert(out.samples.end(), r.samples.begin(), r.samples.end());
+    if (rounds.size() > 1) out.rounds.push_back(int64_t(r.samples.size()));
     out.rel_err = std::max(out.rel_err, r.rel_err);
     out.check_failed = out.check_failed || r.check_failed;
   }

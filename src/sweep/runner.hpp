@@ -42,7 +42,8 @@ SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store,
                        const SweepOptions& opt, std::ostream& log);
 
 // One point's result from its rounds (Timing::rounds): the first error if any, else every
-// round's samples pooled, their statistics, the largest check error.
+// round's samples pooled (in round order, with each round's count when there are several),
+// their statistics, the largest check error.
 Result pool_rounds(const std::vector<Result>& rounds);
 
 // The statistic a table shows for a result: the stat for speed, the peak for memory, -1 on error.

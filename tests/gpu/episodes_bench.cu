@@ -8,8 +8,11 @@
 //            allocated until the end, so the allocator cannot hand the same memory back)
 //   both     both
 // and prints each episode's median and the spread of the episode medians.
-// Usage: episodes_bench [--episodes N] [--samples N]; OPBENCH_FLUSH / OPBENCH_SAMPLES as the
-// other kernel benchmarks (bench_timer.cuh; the harness's way is write + stream).
+// --gaps instead places act's backward inputs apart on purpose: x, then a spacer of k x 2 MiB,
+// then do and dx (k = 0 .. 15, each layout allocated afresh and timed, twice), to see whether
+// the time follows the distance between the two tensors read side by side.
+// Usage: episodes_bench [--episodes N] [--samples N] [--gaps]; OPBENCH_FLUSH / OPBENCH_SAMPLES
+// as the other kernel benchmarks (bench_timer.cuh; the harness's way is write + stream).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -73,6 +76,47 @@ std::function<void()> call_of(const Case& c, const Tensors& t, ActArgs& aa, Lrpe
   return [&la] { opbench::kernels::lrpe_cosine_forward(la); };
 }
 
+double median(std::vector<double> v);
+
+// --gaps: act backward (bf16, b 12, h 12, d 128) with x and do k x 2 MiB apart.
+void run_gaps(int samples) {
+  opbench::bench::FlushTimer timer;
+  std::printf("gaps: act bwd | n | spacer MiB | do - x (MiB) | dx - do (MiB) | median us (first, second layout)\n");
+  for (Act act : {Act::relu, Act::silu})
+    for (int64_t n : {256, 512, 1024}) {
+      const size_t bytes = size_t(B * H * n * D) * 2;
+      std::vector<double> meds;
+      for (int k = 0; k < 16; ++k) {
+        double m[2] = {0, 0};
+        long long dgx = 0, dog = 0;
+        for (int rep = 0; rep < 2; ++rep) {
+          void *x = nullptr, *gap = nullptr, *g = nullptr, *o = nullptr;
+          K1D_CHECK(cudaMalloc(&x, bytes));
+          if (k > 0) K1D_CHECK(cudaMalloc(&gap, size_t(k) << 21));
+          K1D_CHECK(cudaMalloc(&g, bytes));
+          K1D_CHECK(cudaMalloc(&o, bytes));
+          k1d::fill(x, DType::bf16, int64_t(bytes / 2), 11);
+          k1d::fill(g, DType::bf16, int64_t(bytes / 2), 12);
+          ActArgs a;
+          a.dtype = DType::bf16, a.act = act, a.b = B, a.h = H, a.n = n, a.d = D;
+          a.x = x, a.dout = g, a.out = o;
+          m[rep] = 1e3 * median(timer.sorted_samples([&a] { opbench::kernels::act_backward(a); }, samples, 10));
+          dgx = (reinterpret_cast<char*>(g) - reinterpret_cast<char*>(x)) >> 20;
+          dog = (reinterpret_cast<char*>(o) - reinterpret_cast<char*>(g)) >> 20;
+          cudaFree(o), cudaFree(g), cudaFree(gap), cudaFree(x);
+        }
+        meds.push_back(m[0]);
+        meds.push_back(m[1]);
+        std::printf("gaps: %s | %lld | %d | %lld | %lld | %.2f %.2f\n", act == Act::relu ? "relu" : "silu",
+                    static_cast<long long>(n), 2 * k, dgx, dog, m[0], m[1]);
+        std::fflush(stdout);
+      }
+      const auto [lo, hi] = std::minmax_element(meds.begin(), meds.end());
+      std::printf("gaps: %s n = %lld: min %.2f max %.2f spread %.2f us\n", act == Act::relu ? "relu" : "silu",
+                  static_cast<long long>(n), *lo, *hi, *hi - *lo);
+    }
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t m = v.size() / 2;
@@ -83,16 +127,22 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   int episodes = 10, samples = 100;
+  bool gaps = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--episodes") == 0 && i + 1 < argc) episodes = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--samples") == 0 && i + 1 < argc) samples = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--gaps") == 0) gaps = true;
     else {
-      std::fprintf(stderr, "usage: episodes_bench [--episodes N] [--samples N]\n");
+      std::fprintf(stderr, "usage: episodes_bench [--episodes N] [--samples N] [--gaps]\n");
       return 2;
     }
   }
   if (!k1d::have_gpu()) {
     std::printf("no CUDA device: nothing to measure\n");
+    return 0;
+  }
+  if (gaps) {
+    run_gaps(samples);
     return 0;
   }
   const std::vector<Case> cases = {

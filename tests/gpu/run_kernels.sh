@@ -40,8 +40,9 @@ for step in "${steps[@]}"; do
         OPBENCH_TUNING_1D=$tu run "test-1d-${tu//=/}" 240 "$B/kernels_1d_test" --gtest_brief=1
         grep -E "^\[kernels_1d_test\]|FAILED|PASSED" "$OUTDIR/test-1d-${tu//=/}.log" | head -20
       done
-      # act's flat kernel in its other launch shapes (threads x units per thread)
-      for tu in flat_units=2,flat_threads=512 flat_units=4,flat_threads=128; do
+      # act's flat kernel in its other launch shapes (threads x units per thread) and load paths
+      for tu in flat_units=2,flat_threads=512,plain_loads=1 flat_units=4,flat_threads=128,plain_loads=1 \
+                plain_loads=0; do
         OPBENCH_TUNING_1D=$tu run "test-1d-${tu//[=,]/}" 120 "$B/kernels_1d_test" --gtest_brief=1 \
           --gtest_filter='Kernels1d.ActGrid:Kernels1d.ScalarPath:Kernels1d.Sanitize'
         grep -E "FAILED|PASSED" "$OUTDIR/test-1d-${tu//[=,]/}.log" | head -10
