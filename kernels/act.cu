@@ -93,17 +93,18 @@ __global__ void __launch_bounds__(kFlatMaxThreads)
 // shape a provider of the same table cell, so all share each round's placement, against
 // torch; b = 12, h = 12, d = 128, n = 256 .. 32768; notes/perf-1d.md v7): below 2^24 units
 // forward runs 512 x 1 with plain loads and stores (over 45 cells of three runs 0.22 us under
-// torch on average, at most 0.13 over, where v5's 256 x 2 was at most 0.87 over), backward
-// 512 x 1 with read-only loads and plain stores (every one-unit shape within 0.1 us of torch
-// on average); from 2^24 units 512-thread blocks with streaming stores, one unit a thread
-// forward and four backward (n = 32768: 797.5 and 1177.1 us, notes/perf-1d.md v6).
+// torch on average, at most 0.13 over, where v5's 256 x 2 was at most 0.87 over); backward
+// below 2^23 units 512 x 1 with read-only loads and plain stores (every one-unit shape within
+// 0.1 us of torch on average), from 2^23 units four units a thread with streaming stores
+// (n = 4096: 0.25-0.8 us faster than 512 x 1, which was 0.6% behind torch's silu backward);
+// forward from 2^24 units 512 x 1 with streaming stores (n = 32768: 797.5 us, v6).
 struct FlatShape {
   int threads, units;
   bool cs, plain;  // streaming stores; plain (not read-only) loads
 };
 FlatShape flat_shape(int64_t nunits, bool bwd) {
   FlatShape f{512, bwd ? 4 : 1, true, false};
-  if (nunits < (int64_t{1} << 24)) f = {512, 1, false, !bwd};
+  if (nunits < (int64_t{1} << (bwd ? 23 : 24))) f = {512, 1, false, !bwd};
   const Tuning1d& t = tuning_1d();
   if (t.flat_threads == 128 || t.flat_threads == 256 || t.flat_threads == 512) f.threads = t.flat_threads;
   if (t.flat_units >= 1) f.units = t.flat_units >= 4 ? 4 : t.flat_units >= 2 ? 2 : 1;
