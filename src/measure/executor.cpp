@@ -152,8 +152,8 @@ void TorchExecutor::new_round() {
 // (torch's saved forward output, each call's output) moves between rounds. Without it the
 // caching allocator gave a provider the same relative places in every round of a cell, and a
 // placement that favoured one provider counted as often as there were rounds: one ATen kernel
-// on two tensor pairs differed by ~0.7 us in every round of a cell (act backward, n = 512,
-// H100; notes/measurement.md, "Same code, different places").
+// on two tensor pairs differed by 0.3-1.0 us in seven of eight rounds of a cell (act sigmoid
+// backward, n = 512, H100; notes/measurement.md, "Same code, different places").
 static at::Tensor placement_spacer(const std::string& seed, const std::string& cell,
                                    const std::string& provider, int round, const at::TensorOptions& opts) {
   const std::string h = content_hash(seed + "|" + cell + "|" + provider + "|" + std::to_string(round));
