@@ -94,22 +94,27 @@ std::vector<double> round_medians(const Result& r) {
   return out;
 }
 
-bool rounds_agree(const std::vector<double>& base, const std::vector<double>& head, bool up, double* p) {
-  *p = std::nan("");
-  if (base.empty() || head.empty()) return false;
+RoundEvidence round_evidence(const std::vector<double>& base, const std::vector<double>& head) {
+  RoundEvidence e;
+  if (base.empty() || head.empty()) return e;
   const auto [bmin, bmax] = std::minmax_element(base.begin(), base.end());
   const auto [hmin, hmax] = std::minmax_element(head.begin(), head.end());
-  const bool separated = up ? *hmin > *bmax : *hmax < *bmin;
-  if (base.size() == 1 && head.size() == 1) return separated;
-  *p = mann_whitney_p(base, head);
-  // The smallest p these counts allow (complete separation): below alpha the test decides,
-  // otherwise only complete separation can show the change.
-  std::vector<double> lo(base.size()), hi(head.size());
-  for (size_t i = 0; i < lo.size(); ++i) lo[i] = double(i);
-  for (size_t i = 0; i < hi.size(); ++i) hi[i] = double(lo.size() + i);
-  if (mann_whitney_p(lo, hi) >= kAlpha) return separated;
-  const double mb = median_of(base), mh = median_of(head);
-  return *p < kAlpha && (up ? mh > mb : mh < mb);
+  e.up = *hmin > *bmax;  // complete separation, each way
+  e.down = *hmax < *bmin;
+  if (base.size() == 1 && head.size() == 1) return e;
+  e.p = mann_whitney_p(base, head);
+  // The smallest p these counts allow is that of complete separation: where it reaches alpha
+  // the test decides, otherwise only complete separation can show the change.
+  std::vector<double> ranks(base.size() + head.size());
+  for (size_t i = 0; i < ranks.size(); ++i) ranks[i] = double(i);
+  const std::vector<double> lo(ranks.begin(), ranks.begin() + long(base.size())),
+      hi(ranks.begin() + long(base.size()), ranks.end());
+  if (mann_whitney_p(lo, hi) < kAlpha) {
+    const double mb = median_of(base), mh = median_of(head);
+    e.up = e.p < kAlpha && mh > mb;
+    e.down = e.p < kAlpha && mh < mb;
+  }
+  return e;
 }
 
 std::string point_metric(const StoredPoint& p) {
@@ -178,10 +183,10 @@ Judgement judge(const StoredPoint& base, const StoredPoint& head, double thresho
     const std::vector<double> rb = round_medians(base.result), rh = round_medians(head.result);
     j.rounds_base = rb.size();
     j.rounds_head = rh.size();
-    const bool rounds_up = rounds_agree(rb, rh, true, &j.round_p);
-    const bool rounds_down = rounds_agree(rb, rh, false, &j.round_p);
-    confirmed_up = significant && beyond && mh > mb && j.ci_lo > 1 && rounds_up;
-    confirmed_down = significant && beyond && mh < mb && j.ci_hi < 1 && rounds_down;
+    const RoundEvidence rounds = round_evidence(rb, rh);
+    j.round_p = rounds.p;
+    confirmed_up = significant && beyond && mh > mb && j.ci_lo > 1 && rounds.up;
+    confirmed_down = significant && beyond && mh < mb && j.ci_hi < 1 && rounds.down;
   } else if (!sb.empty() || !sh.empty()) {
     const double nb = side_noise(sb), nh = side_noise(sh);
     if (std::isnan(nb) && std::isnan(nh)) {

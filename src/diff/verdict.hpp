@@ -32,6 +32,7 @@
 //      SAME; beyond the threshold but not confirmed (inside the noise, not significant) ->
 //      UNSURE. A change inside the noise of either side is therefore never a regression.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -76,8 +77,12 @@ double median_of(std::vector<double> v);
 // The median of each round of r (Result::rounds), or r's one median when it has no rounds or
 // counts that do not add up to its samples.
 std::vector<double> round_medians(const Result& r);
-// Whether the round medians of head lie above (up) or below (!up) those of base by the rule
-// above; *p: the test's p-value (NaN when both sides have one round).
-bool rounds_agree(const std::vector<double>& base, const std::vector<double>& head, bool up, double* p);
+// What the round medians of base and head show by the rule above: whether head's lie above
+// (up) or below (down) base's, and the test's p-value (NaN when both sides have one round).
+struct RoundEvidence {
+  bool up = false, down = false;
+  double p = std::nan("");
+};
+RoundEvidence round_evidence(const std::vector<double>& base, const std::vector<double>& head);
 
 }  // namespace opbench

@@ -4,7 +4,6 @@
 #include <torch/headeronly/version.h>
 
 #include <cmath>
-#include <random>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
@@ -44,7 +43,7 @@ double relative_error(const std::vector<at::Tensor>& out, const std::vector<at::
 }
 
 TorchExecutor::TorchExecutor(const std::string& device)
-    : device_(open_device(device)), spacer_seed_(std::to_string(std::random_device()())) {}
+    : device_(open_device(device)), spacer_rng_(std::random_device()()) {}
 
 Environment TorchExecutor::environment() {
   if (!env_) {
@@ -90,10 +89,7 @@ const Inputs& TorchExecutor::inputs_for(const Point& point) {
   std::string key = point.op;
   for (const auto& [k, v] : key_params.values()) key += "|" + k + "=" + to_string(v);
   if (key == inputs_key_ && !new_inputs_) return inputs_;
-  if (key != inputs_key_) {  // a new cell: its providers are checked again
-    checked_.clear();
-    round_ = 0;
-  }
+  if (key != inputs_key_) checked_.clear();  // a new cell: its providers are checked again
   // A new round of the same cell: the copies are made while the old tensors still hold their
   // memory, so they land elsewhere (same seed, same values); if that runs out of memory, the
   // old ones go first. Otherwise the last point's tensors are freed first.
@@ -143,22 +139,18 @@ void TorchExecutor::new_round() {
     // A device that cannot free its old buffer fails the next measures with the reason.
   }
   new_inputs_ = true;
-  ++round_;
 }
 
 // A spacer held on the device while a speed point is prepared and measured: 0 to 62 MiB in
-// 2 MiB steps, drawn from the sweep's seed, the cell, the provider and the round, so what the
-// provider allocates
-// (torch's saved forward output, each call's output) moves between rounds. Without it the
-// caching allocator gave a provider the same relative places in every round of a cell, and a
-// placement that favoured one provider counted as often as there were rounds: one ATen kernel
-// on two tensor pairs differed by 0.3-1.0 us in seven of eight rounds of a cell (act sigmoid
-// backward, n = 512, H100; notes/measurement.md, "Same code, different places").
-static at::Tensor placement_spacer(const std::string& seed, const std::string& cell,
-                                   const std::string& provider, int round, const at::TensorOptions& opts) {
-  const std::string h = content_hash(seed + "|" + cell + "|" + provider + "|" + std::to_string(round));
-  const int64_t steps = int64_t(std::stoull(h.substr(0, 8), nullptr, 16) % 32);
-  return at::empty({std::max<int64_t>(steps << 21, 1)}, opts.dtype(at::kByte));
+// 2 MiB steps, drawn anew for every measure, so what the provider allocates (torch's saved
+// forward output, each call's output) moves between rounds. Without it the caching allocator
+// gave a provider the same relative places in every round of a cell, and a placement that
+// favoured one provider counted as often as there were rounds: one ATen kernel on two tensor
+// pairs differed by 0.3-1.0 us in seven of eight rounds of a cell (act sigmoid backward,
+// n = 512, H100; notes/measurement.md, "Same code, different places").
+static at::Tensor placement_spacer(std::mt19937_64& rng, const at::TensorOptions& opts) {
+  const int64_t steps = int64_t(rng() % 32);
+  return at::empty({steps << 21}, opts.dtype(at::kByte));
 }
 
 Result TorchExecutor::measure(const Point& point, const Timing& timing) {
@@ -176,8 +168,7 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
     // (speed points only: a memory point's peak counts every allocation)
     at::Tensor spacer;
     if (point.metric() == "speed")
-      spacer = placement_spacer(spacer_seed_, inputs_key_, point.provider, round_,
-                                at::TensorOptions().device(device_->torch_device()));
+      spacer = placement_spacer(spacer_rng_, at::TensorOptions().device(device_->torch_device()));
     Call call = provider->prepare(point.params, in);
 
     // Correctness: the same inputs through the torch provider (speed points; once per cell:

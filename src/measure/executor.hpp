@@ -4,6 +4,7 @@
 #pragma once
 #include <memory>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 
@@ -31,8 +32,7 @@ class TorchExecutor final : public Executor {
   std::string inputs_key_;
   Inputs inputs_;
   bool new_inputs_ = false;  // new_round(): the next inputs_for makes new copies
-  int round_ = 0;            // the current cell's round (new_round counts, a new cell resets)
-  std::string spacer_seed_;  // drawn once per executor: each sweep places its spacers anew
+  std::mt19937_64 spacer_rng_;  // the placement spacers' sizes (seeded at random)
   std::set<std::string> checked_;  // providers of the current cell checked against torch
 };
 

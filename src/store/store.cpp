@@ -74,8 +74,12 @@ class Stmt {
     return *this;
   }
   Stmt& bind(int i, double v) {
-    if (std::isnan(v)) sqlite3_bind_null(s_, i);
-    else sqlite3_bind_double(s_, i, v);
+    if (std::isnan(v)) return null(i);
+    sqlite3_bind_double(s_, i, v);
+    return *this;
+  }
+  Stmt& null(int i) {
+    sqlite3_bind_null(s_, i);
     return *this;
   }
   bool step() {
@@ -325,8 +329,6 @@ static void insert_point(sqlite3* db, const StoredPoint& sp) {
   const Result& r = sp.result;
   json samples = json::array();
   for (double v : r.samples) samples.push_back(v);
-  json rounds = json::array();
-  for (int64_t c : r.rounds) rounds.push_back(c);
   Stmt s(db,
          "INSERT OR REPLACE INTO points(run_id, seq, section, title, op, params, x_name, x_value,"
          " provider, label, mode, metric, dtype, unit, stat, value, median, mean, min, max, p20, p80,"
@@ -342,8 +344,8 @@ static void insert_point(sqlite3* db, const StoredPoint& sp) {
       .bind(25, samples.dump()).bind(26, r.bytes).bind(27, r.gbps).bind(28, r.pct_peak)
       .bind(29, r.error).bind(30, sp.created_at.empty() ? now_iso() : sp.created_at)
       .bind(31, r.rel_err).bind(32, int64_t(r.check_failed));
-  if (r.rounds.empty()) s.bind(33, std::nan(""));
-  else s.bind(33, rounds.dump());
+  if (r.rounds.empty()) s.null(33);
+  else s.bind(33, json(r.rounds).dump());
   s.step();
 }
 

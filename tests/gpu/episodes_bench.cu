@@ -76,7 +76,11 @@ std::function<void()> call_of(const Case& c, const Tensors& t, ActArgs& aa, Lrpe
   return [&la] { opbench::kernels::lrpe_cosine_forward(la); };
 }
 
-double median(std::vector<double> v);
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
 
 // --gaps: act backward (bf16, b 12, h 12, d 128) with x and do k x 2 MiB apart.
 void run_gaps(int samples) {
@@ -117,11 +121,6 @@ void run_gaps(int samples) {
     }
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
 
 }  // namespace
 
