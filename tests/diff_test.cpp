@@ -15,7 +15,7 @@
 #include "core/error.hpp"
 #include "diff/diff.hpp"
 #include "diff/history.hpp"
-#include "diff/merge.hpp"
+#include "exchange/merge.hpp"
 
 namespace fs = std::filesystem;
 using namespace opbench;

@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "diff/import.hpp"
+#include "exchange/import.hpp"
 #include "report/document.hpp"
 #include "report/report.hpp"
 #include "report/table.hpp"

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "config/config.hpp"
-#include "sweep/points.hpp"
+#include "points/points.hpp"
 
 using namespace opbench;
 

@@ -11,7 +11,7 @@
 
 #include "baselines/compiled/compiled.h"
 #include "store/store.hpp"
-#include "sweep/points.hpp"
+#include "points/points.hpp"
 
 namespace opbench {
 

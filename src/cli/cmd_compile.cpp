@@ -9,7 +9,7 @@
 #include "baselines/compiled/compiled.h"
 #include "cli/cli.hpp"
 #include "core/error.hpp"
-#include "sweep/points.hpp"
+#include "points/points.hpp"
 #include "sweep/runner.hpp"
 
 namespace opbench {

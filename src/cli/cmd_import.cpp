@@ -3,7 +3,7 @@
 
 #include "cli/cli.hpp"
 #include "core/error.hpp"
-#include "diff/import.hpp"
+#include "exchange/import.hpp"
 
 namespace opbench {
 

@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "cli/cli.hpp"
-#include "measure/executor.hpp"
+#include "measure/torch_executor.hpp"
 #include "ops/op.hpp"
 
 namespace opbench {

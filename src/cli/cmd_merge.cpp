@@ -4,7 +4,7 @@
 #include "cli/cli.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
-#include "diff/merge.hpp"
+#include "exchange/merge.hpp"
 
 namespace opbench {
 

@@ -8,7 +8,7 @@
 
 #include "cli/cli.hpp"
 #include "core/error.hpp"
-#include "measure/executor.hpp"
+#include "measure/torch_executor.hpp"
 #include "report/report.hpp"
 #include "sweep/runner.hpp"
 

@@ -11,7 +11,7 @@
 
 #include "core/error.hpp"
 #include "measure/bench.hpp"
-#include "sweep/executor.hpp"
+#include "measure/executor.hpp"
 
 namespace opbench {
 

@@ -1,6 +1,6 @@
 // A CUDA device: CUDA events on the current stream, a 256 MiB L2 flush of a raw cudaMalloc
 // buffer (so it never shows in the caching allocator's statistics): a cudaMemsetAsync (write,
-// do_bench's) or our read kernel (read, kernels/l2_flush.h), peak memory from the caching
+// do_bench's) or our read kernel (read, l2_flush.h), peak memory from the caching
 // allocator, bandwidth from a 1 GiB device-to-device copy.
 //
 // The flush buffer is allocated once per device and kept for the whole sweep: where it lies
@@ -20,7 +20,7 @@
 #include <stdexcept>
 
 #ifdef OPBENCH_WITH_CUDA
-#include "kernels/l2_flush.h"
+#include "measure/l2_flush.h"
 #endif
 
 namespace opbench {
@@ -58,7 +58,7 @@ class CudaClock final : public Clock {
     if (!flush_) return;
 #ifdef OPBENCH_WITH_CUDA
     if (read_) {
-      opbench::kernels::l2_flush_read(flush_, flush_bytes_, stream());
+      opbench::l2_flush_read(flush_, flush_bytes_, stream());
       return;
     }
 #endif

@@ -1,45 +1,61 @@
-// The Executor that runs points through LibTorch: builds each point's seeded inputs on the
-// device, prepares the provider (outside timing), checks its output against the torch
-// provider, then measures time (bench.hpp's protocol) or peak memory.
+// The seam between the torch-free core (sweep, store, report) and what runs the points
+// (src/measure, which links LibTorch). Tests drive the sweep with a fake executor.
 #pragma once
-#include <memory>
-#include <optional>
-#include <random>
-#include <set>
+#include <cstdint>
 #include <string>
+#include <vector>
 
-#include "measure/device.hpp"
-#include "providers/provider.hpp"
-#include "sweep/executor.hpp"
+#include "config/config.hpp"
+#include "points/point.hpp"
 
 namespace opbench {
 
-class TorchExecutor final : public Executor {
- public:
-  explicit TorchExecutor(const std::string& device);
-  Environment environment() override;
-  std::string unavailable(const std::string& op, const std::string& provider) override;
-  Result measure(const Point& point, const Timing& timing) override;
-  void new_round() override;
+struct Stats {
+  double median = 0, mean = 0, min = 0, max = 0, p20 = 0, p80 = 0, stdev = 0;
+  int64_t count = 0;
+  double get(const std::string& stat) const;  // by name, as in Timing::stat
+};
+Stats summarize(std::vector<double> samples);
 
-  Device& device() { return *device_; }
-  // The seeded inputs of a point (cached: the providers of one table cell share them).
-  const Inputs& inputs_for(const Point& point);
-
- private:
-  std::unique_ptr<Device> device_;
-  std::optional<Environment> env_;
-  std::string inputs_key_;
-  Inputs inputs_;
-  bool new_inputs_ = false;  // new_round(): the next inputs_for makes new copies
-  std::mt19937_64 spacer_rng_;  // the placement spacers' sizes (seeded at random)
-  std::set<std::string> checked_;  // providers of the current cell checked against torch
+struct Result {
+  std::string error;             // empty: ok
+  std::string unit;              // "ms" (speed) or "MiB" (memory)
+  std::vector<double> samples;   // every sample, in unit
+  // Samples per round (Timing::rounds), in order: samples[0, rounds[0]) came from the first
+  // round's memory placement, and so on. Empty: all from one placement (one round, an import).
+  std::vector<int64_t> rounds;
+  Stats stats;
+  double bytes = 0;              // minimal bytes of one call (OPS.md)
+  double gbps = 0;               // bytes / median time (speed points)
+  double pct_peak = 0;           // gbps / measured peak bandwidth * 100
+  double rel_err = -1;           // ||out - torch|| / ||torch||; -1 when not checked
+  bool check_failed = false;     // rel_err over the dtype's tolerance
+  bool ok() const { return error.empty(); }
 };
 
-// ||a - b|| / ||b|| over every output, in float32 (the largest of the outputs).
-double relative_error(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref);
-// The check's tolerance for a storage dtype: 1e-2 for bf16/fp16, 1e-5 for fp32.
-double tolerance(const std::string& dtype);
-at::ScalarType scalar_type(const std::string& dtype);
+// The machine and software a run measured on.
+struct Environment {
+  std::string device = "cpu";   // cpu | cuda:N
+  std::string gpu;              // device name ("NVIDIA H100 80GB HBM3", or the CPU model)
+  int64_t sm_count = 0;
+  int64_t memory_bytes = 0;
+  std::string driver, cuda_runtime, torch_version;
+  std::string compute_capability;
+  double peak_gbps = 0;         // measured at start: device-to-device copy, read + write
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual Environment environment() = 0;
+  // Why `provider` cannot run `op` here ("" when it can): not built, no GPU, ...
+  virtual std::string unavailable(const std::string& op, const std::string& provider) = 0;
+  // Everything outside the timed region (inputs, compilation) happens inside; never throws
+  // for a failing point: the error is returned in Result::error.
+  virtual Result measure(const Point& point, const Timing& timing) = 0;
+  // Before the next round of a cell (Timing::rounds): what a timing depends on besides the
+  // code (the flush buffer, the inputs) is placed in new memory for the measures that follow.
+  virtual void new_round() {}
+};
 
 }  // namespace opbench

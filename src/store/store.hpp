@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "sweep/executor.hpp"
-#include "sweep/point.hpp"
+#include "measure/executor.hpp"
+#include "points/point.hpp"
 
 struct sqlite3;
 

@@ -10,8 +10,8 @@
 
 #include "config/config.hpp"
 #include "store/store.hpp"
-#include "sweep/executor.hpp"
-#include "sweep/points.hpp"
+#include "measure/executor.hpp"
+#include "points/points.hpp"
 
 namespace opbench {
 

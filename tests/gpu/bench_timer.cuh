@@ -24,7 +24,7 @@
 
 #include "config/config.hpp"  // L2Flush
 #include "kernels/common.h"
-#include "kernels/l2_flush.h"
+#include "measure/l2_flush.h"
 
 namespace opbench::bench {
 
@@ -103,7 +103,7 @@ class FlushTimer {
   void flush(int i) {
     char* at = static_cast<char*>(flush_) + size_t(i % places_) * kPlaceStep;
     if (mode_ == L2Flush::write) OPBENCH_CUDA_CHECK(cudaMemsetAsync(at, i & 0xff, kFlushBytes));
-    if (mode_ == L2Flush::read) opbench::kernels::l2_flush_read(at, kFlushBytes, nullptr);
+    if (mode_ == L2Flush::read) opbench::l2_flush_read(at, kFlushBytes, nullptr);
   }
   static constexpr size_t kFlushBytes = size_t(256) << 20;
   static constexpr size_t kPlaceStep = size_t(4) << 20;

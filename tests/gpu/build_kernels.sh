@@ -22,7 +22,7 @@ mkdir -p "$B"
 
 compile() {  # source object [flags...]
   local src=$1 obj=$2; shift 2
-  if [ "$obj" -nt "$src" ] && [ -z "$(find kernels tests/gpu -newer "$obj" \( -name '*.h' -o -name '*.cuh' \) -print -quit)" ]; then
+  if [ "$obj" -nt "$src" ] && [ -z "$(find kernels src/measure tests/gpu -newer "$obj" \( -name '*.h' -o -name '*.cuh' \) -print -quit)" ]; then
     return 0
   fi
   nvcc $F "$@" -c "$src" -o "$obj" 2> "${obj%.o}.log" || { cat "${obj%.o}.log" >&2; return 1; }
@@ -36,9 +36,10 @@ start() {  # at most $jobs compilations at a time
   fi
   compile "$@" & pids+=($!)
 }
-for f in act lrpe_cosine lrpe_rotate lrpe_cosine_md tpa_decode l2_flush; do
+for f in act lrpe_cosine lrpe_rotate lrpe_cosine_md tpa_decode; do
   start "kernels/$f.cu" "$B/$f.o" $KFLAGS -Xptxas -v
 done
+start src/measure/l2_flush.cu "$B/l2_flush.o" $KFLAGS -Xptxas -v
 for t in kernels_1d_test kernels_1d_bench kernels_md_tpa_test kernels_md_tpa_bench episodes_bench; do
   start "tests/gpu/$t.cu" "$B/$t.o"
 done

@@ -258,7 +258,7 @@ int main(int argc, char** argv) {
     peak = 2.0 * n / t[0];
     std::printf("peak: 2 GiB D2D copy %.4f ms -> %.1f GB/s (read + write)\n", t[0], peak / 1e6);
     // For reference (not a floor): a kernel that only reads the 2 GiB, 16 bytes a thread.
-    auto tr = timer.run([&] { opbench::kernels::l2_flush_read(src, n, nullptr); }, 10, 2);
+    auto tr = timer.run([&] { opbench::l2_flush_read(src, n, nullptr); }, 10, 2);
     std::printf("read-only: 2 GiB read %.4f ms -> %.1f GB/s\n", tr[0], n / tr[0] / 1e6);
     CK(cudaFree(src));
     CK(cudaFree(dst));
@@ -464,7 +464,7 @@ int main(int argc, char** argv) {
       }
     {  // calibration: a plain read of b = 8's bytes (one kernel), an empty launch, an empty PDL pair
       const double bytes8 = 2.0 * 8 * 32768 * (2 * H + D + E);
-      auto t = timer.run([&] { opbench::kernels::l2_flush_read(bk, static_cast<size_t>(bytes8), nullptr); }, 50);
+      auto t = timer.run([&] { opbench::l2_flush_read(bk, static_cast<size_t>(bytes8), nullptr); }, 50);
       report("tpa", "b=8 m=32768 bf16", "plain read, same bytes", t, bytes8 / peak);
       auto te = timer.run([&] { empty_kernel<<<1, 32>>>(); CK(cudaGetLastError()); }, 50);
       report("launch", "-", "empty kernel", te, 0);

@@ -7,7 +7,7 @@
 
 #include "config/config.hpp"
 #include "ops/op.hpp"
-#include "sweep/point.hpp"
+#include "points/point.hpp"
 
 namespace opbench {
 

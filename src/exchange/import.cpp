@@ -1,5 +1,5 @@
 // opbench import: reference-format markdown -> runs and points. Torch-free.
-#include "diff/import.hpp"
+#include "exchange/import.hpp"
 
 #include <cmath>
 #include <fstream>

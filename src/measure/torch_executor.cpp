@@ -1,4 +1,4 @@
-#include "measure/executor.hpp"
+#include "measure/torch_executor.hpp"
 
 #include <c10/util/Exception.h>
 #include <torch/headeronly/version.h>

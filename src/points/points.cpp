@@ -1,4 +1,4 @@
-#include "sweep/points.hpp"
+#include "points/points.hpp"
 
 #include <set>
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "sweep/executor.hpp"
+#include "measure/executor.hpp"
 
 namespace opbench {
 

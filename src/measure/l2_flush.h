@@ -6,14 +6,15 @@
 // Reading the buffer instead leaves only clean lines: the next call starts with a cold L2 and
 // pays only for its own bytes.
 #pragma once
+#include <cuda_runtime.h>
+
 #include <cstddef>
 
-#include "kernels/common.h"
-
-namespace opbench::kernels {
+namespace opbench {
 
 // Reads `bytes` (a multiple of 16) at `buf` (16-byte aligned) on `stream` with every
-// multiprocessor; writes nothing (a store of an impossible value keeps the loads).
+// multiprocessor; writes nothing (a store of an impossible value keeps the loads). Throws
+// std::runtime_error for a misaligned buffer or a failed CUDA call.
 void l2_flush_read(void* buf, size_t bytes, cudaStream_t stream);
 
-}  // namespace opbench::kernels
+}  // namespace opbench

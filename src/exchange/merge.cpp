@@ -1,5 +1,5 @@
 // opbench merge: runs from other databases, ids remapped, never duplicated. Torch-free.
-#include "diff/merge.hpp"
+#include "exchange/merge.hpp"
 
 #include <memory>
 
