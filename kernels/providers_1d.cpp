@@ -19,7 +19,7 @@
 #include "kernels/lrpe_cosine.h"
 #include "kernels/lrpe_rotate.h"
 #include "kernels/binding.h"
-#include "kernels/providers.h"
+#include "providers/provider.hpp"
 
 namespace opbench {
 
@@ -183,10 +183,8 @@ Provider provider(const char* op, const char* help,
   return pr;
 }
 
-}  // namespace
-
-std::vector<Provider> cuda_providers_1d() {
-  return {
+const ProviderRegistration registration([] {
+  return std::vector<Provider>{
       provider("act",
                "our CUDA kernels: 16-byte elementwise, softmax over d in a lane group per row, "
                "over n by column statistics (block or split)",
@@ -198,6 +196,8 @@ std::vector<Provider> cuda_providers_1d() {
                "our CUDA kernels: act fused, one pass, halves rotated by the float32 angle",
                [](const Params& p, const Inputs& in) { return prepare_lrpe(p, in, true); }),
   };
-}
+});
+
+}  // namespace
 
 }  // namespace opbench

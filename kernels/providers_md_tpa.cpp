@@ -180,10 +180,8 @@ Provider tpa_provider(K::TpaStrategy strategy, const char* help) {
   return pr;
 }
 
-}  // namespace
-
-std::vector<Provider> cuda_providers_md_tpa() {
-  return {
+const ProviderRegistration registration([] {
+  return std::vector<Provider>{
       md_provider(false),
       md_provider(true),
       tpa_provider(K::TpaStrategy::b, "our CUDA kernel: a block per batch element (and head group), all of m"),
@@ -191,6 +189,8 @@ std::vector<Provider> cuda_providers_md_tpa() {
       tpa_provider(K::TpaStrategy::bn,
                    "our CUDA kernels: blocks per batch and chunk of m, then a reduction (split-k)"),
   };
-}
+});
+
+}  // namespace
 
 }  // namespace opbench

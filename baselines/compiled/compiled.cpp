@@ -963,11 +963,22 @@ Provider make_provider(const std::string& op, const std::string& name, const std
   return pr;
 }
 
-}  // namespace
+// The table work of every compiled provider: compile_packages over the sweep's tables.
+class PackageWork final : public TableWork {
+ public:
+  std::string what() const override { return "AOTInductor packages"; }
+  std::string unavailable(const std::string& device) override { return compiled::unavailable(device); }
+  std::vector<TableOutcome> run(const std::vector<TableTask>& tasks, int jobs,
+                                const TableProgress& progress) override {
+    std::vector<CompileRequest> requests;
+    for (const auto& t : tasks) requests.push_back({t.op, t.provider, t.params, t.x_name, t.x_values, t.device});
+    return compile_packages(requests, jobs, progress);
+  }
+};
 
 std::vector<Provider> compiled_providers() {
   const std::string aot = " (torch.export + AOTInductor package, run from C++)";
-  return {
+  std::vector<Provider> v = {
       make_provider("act", "torch_compile", "TorchInductor: the torch reference compiled" + aot),
       make_provider("lrpe_cosine", "torch_compile",
                     "TorchInductor: the torch reference compiled" + aot),
@@ -980,6 +991,13 @@ std::vector<Provider> compiled_providers() {
       make_provider("tpa_decode", "torch_naive_compile",
                     "TorchInductor: the naive form (materialises q, k, v) compiled" + aot),
   };
+  auto work = std::make_shared<PackageWork>();
+  for (auto& p : v) p.table_work = work;
+  return v;
 }
+
+const ProviderRegistration registration(compiled_providers);
+
+}  // namespace
 
 }  // namespace opbench

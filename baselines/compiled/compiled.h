@@ -27,12 +27,12 @@
 
 namespace opbench {
 
-// torch_compile for act, lrpe_cosine, lrpe_rotate, lrpe_cosine_md, tpa_decode;
-// torch_naive_compile for tpa_decode. prepare() finds or builds the package for the point
-// (outside timing: the export takes tens of seconds), loads it and returns a Call running it:
-// fwd (inputs...) -> {o}; bwd (inputs..., grad_out) -> {dx}. A failed export throws
-// std::runtime_error with the exporter's one-line reason.
-std::vector<Provider> compiled_providers();
+// The providers (registered from compiled.cpp): torch_compile for act, lrpe_cosine,
+// lrpe_rotate, lrpe_cosine_md, tpa_decode; torch_naive_compile for tpa_decode. prepare() finds
+// or builds the package for the point (outside timing: the export takes tens of seconds),
+// loads it and returns a Call running it: fwd (inputs...) -> {o}; bwd (inputs..., grad_out) ->
+// {dx}. A failed export throws std::runtime_error with the exporter's one-line reason. Their
+// table work (Provider::table_work) is compile_packages.
 
 // One table's worth of points of one compiled provider: everything but x is fixed.
 struct CompileRequest {
@@ -43,14 +43,10 @@ struct CompileRequest {
   std::string device;         // "cpu", "cuda" or "cuda:N"
 };
 
-struct CompileOutcome {
-  std::string key;    // the cache key (the package folder's name)
-  std::string path;   // the package serving every x value; the key's folder when the export
-                      // fell back to one static package per x value
-  std::string error;  // "" on success, else one line
-  double seconds = 0; // wall time spent exporting (0 when cached)
-  bool cached = false;  // every x value was served by packages already on disk
-};
+// key: the cache key (the package folder's name); path: the package serving every x value, or
+// the key's folder when the export fell back to one static package per x value; seconds: wall
+// time spent exporting (0 when cached); cached: every x value was served by packages on disk.
+using CompileOutcome = TableOutcome;
 
 // Builds the packages of `requests`, up to `jobs` exporter processes at a time. Each request
 // gets one dynamic package over [min(x_values), max(x_values)] (one static package when it has

@@ -1,7 +1,7 @@
 // LibTorch eager baselines of the five ops (OPS.md), written the way a PyTorch user writes
 // them in eager mode: float32 math inside, results cast back to the storage dtype.
 // Every function except the tpa_decode ones is differentiable through autograd (they are
-// compositions of ATen ops); the providers (eager_providers) wrap them for the harness.
+// compositions of ATen ops); baselines/eager/providers.cpp wraps them as providers.
 #pragma once
 #include <ATen/ATen.h>
 
@@ -74,9 +74,5 @@ at::Tensor tpa_decode_naive_forward(const at::Tensor& aq, const at::Tensor& ak,
                                     const TpaScales& scales = {});
 
 }  // namespace eager
-
-// Provider "torch" for act, lrpe_cosine, lrpe_rotate, lrpe_cosine_md, tpa_decode and
-// "torch_naive" for tpa_decode (defined in baselines/eager/providers.cpp).
-std::vector<Provider> eager_providers();
 
 }  // namespace opbench

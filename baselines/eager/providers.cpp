@@ -1,4 +1,4 @@
-// The eager providers: "torch" for every op, "torch_naive" for tpa_decode.
+// The eager providers: "torch" for every op, "torch_naive" for tpa_decode (registered here).
 #include <ATen/core/grad_mode.h>
 #include <torch/csrc/autograd/autograd.h>
 
@@ -131,10 +131,8 @@ Provider tpa_decode_provider(const char* name, const char* help, TpaForward fwd)
   return pr;
 }
 
-}  // namespace
-
-std::vector<Provider> eager_providers() {
-  return {
+const ProviderRegistration registration([] {
+  return std::vector<Provider>{
       act_torch(),
       lrpe_1d_torch("lrpe_cosine", "LibTorch eager: act, angle and sin/cos in float32, concat(x cos, x sin)",
                     eager::lrpe_cosine_forward),
@@ -150,6 +148,8 @@ std::vector<Provider> eager_providers() {
                           "then attention",
                           &eager::tpa_decode_naive_forward),
   };
-}
+});
+
+}  // namespace
 
 }  // namespace opbench

@@ -9,7 +9,6 @@
 #include <memory>
 #include <string>
 
-#include "baselines/compiled/compiled.h"
 #include "store/store.hpp"
 #include "points/points.hpp"
 
@@ -31,16 +30,6 @@ void add_merge_command(CLI::App& app, Cli& cli);
 void add_history_command(CLI::App& app, Cli& cli);
 
 void add_compile_command(CLI::App& app, Cli& cli);
-
-// The compiled baselines' packages a sweep needs: one per table and compiled provider.
-struct CompileJob {
-  std::string title;
-  CompileRequest request;
-};
-std::vector<CompileJob> compile_jobs(const Sweep& sw, const std::string& device);
-std::vector<CompileOutcome> run_compile_jobs(const std::vector<CompileJob>& jobs, int parallel, bool tty,
-                                             std::ostream& log);
-int default_compile_jobs();
 
 // Helpers shared by the commands.
 void write_output(const std::string& text, const std::string& out_path);  // stdout when empty

@@ -9,6 +9,7 @@
 #include "cli/cli.hpp"
 #include "core/error.hpp"
 #include "measure/torch_executor.hpp"
+#include "providers/table_jobs.hpp"
 #include "report/report.hpp"
 #include "sweep/runner.hpp"
 
@@ -116,15 +117,15 @@ void add_sweep_command(CLI::App& app, Cli& cli) {
     opt.host = hostname();
     opt.git_commit = git_commit();
     opt.stop = &g_stop;
-    // The compiled baselines' packages: built (or found cached) before any point is timed,
-    // their export times recorded with the run.
-    auto jobs = compile_jobs(sw, device);
+    // The providers' once-per-table work (compiled packages): done (or found cached) before
+    // any point is timed, its times recorded with the run.
+    auto jobs = table_jobs(sw, device);
     if (!jobs.empty()) {
       opt.before_measure = [&](int64_t run_id) {
-        auto outcomes = run_compile_jobs(jobs, default_compile_jobs(), opt.progress, std::cerr);
+        auto outcomes = run_table_jobs(jobs, default_table_jobs(), opt.progress, std::cerr);
         for (size_t i = 0; i < outcomes.size(); ++i)
-          store.add_compile({run_id, jobs[i].title, jobs[i].request.provider, outcomes[i].key, outcomes[i].seconds,
-                             outcomes[i].cached, outcomes[i].error});
+          store.add_compile({run_id, jobs[i].task.title, jobs[i].task.provider, outcomes[i].key,
+                             outcomes[i].seconds, outcomes[i].cached, outcomes[i].error});
       };
     }
     struct sigaction sa {};

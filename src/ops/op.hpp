@@ -1,7 +1,7 @@
 // What an operator declares to the harness: its axes and their validation, the table title,
 // its input tensors (abstractly: shapes, dtypes, how to fill them), its output shape and the
 // minimal bytes one call must move. Torch-free: config, sweep, store and report use it.
-// One file per op in src/ops/, one line per op in src/ops/registry.cpp.
+// One file per op in src/ops/, each registering itself (OpRegistration).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -86,7 +86,15 @@ void validate_act(const Params& p, const std::vector<int64_t>& allowed_dims);
 // "-act_{act}[-dim_{act_dim}]": the suffix the reference titles use.
 std::string act_title(const Params& p);
 
-// The registry (src/ops/registry.cpp).
+// Registers an op: one static instance in the op's own file,
+//   static const OpRegistration registration(make_spec);
+// `make` runs once, on the registry's first use.
+class OpRegistration {
+ public:
+  explicit OpRegistration(std::function<OpSpec()> make);
+};
+
+// The registered ops, in name order (src/ops/registry.cpp).
 const std::vector<const OpSpec*>& all_ops();
 const OpSpec* find_op(const std::string& name);
 

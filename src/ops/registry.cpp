@@ -1,22 +1,35 @@
-// The ops opbench knows: one line each.
+// The ops linked into this build: each registers itself from its own file (OpRegistration).
+#include <algorithm>
+#include <memory>
+
 #include "ops/op.hpp"
 
 namespace opbench {
 
-const OpSpec& act_op();
-const OpSpec& lrpe_cosine_op();
-const OpSpec& lrpe_rotate_op();
-const OpSpec& lrpe_cosine_md_op();
-const OpSpec& tpa_decode_op();
+namespace {
+
+std::vector<std::function<OpSpec()>>& makers() {
+  static std::vector<std::function<OpSpec()>> m;
+  return m;
+}
+
+}  // namespace
+
+OpRegistration::OpRegistration(std::function<OpSpec()> make) { makers().push_back(std::move(make)); }
 
 const std::vector<const OpSpec*>& all_ops() {
-  static const std::vector<const OpSpec*> ops = {
-      &act_op(),
-      &lrpe_cosine_op(),
-      &lrpe_rotate_op(),
-      &lrpe_cosine_md_op(),
-      &tpa_decode_op(),
-  };
+  // Built on first use (after every registration has run), in name order.
+  static const std::vector<std::unique_ptr<const OpSpec>> specs = [] {
+    std::vector<std::unique_ptr<const OpSpec>> v;
+    for (const auto& make : makers()) v.push_back(std::make_unique<const OpSpec>(make()));
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a->name < b->name; });
+    return v;
+  }();
+  static const std::vector<const OpSpec*> ops = [] {
+    std::vector<const OpSpec*> v;
+    for (const auto& s : specs) v.push_back(s.get());
+    return v;
+  }();
   return ops;
 }
 

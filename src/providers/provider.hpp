@@ -1,13 +1,16 @@
 // A provider: one implementation of one op (torch eager, our CUDA kernels, AOTInductor ...).
-// Links LibTorch. Providers are listed in src/providers/registry.cpp, one line each.
+// Links LibTorch. Providers register themselves from their own files (ProviderRegistration);
+// the harness finds them by op and name. Nothing here names a provider family.
 #pragma once
 #include <ATen/ATen.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/value.hpp"
+#include "providers/table_work.hpp"
 
 namespace opbench {
 
@@ -31,12 +34,21 @@ struct Provider {
   std::function<std::string(const at::Device& device)> unavailable;
   // Builds the call for one point (params hold every axis, mode included).
   std::function<Call(const Params& params, const Inputs& inputs)> prepare;
+  // Work done once per table before any point is timed (building a compiled package), or
+  // null. `opbench compile` runs it alone; `sweep` runs it before measuring.
+  std::shared_ptr<TableWork> table_work;
 };
 
-// Registry (src/providers/registry.cpp).
+// Registers providers: one static instance in the providers' own file,
+//   static const ProviderRegistration registration([] { return std::vector<Provider>{...}; });
+// `make` runs once, on the registry's first use (after every op has registered).
+class ProviderRegistration {
+ public:
+  explicit ProviderRegistration(std::function<std::vector<Provider>()> make);
+};
+
+// The registered providers, in (op, name) order (src/providers/registry.cpp).
 const std::vector<Provider>& all_providers();
 const Provider* find_provider(const std::string& op, const std::string& name);
-// Every provider name any op has (for config validation without LibTorch, see
-// src/ops/registry.cpp's provider_names()).
 
 }  // namespace opbench

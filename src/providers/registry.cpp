@@ -1,26 +1,31 @@
-// The providers linked into this build: one line per family.
+// The providers linked into this build: each family registers itself (ProviderRegistration).
+#include <algorithm>
+
 #include "providers/provider.hpp"
 
-#include "baselines/compiled/compiled.h"
-#include "baselines/eager/eager.h"
-#ifdef OPBENCH_WITH_CUDA
-#include "kernels/providers.h"
-#endif
-
 namespace opbench {
+
+namespace {
+
+std::vector<std::function<std::vector<Provider>()>>& makers() {
+  static std::vector<std::function<std::vector<Provider>()>> m;
+  return m;
+}
+
+}  // namespace
+
+ProviderRegistration::ProviderRegistration(std::function<std::vector<Provider>()> make) {
+  makers().push_back(std::move(make));
+}
 
 const std::vector<Provider>& all_providers() {
   static const std::vector<Provider> all = [] {
     std::vector<Provider> v;
-    auto add = [&](std::vector<Provider> ps) {
-      for (auto& p : ps) v.push_back(std::move(p));
-    };
-    add(eager_providers());
-    add(compiled_providers());
-#ifdef OPBENCH_WITH_CUDA
-    add(cuda_providers_1d());
-    add(cuda_providers_md_tpa());
-#endif
+    for (const auto& make : makers())
+      for (auto& p : make()) v.push_back(std::move(p));
+    std::stable_sort(v.begin(), v.end(), [](const Provider& a, const Provider& b) {
+      return a.op != b.op ? a.op < b.op : a.name < b.name;
+    });
     return v;
   }();
   return all;

@@ -1,0 +1,83 @@
+#include "providers/table_jobs.hpp"
+
+#include <algorithm>
+#include <map>
+#include <ostream>
+#include <set>
+#include <thread>
+
+#include "providers/provider.hpp"
+
+namespace opbench {
+
+std::vector<TableJob> table_jobs(const Sweep& sw, const std::string& device) {
+  std::vector<TableJob> jobs;
+  std::set<std::string> seen;  // provider, device and every axis but metric: one task
+  for (const auto& t : sw.tables) {
+    std::set<std::string> providers;
+    for (const auto& p : sw.points)
+      if (p.title == t.title) providers.insert(p.provider);
+    for (const auto& name : providers) {
+      const Provider* prov = find_provider(sw.op->name, name);
+      if (!prov || !prov->table_work) continue;
+      TableTask task{sw.op->name, name, t.title, t.params, sw.op->x_axes.front(), t.x_values, device};
+      task.params.erase("metric");
+      std::string key = name + "|" + device;
+      for (const auto& [k, v] : task.params.values()) key += "|" + k + "=" + to_string(v);
+      if (!seen.insert(key).second) continue;
+      jobs.push_back({task, prov->table_work.get()});
+    }
+  }
+  return jobs;
+}
+
+std::string table_jobs_unavailable(const std::vector<TableJob>& jobs, const std::string& device) {
+  std::set<TableWork*> asked;
+  for (const auto& j : jobs) {
+    if (!asked.insert(j.work).second) continue;
+    const std::string why = j.work->unavailable(device);
+    if (!why.empty()) return j.task.provider + ": " + why;
+  }
+  return "";
+}
+
+std::vector<TableOutcome> run_table_jobs(const std::vector<TableJob>& jobs, int parallel, bool tty,
+                                         std::ostream& log) {
+  std::vector<TableOutcome> out(jobs.size());
+  // The jobs of each work, in first-seen order of the works.
+  std::vector<TableWork*> works;
+  std::map<TableWork*, std::vector<size_t>> of;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (!of.count(jobs[i].work)) works.push_back(jobs[i].work);
+    of[jobs[i].work].push_back(i);
+  }
+  for (TableWork* w : works) {
+    std::vector<TableTask> tasks;
+    for (size_t i : of[w]) tasks.push_back(jobs[i].task);
+    size_t failed = 0;
+    auto progress = [&](size_t done, size_t total, const TableOutcome& o) {
+      if (!o.error.empty()) ++failed;
+      if (tty) log << "\r\033[K" << w->what() << " [" << done << "/" << total << "] " << (o.cached ? "cached " : "built ") << o.key << std::flush;
+      if (!o.error.empty()) log << (tty ? "\n" : "") << "failed: " << o.key << ": " << o.error << "\n";
+    };
+    const std::vector<TableOutcome> got = w->run(tasks, parallel, progress);
+    double seconds = 0;
+    size_t cached = 0;
+    for (size_t k = 0; k < got.size(); ++k) {
+      out[of[w][k]] = got[k];
+      seconds += got[k].seconds;
+      cached += got[k].cached;
+    }
+    if (tty) log << "\r\033[K";
+    log << w->what() << ": " << got.size() << " (" << cached << " cached, " << failed << " failed), "
+        << int(seconds) << " s\n";
+  }
+  return out;
+}
+
+int default_table_jobs() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return int(std::max(1u, n / 2));
+}
+
+}  // namespace opbench

@@ -1,0 +1,33 @@
+// The once-per-table work of a sweep's providers (Provider::table_work): which tasks a sweep
+// needs, and running them with a progress line. Used by `opbench compile` and `opbench sweep`.
+#pragma once
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "points/points.hpp"
+#include "providers/table_work.hpp"
+
+namespace opbench {
+
+struct TableJob {
+  TableTask task;
+  TableWork* work = nullptr;  // the provider's
+};
+
+// One job per table and provider with table work in `sw` (a provider's speed and memory tables
+// of the same shapes share one), in table order.
+std::vector<TableJob> table_jobs(const Sweep& sw, const std::string& device);
+
+// "" when every job's work can run for `device`, else "PROVIDER: reason" of the first that cannot.
+std::string table_jobs_unavailable(const std::vector<TableJob>& jobs, const std::string& device);
+
+// Runs the jobs, each work's together (up to `parallel` at a time); `tty`: a progress line on
+// `log`, else only failures and the summary. One outcome per job, in order.
+std::vector<TableOutcome> run_table_jobs(const std::vector<TableJob>& jobs, int parallel, bool tty,
+                                         std::ostream& log);
+
+// Half the cores (at least one): the default `parallel`.
+int default_table_jobs();
+
+}  // namespace opbench
