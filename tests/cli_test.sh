@@ -10,6 +10,17 @@ check version 0 "$bin" --version
 contains version-text "$work/out" "opbench "
 check list 0 "$bin" list
 contains list-ops "$work/out" "lrpe_cosine_md"
+check list-json 0 "$bin" list --format json
+python3 - "$work/out" <<'PY' && echo "ok   list-json-facts" || { echo "FAIL list-json-facts"; fails=$((fails+1)); }
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["ops"], doc
+for op in doc["ops"]:
+    for k in ("name", "axes", "modes", "x_axes", "title", "inputs", "providers"):
+        assert op[k], (op["name"], k)
+    names = {a["name"] for a in op["axes"]}
+    assert set(op["x_axes"]) <= names and all("runs_here" in p for p in op["providers"]), op["name"]
+PY
 check dry-run 0 "$bin" sweep "$src/configs/quick.yaml" --dry-run --db "$db"
 contains dry-run-tables "$work/out" "lrpe_rotate-speed-fwd-batch2-head4-dim64-act_silu-fp32"
 [ -e "$db" ] && { echo "FAIL dry-run wrote $db"; fails=$((fails+1)); }

@@ -16,7 +16,10 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "config/config.hpp"
 #include "exchange/import.hpp"
+#include "ops/op.hpp"
+#include "points/points.hpp"
 #include "report/document.hpp"
 #include "report/report.hpp"
 #include "report/table.hpp"
@@ -207,35 +210,24 @@ TEST(ImportReference, PointsCarryOpAxesAndNotation) {
   EXPECT_EQ(r.points.size(), 4u * 8 * 7);
 }
 
+// Every table title every registered op's shipped config makes reads back as that op, with the
+// axes the title spells equal to the table's.
 TEST(ImportTitles, DefaultTitlesOfEveryOpParseBack) {
-  struct Case {
-    std::string title, op;
-    std::map<std::string, std::string> axes;  // axis -> value as text
-  };
-  const std::vector<Case> cases = {
-      {"act-speed-fwd-batch12-head12-dim128-act_relu-bf16", "act",
-       {{"metric", "speed"}, {"mode", "fwd"}, {"batch", "12"}, {"head", "12"}, {"dim", "128"}, {"act", "relu"}, {"dtype", "bf16"}}},
-      {"act-memory-bwd-batch12-head12-dim128-act_softmax-dim_-2-bf16", "act",
-       {{"metric", "memory"}, {"mode", "bwd"}, {"act", "softmax"}, {"act_dim", "-2"}}},
-      {"lrpe_cosine-speed-bwd-batch12-head12-dim128-act_softmax-dim_1-bf16", "lrpe_cosine",
-       {{"act", "softmax"}, {"act_dim", "1"}}},
-      {"lrpe_rotate-memory-bwd-batch2-head4-dim64-act_softmax-dim_1-fp32", "lrpe_rotate",
-       {{"batch", "2"}, {"head", "4"}, {"dim", "64"}, {"dtype", "fp32"}}},
-      {"md_lrpe_cosine-speed-fwd-batch12-head12-dim128-bf16-2d-l10", "lrpe_cosine_md",
-       {{"md", "2"}, {"l", "10"}, {"dtype", "bf16"}}},
-      {"md_lrpe_cosine-speed-fwd-batch12-head12-dim128-act_silu-fp16-3d-l0", "lrpe_cosine_md",
-       {{"act", "silu"}, {"md", "3"}, {"l", "0"}, {"dtype", "fp16"}}},
-      {"tpa_decode-memory-fwd-batch32-head32-dim128-rank16-bf16", "tpa_decode",
-       {{"batch", "32"}, {"rank", "16"}, {"metric", "memory"}}},
-  };
-  for (const auto& c : cases) {
-    TitleInfo t = parse_title(c.title);
-    EXPECT_EQ(t.op, c.op) << c.title;
-    for (const auto& [axis, value] : c.axes) {
-      ASSERT_TRUE(t.params.has(axis)) << c.title << " " << axis;
-      EXPECT_EQ(to_string(t.params.values().at(axis)), value) << c.title << " " << axis;
+  size_t checked = 0;
+  for (const OpSpec* op : all_ops()) {
+    const Sweep sw = expand(load_config(std::string(OPBENCH_SOURCE_DIR) + "/configs/" + op->name + ".yaml"));
+    for (const auto& t : sw.tables) {
+      const TitleInfo info = parse_title(t.title);
+      EXPECT_EQ(info.op, op->name) << t.title;
+      for (const auto& [axis, value] : info.params.values()) {
+        ASSERT_TRUE(t.params.has(axis)) << t.title << " " << axis;
+        EXPECT_EQ(t.params.values().at(axis), value) << t.title << " " << axis;
+      }
+      EXPECT_TRUE(info.params.has("metric") && info.params.has("mode")) << t.title;
+      ++checked;
     }
   }
+  EXPECT_GT(checked, all_ops().size());
   // Not an op's default title: kept with op '' (the metric still read when a word names it).
   for (std::string bad : {"act-speed-fwd-batch12-head12-dim128-act_relu-dim_1-bf16",  // no op writes dim_ for relu
                           "act-speed-fwd-batch12-head12-dim128-act_gelu-bf16",        // unknown act

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -23,93 +22,16 @@ std::string lower(std::string s) {
   return s;
 }
 
-// A word axis value the op accepts.
-bool word_ok(const OpSpec& op, const std::string& axis, const std::string& v) {
-  const AxisSpec* a = op.axis(axis);
-  if (!a) return false;
-  if (a->choices.empty()) return true;
-  for (const auto& c : a->choices)
-    if (c == v) return true;
-  return false;
-}
-
-// The op's axes with their fallbacks filled in where `p` leaves them unset.
-Params with_fallbacks(const OpSpec& op, Params p) {
-  for (const auto& a : op.axes)
-    if (!p.has(a.name) && a.fallback) p.set(a.name, *a.fallback);
-  return p;
-}
-
-// One title pattern: a regex and the axis each group gives (an empty name skips the group;
-// a group that did not take part leaves its axis unset).
-struct Pattern {
-  std::regex re;
-  std::vector<std::pair<std::string, AxisKind>> groups;  // group 1.. -> axis
-};
-
-const std::vector<Pattern>& patterns() {
-  using K = AxisKind;
-  static const std::vector<Pattern> ps = [] {
-    const std::string num = R"((\d{1,9}))", snum = R"((-?\d{1,9}))", word = R"(([a-z0-9]+))";
-    const std::string head = "-" + word + "-" + word + "-batch" + num + "-head" + num + "-dim" + num;
-    std::vector<Pattern> v;
-    // act, lrpe_cosine, lrpe_rotate: OP-metric-mode-batchB-headH-dimD-act_A[-dim_K]-dtype
-    v.push_back({std::regex("^(act|lrpe_cosine|lrpe_rotate)" + head + "-act_" + word +
-                            "(?:-dim_" + snum + ")?-" + word + "$"),
-                 {{"", K::Word}, {"metric", K::Word}, {"mode", K::Word}, {"batch", K::Int},
-                  {"head", K::Int}, {"dim", K::Int}, {"act", K::Word}, {"act_dim", K::Int},
-                  {"dtype", K::Word}}});
-    // md_lrpe_cosine: ...-dimD[-act_A[-dim_K]]-dtype-MDd-lL
-    v.push_back({std::regex("^(md_lrpe_cosine)" + head + "(?:-act_" + word + "(?:-dim_" + snum +
-                            ")?)?-" + word + "-" + num + "d-l" + num + "$"),
-                 {{"", K::Word}, {"metric", K::Word}, {"mode", K::Word}, {"batch", K::Int},
-                  {"head", K::Int}, {"dim", K::Int}, {"act", K::Word}, {"act_dim", K::Int},
-                  {"dtype", K::Word}, {"md", K::Int}, {"l", K::Int}}});
-    // tpa_decode: ...-dimD-rankR-dtype
-    v.push_back({std::regex("^(tpa_decode)" + head + "-rank" + num + "-" + word + "$"),
-                 {{"", K::Word}, {"metric", K::Word}, {"mode", K::Word}, {"batch", K::Int},
-                  {"head", K::Int}, {"dim", K::Int}, {"rank", K::Int}, {"dtype", K::Word}}});
-    return v;
-  }();
-  return ps;
-}
-
 }  // namespace
 
 TitleInfo parse_title(const std::string& title) {
-  for (const auto& pat : patterns()) {
-    std::smatch m;
-    if (!std::regex_match(title, m, pat.re)) continue;
-    std::string name = m[1].str();
-    if (name == "md_lrpe_cosine") name = "lrpe_cosine_md";  // the op whose default title this is
-    const OpSpec* op = find_op(name);
-    if (!op) continue;
-    Params p;
-    bool ok = true;
-    for (size_t g = 1; g < pat.groups.size() && ok; ++g) {
-      const auto& [axis, kind] = pat.groups[g];
-      if (!m[g + 1].matched) continue;
-      const std::string v = m[g + 1].str();
-      if (kind == AxisKind::Int) {
-        p.set(axis, int64_t(std::stoll(v)));
-      } else {
-        ok = word_ok(*op, axis, v);
-        p.set(axis, v);
-      }
+  // An op's title, read by inverting its template (OpSpec::title).
+  for (const OpSpec* op : all_ops()) {
+    TitleInfo t;
+    if (op->parse_title(title, &t.params)) {
+      t.op = op->name;
+      return t;
     }
-    if (!ok) continue;
-    // The title must be exactly what the op would print for these axes (this rejects e.g.
-    // "-act_relu-dim_1", which no op writes), and the axes must be ones the op accepts.
-    try {
-      Params full = with_fallbacks(*op, p);
-      if (op->default_title(full) != title) continue;
-      for (const auto& x : op->x_axes)
-        if (!full.has(x)) full.set(x, int64_t(1));
-      op->validate(full);
-    } catch (const std::exception&) {
-      continue;
-    }
-    return {op->name, p};
   }
   TitleInfo t;
   std::stringstream ss(title);
@@ -199,7 +121,7 @@ ImportResult import_document(const std::string& text, const std::string& path,
       double bytes = 0;
       if (op) {
         try {
-          Params full = with_fallbacks(*op, params);
+          Params full = op->with_defaults(params);
           op->validate(full);
           bytes = op->min_bytes(full);
         } catch (const std::exception&) {

@@ -18,11 +18,7 @@ OpSpec make_spec() {
   s.x_axes = {"n"};
   s.providers = {{"cuda", "our CUDA kernels"}, {"torch", "LibTorch eager"}, {"torch_compile", "TorchInductor, compiled ahead of time (AOTInductor)"}};
   s.validate = [](const Params& p) { validate_act(p, {-1, -2}); };
-  s.default_title = [](const Params& p) {
-    return "act-" + p.s("metric") + "-" + p.s("mode") + "-batch" + std::to_string(p.i("batch")) +
-           "-head" + std::to_string(p.i("head")) + "-dim" + std::to_string(p.i("dim")) +
-           act_title(p) + "-" + p.s("dtype");
-  };
+  s.title = std::string("{op}-{metric}-{mode}-batch{batch}-head{head}-dim{dim}-") + kActTitle + "-{dtype}";
   s.inputs = [](const Params& p) {
     return std::vector<TensorSpec>{
         {"x", {p.i("batch"), p.i("head"), p.i("n"), p.i("dim")}, true, Fill::Normal, true}};

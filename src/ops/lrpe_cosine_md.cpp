@@ -50,13 +50,9 @@ OpSpec make_spec() {
       throw AxisError("n", "grid of " + std::to_string(tokens) + " tokens is too large");
     validate_act(p, {-1, -2});
   };
-  s.default_title = [](const Params& p) {
-    std::string act = p.s("act") == "none" ? "" : act_title(p);
-    return "md_lrpe_cosine-" + p.s("metric") + "-" + p.s("mode") + "-batch" +
-           std::to_string(p.i("batch")) + "-head" + std::to_string(p.i("head")) + "-dim" +
-           std::to_string(p.i("dim")) + act + "-" + p.s("dtype") + "-" + std::to_string(p.i("md")) +
-           "d-l" + std::to_string(p.i("l"));
-  };
+  // the reference documents name this op md_lrpe_cosine, and leave the act out when none
+  s.title = std::string("md_lrpe_cosine-{metric}-{mode}-batch{batch}-head{head}-dim{dim}{?act!=none:-") +
+            kActTitle + "}-{dtype}-{md}d-l{l}";
   s.inputs = [](const Params& p) {
     return std::vector<TensorSpec>{
         {"x", {p.i("batch"), p.i("head"), p.i("l") + md_tokens(p), p.i("dim")}, true, Fill::Normal, true},

@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "ops/title.hpp"
+
 namespace opbench {
 
 const AxisSpec* OpSpec::axis(const std::string& n) const {
@@ -71,10 +73,38 @@ void validate_act(const Params& p, const std::vector<int64_t>& allowed_dims) {
                                  list + ")");
 }
 
-std::string act_title(const Params& p) {
-  std::string t = "-act_" + p.s("act");
-  if (p.s("act") == "softmax") t += "-dim_" + std::to_string(p.i("act_dim"));
-  return t;
+const char* const kActTitle = "act_{act}{?act=softmax:-dim_{act_dim}}";
+
+const char* fill_name(Fill f) {
+  switch (f) {
+    case Fill::Uniform01: return "uniform01";
+    case Fill::Theta: return "theta";
+    default: return "normal";
+  }
+}
+
+std::string OpSpec::default_title(const Params& p) const { return TitleTemplate(title).render(name, p); }
+
+Params OpSpec::with_defaults(Params p) const {
+  for (const auto& a : axes)
+    if (!p.has(a.name) && a.fallback) p.set(a.name, *a.fallback);
+  for (const auto& x : x_axes)
+    if (!p.has(x)) p.set(x, int64_t(1));
+  return p;
+}
+
+bool OpSpec::parse_title(const std::string& text, Params* out) const {
+  auto accept = [&](const Params& spelt) {
+    try {
+      const Params full = with_defaults(spelt);
+      if (default_title(full) != text) return false;
+      validate(full);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  return TitleTemplate(title).parse(text, name, [this](const std::string& a) { return axis(a); }, accept, out);
 }
 
 }  // namespace opbench
@@ -99,11 +129,7 @@ OpSpec lrpe_1d_base(const std::string& name, int64_t theta_div) {
     if (p.i("offset") < 0) throw AxisError("offset", "must be >= 0");
     validate_act(p, {-1, 1});
   };
-  s.default_title = [name](const Params& p) {
-    return name + "-" + p.s("metric") + "-" + p.s("mode") + "-batch" + std::to_string(p.i("batch")) +
-           "-head" + std::to_string(p.i("head")) + "-dim" + std::to_string(p.i("dim")) + act_title(p) +
-           "-" + p.s("dtype");
-  };
+  s.title = std::string("{op}-{metric}-{mode}-batch{batch}-head{head}-dim{dim}-") + kActTitle + "-{dtype}";
   s.inputs = [theta_div](const Params& p) {
     return std::vector<TensorSpec>{
         {"x", {p.i("batch"), p.i("n"), p.i("head"), p.i("dim")}, true, Fill::Normal, true},

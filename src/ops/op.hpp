@@ -1,6 +1,8 @@
-// What an operator declares to the harness: its axes and their validation, the table title,
-// its input tensors (abstractly: shapes, dtypes, how to fill them), its output shape and the
-// minimal bytes one call must move. Torch-free: config, sweep, store and report use it.
+// What an operator declares to the harness: its axes and their validation, the table title
+// (a template that renders and parses), its input tensors (abstractly: shapes, dtypes, how to
+// fill them), its output shape and the minimal bytes one call must move. The one place an
+// op's facts are written: config, points, measurement, the importer, the compiled baselines'
+// exporter (through its request) and `opbench list --format json` read them here. Torch-free.
 // One file per op in src/ops/, each registering itself (OpRegistration).
 #pragma once
 #include <cstdint>
@@ -60,15 +62,29 @@ struct OpSpec {
   // but not linked into this build (no CUDA) is listed as "not built" and skipped.
   std::vector<std::pair<std::string, std::string>> providers;
 
+  // The reference title of a table (src/ops/title.hpp's syntax), e.g.
+  // "{op}-{metric}-{mode}-batch{batch}-dim{dim}-act_{act}{?act=softmax:-dim_{act_dim}}-{dtype}".
+  std::string title;
+
   // Throws AxisError naming the axis for a shape the op rejects.
   std::function<void(const Params&)> validate;
-  std::function<std::string(const Params&)> default_title;
   std::function<std::vector<TensorSpec>(const Params&)> inputs;
   std::function<std::vector<int64_t>(const Params&)> output_shape;
   std::function<double(const Params&)> min_bytes;  // mode-aware (p.s("mode"))
 
   const AxisSpec* axis(const std::string& name) const;
+  // The title template rendered for a table's axes.
+  std::string default_title(const Params& p) const;
+  // The axes a title names when it is this op's title for axes the op accepts: true, and the
+  // axes spelt in the title in `axes`; false otherwise. Checked by rendering the title back
+  // (the other axes at their defaults) and validating.
+  bool parse_title(const std::string& title, Params* axes) const;
+  // Every axis filled: `p`'s values, the defaults for the rest (the x axes at 1 when unset).
+  Params with_defaults(Params p) const;
 };
+
+// A fill's name in messages and JSON: normal, uniform01, theta.
+const char* fill_name(Fill f);
 
 // Bytes per element of a dtype word: bf16, fp16 = 2, fp32 = 4.
 int dtype_bytes(const std::string& dtype);
@@ -83,8 +99,8 @@ std::vector<AxisSpec> common_axes();  // dtype, mode, metric
 // act and act_dim, with validation of the pair through validate_act().
 std::vector<AxisSpec> act_axes(int64_t default_act_dim);
 void validate_act(const Params& p, const std::vector<int64_t>& allowed_dims);
-// "-act_{act}[-dim_{act_dim}]": the suffix the reference titles use.
-std::string act_title(const Params& p);
+// "act_{act}{?act=softmax:-dim_{act_dim}}": how the reference titles spell the act axes.
+extern const char* const kActTitle;
 
 // Registers an op: one static instance in the op's own file,
 //   static const OpRegistration registration(make_spec);
@@ -102,7 +118,7 @@ const OpSpec* find_op(const std::string& name);
 
 namespace opbench {
 // The parts lrpe_cosine and lrpe_rotate share: axes (b, n, h, d, act, act_dim in {-1, 1},
-// offset), x (b, n, h, d) and a float32 theta (h, theta_width(d)), the title pattern.
+// offset), x (b, n, h, d) and a float32 theta (h, d / theta_div), the title template.
 OpSpec lrpe_1d_base(const std::string& name, int64_t theta_div);
 // Bytes of x for a point (b * n * h * d * dtype size).
 double x_bytes(const Params& p);

@@ -25,11 +25,7 @@ OpSpec make_spec() {
     if (p.s("mode") != "fwd") throw AxisError("mode", "tpa_decode has no backward (fwd only)");
     if (p.i("dim_v") < 0) throw AxisError("dim_v", "must be >= 0");
   };
-  s.default_title = [](const Params& p) {
-    return "tpa_decode-" + p.s("metric") + "-" + p.s("mode") + "-batch" + std::to_string(p.i("batch")) +
-           "-head" + std::to_string(p.i("head")) + "-dim" + std::to_string(p.i("dim")) + "-rank" +
-           std::to_string(p.i("rank")) + "-" + p.s("dtype");
-  };
+  s.title = "{op}-{metric}-{mode}-batch{batch}-head{head}-dim{dim}-rank{rank}-{dtype}";
   s.inputs = [](const Params& p) {
     int64_t b = p.i("batch"), h = p.i("head"), r = p.i("rank"), d = p.i("dim"), m = p.i("m");
     return std::vector<TensorSpec>{{"aq", {b, 1, h, r}}, {"ak", {b, m, h}}, {"av", {b, m, h}},

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "ops/title.hpp"
 
 namespace opbench {
 
@@ -12,21 +13,14 @@ std::string Point::key() const {
 
 std::string render_title(const std::string& tmpl, const std::string& op, const Params& p,
                          const std::string& path) {
-  std::string out;
-  for (size_t i = 0; i < tmpl.size(); ++i) {
-    if (tmpl[i] != '{') {
-      out += tmpl[i];
-      continue;
-    }
-    size_t close = tmpl.find('}', i);
-    if (close == std::string::npos) throw InputError(path, "title", "unclosed '{' in the template");
-    std::string name = tmpl.substr(i + 1, close - i - 1);
-    if (name == "op") out += op;
-    else if (p.has(name)) out += to_string(p.values().at(name));
-    else throw InputError(path, "title", "unknown axis {" + name + "} in the template");
-    i = close;
+  try {
+    const TitleTemplate t(tmpl);
+    for (const auto& axis : t.axes())
+      if (!p.has(axis)) throw InputError(path, "title", "unknown axis {" + axis + "} in the template");
+    return t.render(op, p);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(path, "title", e.what());
   }
-  return out;
 }
 
 namespace {

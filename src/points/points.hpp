@@ -27,7 +27,8 @@ struct Sweep {
 // Throws InputError(config path, field, ...) for a combination the op rejects.
 Sweep expand(const Config& cfg);
 
-// Fills a title template: {axis} is replaced by the axis value, {op} by the op name.
+// Fills a title template (src/ops/title.hpp: {axis}, {op}, {?axis=value:text}); InputError
+// naming `path` and "title" for a template that does not parse or names an axis `p` lacks.
 std::string render_title(const std::string& tmpl, const std::string& op, const Params& p,
                          const std::string& path);
 

@@ -1,0 +1,49 @@
+#include "ops/describe.hpp"
+
+namespace opbench {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+json value_json(const Value& v) {
+  if (auto i = std::get_if<int64_t>(&v)) return *i;
+  return std::get<std::string>(v);
+}
+
+json axis_json(const AxisSpec& a) {
+  return {{"name", a.name},
+          {"kind", a.kind == AxisKind::Int ? "int" : "word"},
+          {"default", a.fallback ? value_json(*a.fallback) : json(nullptr)},
+          {"choices", a.choices},
+          {"positive", a.kind == AxisKind::Int && a.positive},
+          {"help", a.help}};
+}
+
+// The inputs' facts that hold at every point (shapes vary): taken at the axes' defaults.
+json inputs_json(const OpSpec& op) {
+  json out = json::array();
+  Params p;
+  for (const auto& a : op.axes)
+    if (a.fallback) p.set(a.name, *a.fallback);
+  p = op.with_defaults(p);
+  for (const auto& t : op.inputs(p))
+    out.push_back({{"name", t.name},
+                   {"dtype", t.storage_dtype ? "storage" : "fp32"},
+                   {"fill", fill_name(t.fill)},
+                   {"differentiable", t.differentiable}});
+  return out;
+}
+
+}  // namespace
+
+json describe_op(const OpSpec& op) {
+  json axes = json::array(), providers = json::array();
+  for (const auto& a : op.axes) axes.push_back(axis_json(a));
+  for (const auto& [name, help] : op.providers) providers.push_back({{"name", name}, {"help", help}});
+  return {{"name", op.name}, {"help", op.help},   {"axes", axes},
+          {"modes", op.modes}, {"x_axes", op.x_axes}, {"title", op.title},
+          {"inputs", inputs_json(op)}, {"providers", providers}};
+}
+
+}  // namespace opbench
