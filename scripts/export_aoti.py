@@ -1,17 +1,23 @@
 #!/usr/bin/env python3
 """Exports one opbench op (its torch reference in baselines/python/opbench_ops.py) with
 torch.export and compiles it ahead of time with AOTInductor into a .pt2 package that the C++
-provider torch_compile / torch_naive_compile (baselines/compiled) loads and runs.
+providers torch_compile / torch_naive_compile (baselines/compiled) load and run.
 
 Usage: export_aoti.py REQUEST.json   (or - for stdin)
 
-The request (JSON object):
-  op, provider            e.g. "lrpe_rotate", "torch_compile" (torch_naive_compile: tpa_decode)
-  mode, dtype, device     "fwd"|"bwd", "bf16"|"fp16"|"fp32", "cpu"|"cuda"|"cuda:N"
+The request (JSON object), written by the C++ side from the op's OpSpec:
+  op, variant             the function to export: the op's @op_function of that variant
+                          ("torch", or "torch_naive" for a naive form)
+  provider                the compiled provider (for messages and metadata)
+  mode, modes             "fwd"|"bwd", and the modes the op has
+  dtype, device           "bf16"|"fp16"|"fp32", "cpu"|"cuda"|"cuda:N"
   params                  every other axis of the point (batch, head, dim, act, act_dim, ...)
-  x_name, x_min, x_max    the swept axis (n, or m for tpa_decode) and the range one package
-                          serves; x_min == x_max exports a static package for that value
-  x_values                optional: the table's x values (the example is picked among them)
+  x_name, x_min, x_max    the swept axis and the range one package serves; x_min == x_max
+                          exports a static package for that value
+  x_values                the table's x values (x_min and x_max among them)
+  args                    the function's tensors in call order (the op's inputs, then grad_out
+                          for bwd), each {name, dtype, fill, shapes: {"<x>": [sizes]} for every
+                          x value, dynamic: [dims whose size changes with x]}
   x_example               optional: the x value of the example inputs
   output                  the package path (.pt2); written atomically (temp file + rename)
   static_output           optional: a path with "{x}"; when the dynamic export fails the
@@ -23,9 +29,9 @@ opbench_x_name, opbench_x_min, opbench_x_max, opbench_trace (export | make_fx: h
 was captured), opbench_dynamic_error (why a static fallback happened) and the request's.
 
 The last line printed is "opbench-export: ok ..." (exit 0) or "opbench-export: error: ..."
-(exit 1, one line). The dynamic axis: every tensor dimension whose size changes with x gets a
-torch.export.Dim (grouped by how it changes), e.g. lrpe_cosine_md's token dimension l + n^md;
-the exported graph recomputes n from the token count.
+(exit 1, one line). The dynamic axis: every dynamic dimension gets a torch.export.Dim, one per
+distinct way a size changes with x (an op whose token count is l + n^md gets a Dim for it);
+the exported graph recomputes what it needs from the sizes it is given.
 """
 import json
 import math
@@ -64,8 +70,8 @@ def read_request(arg):
         raise ExportError(f"request is not JSON: {e}") from None
     if not isinstance(req, dict):
         raise ExportError("request must be a JSON object")
-    for k in ("op", "provider", "mode", "dtype", "device", "params", "x_name", "x_min", "x_max",
-              "output"):
+    for k in ("op", "variant", "provider", "mode", "modes", "dtype", "device", "params", "x_name",
+              "x_min", "x_max", "x_values", "args", "output"):
         if k not in req:
             raise ExportError(f"request lacks '{k}'")
     if not str(req["output"]).endswith(".pt2"):
@@ -73,6 +79,10 @@ def read_request(arg):
     x_min, x_max = int(req["x_min"]), int(req["x_max"])
     if x_min < 1 or x_max < x_min:
         raise ExportError(f"bad x range [{x_min}, {x_max}]")
+    for a in req["args"]:
+        missing = [str(x) for x in req["x_values"] if str(x) not in a.get("shapes", {})]
+        if missing:
+            raise ExportError(f"argument {a.get('name')!r} has no shape at x = {', '.join(missing)}")
     return req
 
 
@@ -93,11 +103,9 @@ class Exporter:
         import opbench_ops as ops
 
         self.torch, self.ops, self.req = torch, ops, req
-        self.op, self.mode = req["op"], req["mode"]
-        if req["provider"] not in ops.PROVIDERS:
-            raise ExportError(f"unknown provider '{req['provider']}' "
-                              f"({', '.join(sorted(ops.PROVIDERS))})")
-        self.variant = ops.PROVIDERS[req["provider"]]
+        self.op, self.mode, self.variant = req["op"], req["mode"], req["variant"]
+        self.modes = tuple(req["modes"])
+        self.args = req["args"]
         self.dtype = ops.torch_dtype(req["dtype"])
         self.device = torch.device(req["device"])
         if self.device.type == "cuda":
@@ -110,80 +118,60 @@ class Exporter:
         self.params = {k: v for k, v in req["params"].items()}
         self.x_name = req["x_name"]
         self.x_min, self.x_max = int(req["x_min"]), int(req["x_max"])
+        self.x_values = sorted({int(v) for v in req["x_values"]})
         self.params.pop(self.x_name, None)
-        # Builds the function now: unknown op / mode / act fail here, before any tracing.
+        # Builds the function now: unknown op / mode fail here, before any tracing.
         self.fn_at(self.x_min)
 
     def fn_at(self, x):
         """The function of the point at x (x bound too: it may be a non-shape axis)."""
-        return self.ops.function(self.op, self.variant, self.mode, self.point(x))
+        return self.ops.function(self.op, self.variant, self.mode, self.point(x), self.modes)
 
     def point(self, x):
         p = dict(self.params)
         p[self.x_name] = int(x)
         return p
 
-    # Shapes of every argument (inputs, then grad_out for bwd) at x.
     def shapes(self, x):
-        p = self.point(x)
-        out = [tuple(s) for _, s, _ in self.ops.input_shapes(self.op, p)]
-        if self.mode == "bwd":
-            out.append(self.ops.output_shape(self.op, self.variant, p, self.dtype))
-        return out
+        """Shapes of every argument at x, as the request gives them."""
+        return [tuple(a["shapes"][str(x)]) for a in self.args]
 
     def example(self, x, seed=0):
-        torch = self.torch
-        p = self.point(x)
-        args = self.ops.make_inputs(self.op, p, self.dtype, self.device, seed)
-        if self.mode == "bwd":
-            g = torch.Generator(device="cpu").manual_seed(seed + 1)
-            shape = self.ops.output_shape(self.op, self.variant, p, self.dtype)
-            args.append(torch.randn(shape, generator=g).to(self.dtype).to(self.device))
-        return tuple(args)
+        g = self.torch.Generator(device="cpu").manual_seed(seed)
+        return tuple(self.ops.make_tensor(shape, self.ops.torch_dtype(a["dtype"]), a.get("fill", "normal"), g)
+                     .to(self.device) for a, shape in zip(self.args, self.shapes(x)))
 
     def pick_example(self):
         """The example x: the request's, else the middle of the table's x values in range
-        whose x-dependent sizes are all >= 2 (sizes 0 and 1 are specialised by export)."""
+        whose dynamic sizes are all >= 2 (sizes 0 and 1 are specialised by export)."""
         if "x_example" in self.req:
             return int(self.req["x_example"])
-        values = sorted({int(v) for v in self.req.get("x_values", [])
-                         if self.x_min <= int(v) <= self.x_max})
-        if not values:
-            values = sorted({self.x_min, self.x_max,
-                             int(round(math.sqrt(self.x_min * self.x_max)))})
-        lo = self.shapes(self.x_min)
-        hi = self.shapes(self.x_max)
+        values = [v for v in self.x_values if self.x_min <= v <= self.x_max]
 
         def ok(x):
             s = self.shapes(x)
-            return all(s[i][j] >= 2 for i in range(len(s)) for j in range(len(s[i]))
-                       if lo[i][j] != hi[i][j])
+            return all(s[i][j] >= 2 for i, a in enumerate(self.args) for j in a.get("dynamic", []))
 
-        good = [v for v in values if ok(v)] or [v for v in range(self.x_min, self.x_max + 1)
-                                                if ok(v)][:1]
+        good = [v for v in values if ok(v)]
         if not good:
-            raise ExportError("no x value in range gives sizes >= 2 for the example")
+            raise ExportError(f"no {self.x_name} value of the table gives dynamic sizes >= 2 for the example")
         return good[len(good) // 2]
 
     def dynamic_shapes(self, x_example):
-        """One Dim per distinct way a size depends on x (found by evaluating the shapes at
-        x_min, x_max and the example); the other sizes stay static."""
+        """One Dim per distinct way a dynamic size changes over the table's x values (sizes
+        that change alike share it); the other sizes stay static."""
         from torch.export import Dim
 
-        lo, hi, ex = self.shapes(self.x_min), self.shapes(self.x_max), self.shapes(x_example)
+        values = [v for v in self.x_values if self.x_min <= v <= self.x_max]
+        per_x = {v: self.shapes(v) for v in values}
         dims, spec = {}, []
-        for i in range(len(ex)):
+        for i, a in enumerate(self.args):
             entry = {}
-            for j in range(len(ex[i])):
-                if lo[i][j] == hi[i][j]:
-                    if ex[i][j] != lo[i][j]:
-                        raise ExportError(f"size {i}.{j} is not monotonic in {self.x_name}")
-                    continue
-                sig = (lo[i][j], hi[i][j], ex[i][j])
+            for j in a.get("dynamic", []):
+                sig = tuple(per_x[v][i][j] for v in values)
                 if sig not in dims:
-                    name = self.x_name if sig == (self.x_min, self.x_max, x_example) else \
-                        f"{self.x_name}_size{len(dims)}"
-                    dims[sig] = Dim(name, min=min(lo[i][j], hi[i][j]), max=max(lo[i][j], hi[i][j]))
+                    name = self.x_name if sig == tuple(values) else f"{self.x_name}_size{len(dims)}"
+                    dims[sig] = Dim(name, min=min(sig), max=max(sig))
                 entry[j] = dims[sig]
             spec.append(entry or None)
         if not dims:
@@ -238,9 +226,9 @@ class Exporter:
         x_max's smaller neighbour when dynamic), so a wrong package is never cached."""
         torch = self.torch
         if self.device.type == "cuda" and not os.environ.get("OPBENCH_EXPORT_VERIFY_CUDA"):
-            # torch 2.11's Python loader segfaults on a CUDA package in the exporting process
-            # (seen on the H100 host, 2026-11-22: _package.py _load_aoti); the C++ loader runs
-            # it, and the harness checks every point's output against the eager provider.
+            # torch 2.11's Python loader crashes on a CUDA package in the exporting process
+            # (_package.py _load_aoti); the C++ loader runs it, and the harness checks every
+            # point's output against the eager provider.
             return
         model = torch._inductor.aoti_load_package(package)
         xs = [int(metadata["opbench_x_example"])]

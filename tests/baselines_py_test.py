@@ -2,7 +2,7 @@
 """baselines/python/opbench_ops.py (the torch references that torch_compile compiles) against
 float64 numpy written here from OPS.md's formulas, forward and backward (the backward from
 OPS.md's closed forms, not autograd), fp32 and bf16 storage, odd shapes included; and the
-registry the exporter uses (function, input_shapes, output_shape, md_grid_side).
+lookup the exporter uses (op_function registrations, function, md_grid_side).
 
 No pytest: run it (ctest runs it). Exit status 0 when every check passes; prints each failure.
 Usage: baselines_py_test.py [-v]
@@ -228,10 +228,7 @@ def test_lrpe_md(g):
         for md, n, l, d, e, h in cases:
             params = {"batch": 2, "head": h, "n": n, "dim": d, "md": md, "l": l,
                       "theta_dim": e or 0}
-            (_, xs, _), (_, ts, _) = ops.input_shapes("lrpe_cosine_md", params)
-            if xs != (2, h, l + n ** md, d) or ts != (h, e or math.ceil(d / md)):
-                failures.append(f"lrpe_cosine_md input_shapes {params}: {xs} {ts}")
-                continue
+            xs, ts = (2, h, l + n ** md, d), (h, e or math.ceil(d / md))
             theta = rand_theta(ts, g)
             for act, dim in [("none", -1), ("silu", -1), ("softmax", -1), ("softmax", -2)]:
                 x = randn(xs, dtype, g)
@@ -254,31 +251,37 @@ def test_tpa(g):
     for dtype in (torch.float32, torch.bfloat16):
         for b, h, r, d, e, m in [(2, 3, 4, 8, 8, 5), (1, 1, 1, 4, 6, 1), (2, 2, 3, 5, 3, 9)]:
             params = {"batch": b, "head": h, "rank": r, "dim": d, "dim_v": e, "m": m}
-            shapes = [s for _, s, _ in ops.input_shapes("tpa_decode", params)]
+            shapes = [(b, 1, h, r), (b, m, h), (b, m, h), (b, 1, r, d), (b, m, d), (b, m, e)]
             args = [randn(s, dtype, g) for s in shapes]
             want = np_tpa(*[f64(a) for a in args])
             for variant in ("torch", "torch_naive"):
-                fn = ops.function("tpa_decode", variant, "fwd", params)
-                check(f"tpa_decode {variant} b{b} h{h} r{r} d{d} e{e} m{m} {dtype}", fn(*args),
+                fn = ops.function("tpa_decode", variant, "fwd", params, ("fwd",))
+                got = fn(*args)
+                check(f"tpa_decode {variant} b{b} h{h} r{r} d{d} e{e} m{m} {dtype}", got,
                       want, dtype, dtype)
-                if ops.output_shape("tpa_decode", variant, params, dtype) != (b, 1, h, e):
-                    failures.append(f"tpa_decode output_shape {params}")
+                if tuple(got.shape) != (b, 1, h, e):
+                    failures.append(f"tpa_decode output shape {params}: {tuple(got.shape)}")
 
 
 def test_registry():
-    """What the exporter relies on: provider names, modes, output shapes, errors."""
+    """What the exporter relies on: one function per (op, variant), keyword axes bound by
+    name, the modes an op has, errors for what does not exist."""
     global checks
     checks += 1
-    p = {"batch": 2, "head": 3, "n": 5, "dim": 8, "act": "silu", "act_dim": -1, "offset": 0,
-         "md": 2, "l": 1, "theta_dim": 0}
-    expect = {"act": (2, 3, 5, 8), "lrpe_cosine": (2, 5, 3, 16), "lrpe_rotate": (2, 5, 3, 8),
-              "lrpe_cosine_md": (2, 3, 26, 16)}
-    for op, shape in expect.items():
-        got = ops.output_shape(op, "torch", p, torch.bfloat16)
-        if got != shape:
-            failures.append(f"output_shape {op}: {got} != {shape}")
-    assert ops.PROVIDERS == {"torch_compile": "torch", "torch_naive_compile": "torch_naive"}
-    for bad in [lambda: ops.function("tpa_decode", "torch", "bwd", {}),
+    ops_registered = {op for op, _ in ops._FUNCTIONS}
+    if not ops_registered:
+        failures.append("no op function registered")
+    x = torch.randn(2, 3, 5, 8)
+    p = {"act": "silu", "act_dim": -1, "batch": 2, "n": 5, "unrelated": "ignored"}
+    got = ops.function("act", "torch", "fwd", p)(x)
+    if not torch.equal(got, ops.act(x, "silu", -1)):
+        failures.append("forward_function did not bind act and act_dim by name")
+    try:
+        ops.op_function("act")(lambda x: x)
+        failures.append("a second torch function for act was accepted")
+    except ValueError:
+        pass
+    for bad in [lambda: ops.function("tpa_decode", "torch", "bwd", {}, ("fwd",)),
                 lambda: ops.function("act", "torch_naive", "fwd", p),
                 lambda: ops.function("act", "torch", "sideways", p),
                 lambda: ops.function("nope", "torch", "fwd", p),

@@ -6,20 +6,33 @@ scripts/export_aoti.py exports these with torch.export and compiles them with AO
 against float64 numpy written from OPS.md's formulas. Backward functions take
 (x, [theta,] grad_out) and return dx, computed with torch.autograd.grad inside.
 
-Every op takes its tensors in OpSpec::inputs order (src/ops/*.cpp):
-  act            x (b, h, n, d)
-  lrpe_cosine    x (b, n, h, d), theta float32 (h, d)        -> (b, n, h, 2d)
-  lrpe_rotate    x (b, n, h, d), theta float32 (h, d/2)      -> (b, n, h, d)
-  lrpe_cosine_md x (b, h, l + n^md, d), theta float32 (h, e) -> (b, h, l + n^md, 2d)
-  tpa_decode     aq (b,1,h,r) ak (b,m,h) av (b,m,h) bq (b,1,r,d) bk (b,m,d) bv (b,m,e) -> (b,1,h,e)
+Each op's function is registered under the op's name with @op_function (the naive form of an
+op under variant "torch_naive"). It takes the op's tensors positionally, in OpSpec::inputs
+order (src/ops/<op>.cpp, where shapes and dtypes are declared), and the point's other axes
+(act, act_dim, offset, md, l ...) as keyword parameters with defaults, named as the axes are.
 """
+import inspect
 import math
 
 import torch
 import torch.nn.functional as F
 
 ACTS = ("none", "relu", "sigmoid", "silu", "softmax")
-OPS = ("act", "lrpe_cosine", "lrpe_rotate", "lrpe_cosine_md", "tpa_decode")
+
+_FUNCTIONS = {}  # (op, variant) -> the registered function
+
+
+def op_function(op, variant="torch"):
+    """Registers the decorated function as `op`'s torch reference (`variant` "torch", or
+    "torch_naive" for a form that materialises its intermediates)."""
+
+    def register(fn):
+        if (op, variant) in _FUNCTIONS:
+            raise ValueError(f"two {variant} functions registered for op {op!r}")
+        _FUNCTIONS[(op, variant)] = fn
+        return fn
+
+    return register
 
 
 # ----------------------------------------------------------------------------- the ops
@@ -40,6 +53,7 @@ def act_f32(x, act="none", dim=-1):
     raise ValueError(f"unknown act {act!r} (one of {', '.join(ACTS)})")
 
 
+@op_function("act")
 def act(x, act="none", act_dim=-1):
     """act: x (b, h, n, d) -> same shape and dtype. "none" is the identity (x itself)."""
     if act == "none":
@@ -52,6 +66,7 @@ def _positions(n, offset, device):
     return torch.arange(n, device=device, dtype=torch.float32) + offset
 
 
+@op_function("lrpe_cosine")
 def lrpe_cosine(x, theta, offset=0, act="none", act_dim=-1):
     """x (b, n, h, d), theta (h, d) | (1, d) | (h, 1) -> concat(xa cos, xa sin) (b, n, h, 2d)."""
     n = x.shape[1]
@@ -60,6 +75,7 @@ def lrpe_cosine(x, theta, offset=0, act="none", act_dim=-1):
     return torch.cat([xa * torch.cos(angle), xa * torch.sin(angle)], dim=-1).to(x.dtype)
 
 
+@op_function("lrpe_rotate")
 def lrpe_rotate(x, theta, offset=0, act="none", act_dim=-1):
     """x (b, n, h, d), d even, theta (h, d/2) | (1, d/2) | (h, 1) -> rotated halves (b, n, h, d)."""
     n, d = x.shape[1], x.shape[3]
@@ -101,11 +117,20 @@ def lrpe_cosine_md(x, theta, grid, l=0, act="none", act_dim=-1):
     return torch.cat([xa * torch.cos(angle), xa * torch.sin(angle)], dim=-1).to(x.dtype)
 
 
+@op_function("lrpe_cosine_md")
+def lrpe_cosine_md_point(x, theta, md=1, l=0, act="none", act_dim=-1):
+    """lrpe_cosine_md at a point: the grid side n recomputed from x's token count l + n^md, so
+    that one exported graph serves every n."""
+    n = md_grid_side(x.shape[2], l, md)
+    return lrpe_cosine_md(x, theta, (n,) * md, l, act, act_dim)
+
+
 def _tpa_scales(aq, bq, scale, scale_q):
     r, d = aq.shape[-1], bq.shape[-1]
     return (d ** -0.5 if scale is None else scale), (1.0 / r if scale_q is None else scale_q)
 
 
+@op_function("tpa_decode")
 def tpa_decode(aq, ak, av, bq, bk, bv, scale=None, scale_q=None):
     """Factorised: score[h, t] = scale ak[t, h] <q[h], bk[t]>, o[h] = sum_t p av[t, h] bv[t]."""
     scale, scale_q = _tpa_scales(aq, bq, scale, scale_q)
@@ -117,6 +142,7 @@ def tpa_decode(aq, ak, av, bq, bk, bv, scale=None, scale_q=None):
     return o.unsqueeze(1).to(aq.dtype)  # (b, 1, h, e)
 
 
+@op_function("tpa_decode", variant="torch_naive")
 def tpa_decode_naive(aq, ak, av, bq, bk, bv, scale=None, scale_q=None):
     """Naive: materialises q (b, h, d), k (b, m, h, d), v (b, m, h, e), then attention."""
     scale, scale_q = _tpa_scales(aq, bq, scale, scale_q)
@@ -146,92 +172,34 @@ def backward(forward):
     return bwd
 
 
-# ----------------------------------------------------------------------------- registry
-
-PROVIDERS = {  # compiled provider -> the eager form it compiles
-    "torch_compile": "torch",
-    "torch_naive_compile": "torch_naive",
-}
-
-
-def _p(params, name, fallback=None):
-    v = params.get(name, fallback)
-    if v is None:
-        raise KeyError(f"missing axis {name!r}")
-    return v
-
+# ----------------------------------------------------------------------------- lookup
 
 def forward_function(op, variant, params):
-    """The forward of `op` as a function of its tensors (OpSpec::inputs order), with the
-    point's non-tensor axes (act, act_dim, offset, md, l) bound from `params`."""
-    if variant not in ("torch", "torch_naive"):
-        raise ValueError(f"unknown variant {variant!r}")
-    if variant == "torch_naive" and op != "tpa_decode":
-        raise ValueError(f"{op} has no naive form")
-    if op == "act":
-        a, dim = _p(params, "act", "none"), int(_p(params, "act_dim", -1))
-        return lambda x: act(x, a, dim)
-    if op in ("lrpe_cosine", "lrpe_rotate"):
-        f = lrpe_cosine if op == "lrpe_cosine" else lrpe_rotate
-        a, dim = _p(params, "act", "none"), int(_p(params, "act_dim", -1))
-        offset = int(params.get("offset", 0))
-        return lambda x, theta: f(x, theta, offset, a, dim)
-    if op == "lrpe_cosine_md":
-        a, dim = _p(params, "act", "none"), int(_p(params, "act_dim", -1))
-        md, l = int(_p(params, "md", 1)), int(params.get("l", 0))
+    """The forward of `op` as a function of its tensors (OpSpec::inputs order), with the axes
+    its registered function takes as keyword parameters bound from `params`."""
+    fn = _FUNCTIONS.get((op, variant))
+    if fn is None:
+        known = ", ".join(f"{o}/{v}" for o, v in sorted(_FUNCTIONS))
+        raise ValueError(f"no {variant} function registered for op {op!r} ({known})")
+    bound = {p.name: params[p.name] for p in inspect.signature(fn).parameters.values()
+             if p.default is not inspect.Parameter.empty and p.name in params}
 
-        def md_forward(x, theta):
-            n = md_grid_side(x.shape[2], l, md)
-            return lrpe_cosine_md(x, theta, (n,) * md, l, a, dim)
+    def forward(*tensors):
+        return fn(*tensors, **bound)
 
-        return md_forward
-    if op == "tpa_decode":
-        return tpa_decode_naive if variant == "torch_naive" else tpa_decode
-    raise ValueError(f"unknown op {op!r} (one of {', '.join(OPS)})")
+    forward.__name__ = fn.__name__
+    return forward
 
 
-def function(op, variant, mode, params):
-    """fwd: (inputs...) -> o; bwd: (inputs..., grad_out) -> dx (x = the first input)."""
+def function(op, variant, mode, params, modes=("fwd", "bwd")):
+    """fwd: (inputs...) -> o; bwd: (inputs..., grad_out) -> dx (x = the first input). `modes`:
+    the modes the op has (OpSpec::modes)."""
+    if mode not in ("fwd", "bwd"):
+        raise ValueError(f"unknown mode {mode!r} (fwd or bwd)")
+    if mode not in modes:
+        raise ValueError(f"{op} has no mode {mode!r} ({', '.join(modes)} only)")
     fwd = forward_function(op, variant, params)
-    if mode == "fwd":
-        return fwd
-    if mode == "bwd":
-        if op == "tpa_decode":
-            raise ValueError("tpa_decode has no backward (fwd only)")
-        return backward(fwd)
-    raise ValueError(f"unknown mode {mode!r} (fwd or bwd)")
-
-
-def dim_v(params):
-    e = int(params.get("dim_v", 0))
-    return e if e > 0 else int(params["dim"])
-
-
-def md_theta_width(params):
-    e, d, md = int(params.get("theta_dim", 0)), int(params["dim"]), int(params["md"])
-    return e if e > 0 else (d + md - 1) // md
-
-
-def input_shapes(op, params):
-    """[(name, shape, float32?)] in OpSpec::inputs order; float32? is True for theta (always
-    float32), False for tensors stored in the point's dtype. `params` holds every axis."""
-    P = {k: (int(v) if isinstance(v, (int, float)) else v) for k, v in params.items()}
-    if op == "act":
-        return [("x", (P["batch"], P["head"], P["n"], P["dim"]), False)]
-    if op in ("lrpe_cosine", "lrpe_rotate"):
-        width = P["dim"] if op == "lrpe_cosine" else P["dim"] // 2
-        return [("x", (P["batch"], P["n"], P["head"], P["dim"]), False),
-                ("theta", (P["head"], width), True)]
-    if op == "lrpe_cosine_md":
-        tokens = P.get("l", 0) + P["n"] ** P["md"]
-        return [("x", (P["batch"], P["head"], tokens, P["dim"]), False),
-                ("theta", (P["head"], md_theta_width(P)), True)]
-    if op == "tpa_decode":
-        b, h, r, d, m = P["batch"], P["head"], P["rank"], P["dim"], P["m"]
-        return [("aq", (b, 1, h, r), False), ("ak", (b, m, h), False), ("av", (b, m, h), False),
-                ("bq", (b, 1, r, d), False), ("bk", (b, m, d), False),
-                ("bv", (b, m, dim_v(P)), False)]
-    raise ValueError(f"unknown op {op!r}")
+    return fwd if mode == "fwd" else backward(fwd)
 
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
@@ -244,21 +212,13 @@ def torch_dtype(word):
         raise ValueError(f"unknown dtype {word!r} (bf16, fp16 or fp32)") from None
 
 
-def make_inputs(op, params, dtype, device="cpu", seed=0):
-    """Seeded inputs: normal x (and tpa factors) in `dtype`, theta in (0.05, 1.55) float32."""
-    g = torch.Generator(device="cpu").manual_seed(seed)
-    out = []
-    for name, shape, f32 in input_shapes(op, params):
-        if name == "theta":
-            t = torch.rand(shape, generator=g) * 1.5 + 0.05
-        else:
-            t = torch.randn(shape, generator=g).to(dtype)
-        out.append(t.to(device))
-    return out
-
-
-def output_shape(op, variant, params, dtype=torch.float32):
-    """The forward output's shape, found by running the forward on the meta device."""
-    metas = [torch.empty(shape, dtype=torch.float32 if f32 else dtype, device="meta")
-             for _, shape, f32 in input_shapes(op, params)]
-    return tuple(forward_function(op, variant, params)(*metas).shape)
+def make_tensor(shape, dtype, fill, generator):
+    """A seeded tensor on the CPU: "theta" fills rotary frequencies in (0.05, 1.55) (float32
+    math), "uniform01" uniform in [0, 1), "normal" (the default) standard normal; cast to `dtype`."""
+    if fill == "theta":
+        t = torch.rand(shape, generator=generator) * 1.5 + 0.05
+    elif fill == "uniform01":
+        t = torch.rand(shape, generator=generator)
+    else:
+        t = torch.randn(shape, generator=generator)
+    return t.to(dtype)

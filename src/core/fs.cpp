@@ -1,5 +1,6 @@
 #include "core/fs.hpp"
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,13 +31,46 @@ bool same_file(const std::string& a, const std::string& b) {
 void make_parent_dirs(const std::string& path) {
   auto slash = path.find_last_of('/');
   if (slash == std::string::npos || slash == 0) return;
-  std::string dir = path.substr(0, slash);
+  make_dirs(path.substr(0, slash));
+}
+
+void make_dirs(const std::string& dir) {
   for (size_t i = 1; i <= dir.size(); ++i) {
     if (i != dir.size() && dir[i] != '/') continue;
     std::string part = dir.substr(0, i);
     if (::mkdir(part.c_str(), 0777) != 0 && errno != EEXIST)
       throw RuntimeFailure("cannot create " + part + ": " + std::strerror(errno));
   }
+  struct stat st;
+  if (!dir.empty() && (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)))
+    throw RuntimeFailure("cannot create " + dir + ": not a folder");
+}
+
+bool read_file(const std::string& path, std::string* text) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  std::string out;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  const bool ok = !std::ferror(f);
+  std::fclose(f);
+  if (ok) *text = std::move(out);
+  return ok;
+}
+
+std::vector<std::string> list_dir(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return names;
+  while (struct dirent* e = ::readdir(d)) names.push_back(e->d_name);
+  ::closedir(d);
+  return names;
+}
+
+std::string base_name(const std::string& path) {
+  const size_t p = path.find_last_of('/');
+  return p == std::string::npos ? path : path.substr(p + 1);
 }
 
 void write_atomic(const std::string& path, const std::string& text) {

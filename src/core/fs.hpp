@@ -4,6 +4,7 @@
 // Torch-free.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace opbench::fs {
 
@@ -15,5 +16,13 @@ bool same_file(const std::string& a, const std::string& b);
 void make_parent_dirs(const std::string& path);
 // Writes `text` to `path` through a temporary file and a rename: readers never see half a file.
 void write_atomic(const std::string& path, const std::string& text);
+// Creates the folder `dir` and those above it (mkdir -p); throws RuntimeFailure.
+void make_dirs(const std::string& dir);
+// The whole file into `text`; false when it cannot be read.
+bool read_file(const std::string& path, std::string* text);
+// The names in a folder ("." and ".." included; empty when it cannot be read).
+std::vector<std::string> list_dir(const std::string& dir);
+// The last component of a path ("a/b.pt2" -> "b.pt2").
+std::string base_name(const std::string& path);
 
 }  // namespace opbench::fs

@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
 # Builds the kernel tests and benchmarks with nvcc alone (no CMake, no LibTorch) into
-# build-kernels/ (ignored by git), so they can be built here and carried to a GPU host:
-#   kernels_1d_test, kernels_1d_bench         act, lrpe_cosine, lrpe_rotate
-#   kernels_md_tpa_test, kernels_md_tpa_bench lrpe_cosine_md, tpa_decode
-#   kernels_md_tpa_trace                      the tpa bench with timeline stamps (--trace)
-#   episodes_bench                            how a short call's time moves between episodes
+# build-kernels/ (ignored by git), so they can be built here and carried to a GPU host: every
+# tests/gpu/*_test.cu and *_bench.cu, each linked with every kernels/*.cu (and the L2 read
+# flush), plus kernels_md_tpa_trace, the tpa bench with timeline stamps (--trace).
 # Needs nvcc and GoogleTest (libgtest-dev). The kernels get CMake's flags (KFLAGS, default
 # "--use_fast_math -lineinfo"), so the benchmarks time what opbench runs. Objects newer than
 # their source and every kernel header are kept. Usage from the repo root:
@@ -36,12 +34,17 @@ start() {  # at most $jobs compilations at a time
   fi
   compile "$@" & pids+=($!)
 }
-for f in act lrpe_cosine lrpe_rotate lrpe_cosine_md tpa_decode; do
-  start "kernels/$f.cu" "$B/$f.o" $KFLAGS -Xptxas -v
+kobjs=()  # every kernel family and the harness's CUDA code (the L2 read flush)
+for src in kernels/*.cu src/measure/*.cu; do
+  o="$B/$(basename "${src%.cu}").o"
+  start "$src" "$o" $KFLAGS -Xptxas -v
+  kobjs+=("$o")
 done
-start src/measure/l2_flush.cu "$B/l2_flush.o" $KFLAGS -Xptxas -v
-for t in kernels_1d_test kernels_1d_bench kernels_md_tpa_test kernels_md_tpa_bench episodes_bench; do
-  start "tests/gpu/$t.cu" "$B/$t.o"
+bins=()  # every GPU test and benchmark
+for src in tests/gpu/*_test.cu tests/gpu/*_bench.cu; do
+  t=$(basename "${src%.cu}")
+  start "$src" "$B/$t.o"
+  bins+=("$t")
 done
 # tpa_decode with its timeline stamps (kernels_md_tpa_bench --trace)
 start kernels/tpa_decode.cu "$B/tpa_decode_trace.o" $KFLAGS -DOPBENCH_TPA_TRACE
@@ -49,12 +52,11 @@ start tests/gpu/kernels_md_tpa_bench.cu "$B/kernels_md_tpa_bench_trace.o" -DOPBE
 for p in "${pids[@]}"; do wait "$p" || fail=1; done
 [ "$fail" = 0 ] || { echo "build failed" >&2; exit 1; }
 
-K1="$B/act.o $B/lrpe_cosine.o $B/lrpe_rotate.o $B/l2_flush.o"
-K2="$B/lrpe_cosine_md.o $B/tpa_decode.o $B/l2_flush.o"
-nvcc $ARCH "$B/kernels_1d_test.o" $K1 -o "$B/kernels_1d_test" -lgtest -lgtest_main -lpthread
-nvcc $ARCH "$B/kernels_1d_bench.o" $K1 -o "$B/kernels_1d_bench"
-nvcc $ARCH "$B/episodes_bench.o" $K1 -o "$B/episodes_bench"
-nvcc $ARCH "$B/kernels_md_tpa_test.o" $K2 -o "$B/kernels_md_tpa_test" -lgtest -lgtest_main -lpthread
-nvcc $ARCH "$B/kernels_md_tpa_bench.o" $K2 -o "$B/kernels_md_tpa_bench"
-nvcc $ARCH "$B/kernels_md_tpa_bench_trace.o" "$B/lrpe_cosine_md.o" "$B/tpa_decode_trace.o" "$B/l2_flush.o" -o "$B/kernels_md_tpa_trace"
-echo "built $B/kernels_{1d,md_tpa}_{test,bench}, $B/kernels_md_tpa_trace, $B/episodes_bench"
+for t in "${bins[@]}"; do
+  libs=()
+  [[ $t == *_test ]] && libs=(-lgtest -lgtest_main -lpthread)
+  nvcc $ARCH "$B/$t.o" "${kobjs[@]}" -o "$B/$t" "${libs[@]}"
+done
+traced=("${kobjs[@]/#$B\/tpa_decode.o/$B/tpa_decode_trace.o}")
+nvcc $ARCH "$B/kernels_md_tpa_bench_trace.o" "${traced[@]}" -o "$B/kernels_md_tpa_trace"
+echo "built ${bins[*]/#/$B/} $B/kernels_md_tpa_trace"

@@ -1,0 +1,338 @@
+// The exporter process and what its python can do (exporter.h).
+#include "baselines/compiled/exporter.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <torch/version.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "core/fs.hpp"
+#include "core/hash.hpp"
+#include "core/process.hpp"
+#include "ops/op.hpp"
+
+#ifndef OPBENCH_SOURCE_DIR
+#define OPBENCH_SOURCE_DIR ""
+#endif
+
+namespace opbench::compiled {
+
+namespace {
+
+const char* const kExporter = "scripts/export_aoti.py";
+const char* const kOps = "baselines/python/opbench_ops.py";
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+// First non-blank line of a message, trimmed.
+std::string first_line(const std::string& s) {
+  std::istringstream in(s);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t a = line.find_first_not_of(" \t\r");
+    if (a == std::string::npos) continue;
+    return line.substr(a, line.find_last_not_of(" \t\r") - a + 1);
+  }
+  return s;
+}
+
+const char* const kProbeScript =
+    "import sys\n"
+    "try:\n"
+    "    import torch\n"
+    "except Exception as e:\n"
+    "    print('opbench-probe: error: cannot import torch: %s: %s' % (type(e).__name__, "
+    "(str(e).splitlines() or [''])[0]))\n"
+    "    sys.exit(1)\n"
+    "print('torch', torch.__version__)\n"
+    "try:\n"
+    "    if torch.cuda.is_available():\n"
+    "        for i in range(torch.cuda.device_count()):\n"
+    "            print('cuda', i, '%d.%d' % torch.cuda.get_device_capability(i))\n"
+    "except Exception as e:\n"
+    "    print('cuda-error %s: %s' % (type(e).__name__, (str(e).splitlines() or [''])[0]))\n";
+
+// Reads the probe script's output into `p`; returns its own error line, if any.
+std::string read_probe(const std::string& out, Probe& p) {
+  static const std::string kError = "opbench-probe: error: ";
+  std::istringstream in(out);
+  std::string line, error;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string word;
+    ls >> word;
+    if (word == "torch") {
+      ls >> p.torch_version;
+    } else if (word == "cuda") {
+      int idx = -1;
+      std::string cc;
+      ls >> idx >> cc;
+      p.cuda_cc[idx] = cc;
+    } else if (word == "cuda-error") {
+      p.cuda_error = first_line(line.substr(word.size()));
+    } else if (line.rfind(kError, 0) == 0) {
+      error = line.substr(kError.size());
+    }
+  }
+  return error;
+}
+
+std::string strip_local(const std::string& version) {  // 2.11.0+cu130 -> 2.11.0
+  return version.substr(0, version.find('+'));
+}
+
+std::string cpu_model() {
+  static const std::string model = [] {
+    std::string info;
+    if (fs::read_file("/proc/cpuinfo", &info)) {
+      std::istringstream in(info);
+      for (std::string line; std::getline(in, line);)
+        if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
+          return first_line(line.substr(line.find(':') + 1));
+    }
+    struct utsname u;
+    return ::uname(&u) == 0 ? std::string(u.machine) : std::string("unknown");
+  }();
+  return model;
+}
+
+// ------------------------------------------------------------------ the request
+
+using json = nlohmann::ordered_json;
+
+json value_json(const Value& v) {
+  if (auto i = std::get_if<int64_t>(&v)) return *i;
+  return std::get<std::string>(v);
+}
+
+// One argument of the exported function: its shape at each x and the dimensions that change.
+json argument(const std::string& name, const std::string& dtype, const char* fill,
+              const std::vector<std::pair<int64_t, std::vector<int64_t>>>& shapes) {
+  json at = json::object();
+  for (const auto& [x, shape] : shapes) at[std::to_string(x)] = shape;
+  json dynamic = json::array();
+  const std::vector<int64_t>& first = shapes.front().second;
+  for (size_t d = 0; d < first.size(); ++d)
+    for (const auto& s : shapes)
+      if (s.second.size() != first.size() || s.second[d] != first[d]) {
+        dynamic.push_back(d);
+        break;
+      }
+  return {{"name", name}, {"dtype", dtype}, {"fill", fill}, {"shapes", at}, {"dynamic", dynamic}};
+}
+
+// The function's arguments from the OpSpec: its inputs, then grad_out for bwd.
+json arguments(const OpSpec& op, const CompileRequest& r, const std::vector<int64_t>& xs) {
+  const std::string dtype = r.params.s("dtype"), mode = r.params.s("mode");
+  std::vector<std::vector<std::pair<int64_t, std::vector<int64_t>>>> shapes;
+  std::vector<TensorSpec> specs;
+  std::vector<std::pair<int64_t, std::vector<int64_t>>> out_shapes;
+  for (int64_t x : xs) {
+    Params p = r.params;
+    p.set(r.x_name, x);
+    p = op.with_defaults(p);
+    specs = op.inputs(p);
+    shapes.resize(specs.size());
+    for (size_t i = 0; i < specs.size(); ++i) shapes[i].emplace_back(x, specs[i].shape);
+    if (mode == "bwd") out_shapes.emplace_back(x, op.output_shape(p));
+  }
+  json args = json::array();
+  for (size_t i = 0; i < specs.size(); ++i)
+    args.push_back(argument(specs[i].name, specs[i].storage_dtype ? dtype : "fp32", fill_name(specs[i].fill), shapes[i]));
+  if (mode == "bwd") args.push_back(argument("grad_out", dtype, fill_name(Fill::Normal), out_shapes));
+  return args;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ environment
+
+std::string source_dir() {
+  std::string s = env("OPBENCH_SOURCE_DIR");
+  return s.empty() ? std::string(OPBENCH_SOURCE_DIR) : s;
+}
+
+std::string python() {
+  std::string s = env("OPBENCH_PYTHON");
+  if (!s.empty()) return s;
+  std::string venv = source_dir() + "/.venv/bin/python";
+  if (!source_dir().empty() && ::access(venv.c_str(), X_OK) == 0) return venv;
+  return "python3";
+}
+
+const Probe& probe(const std::string& python) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<Probe>> probes;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = probes[python];
+  if (slot) return *slot;
+  slot = std::make_unique<Probe>();
+  std::string out;
+  const std::string why = process::run_capture({python, "-c", kProbeScript}, out);
+  const std::string probe_error = read_probe(out, *slot);
+  if (!why.empty() || slot->torch_version.empty()) {
+    std::string detail = !probe_error.empty() ? probe_error : why;
+    if (detail.empty()) detail = "printed no torch version";
+    if (why.find("cannot run") == 0 || why.find("status 127") != std::string::npos)
+      detail = why + (out.empty() ? "" : ": " + first_line(out));
+    slot->error = "python '" + python + "' is not usable for torch_compile: " + detail;
+  }
+  return *slot;
+}
+
+std::pair<std::string, int> parse_device(const std::string& device) {
+  if (device == "cpu") return {"cpu", -1};
+  if (device == "cuda") return {"cuda", 0};
+  if (device.rfind("cuda:", 0) == 0) {
+    const std::string idx = device.substr(5);
+    if (!idx.empty() && std::all_of(idx.begin(), idx.end(), ::isdigit)) return {"cuda", std::stoi(idx)};
+  }
+  throw std::runtime_error("torch_compile: unsupported device '" + device + "' (cpu, cuda, cuda:N)");
+}
+
+std::string normalize_device(const std::string& device) {
+  auto [type, index] = parse_device(device);
+  return type == "cpu" ? type : type + ":" + std::to_string(index);
+}
+
+std::string device_signature(const std::string& device) {
+  auto [type, index] = parse_device(device);
+  if (type == "cpu") return "cpu " + cpu_model();
+  const Probe& pr = probe(python());
+  auto it = pr.cuda_cc.find(index);
+  if (it == pr.cuda_cc.end())
+    throw std::runtime_error("torch_compile: python torch sees no CUDA device " + std::to_string(index));
+  std::string cc = it->second;
+  cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
+  return "cuda sm_" + cc;
+}
+
+std::string sources_hash() {
+  static std::once_flag once;
+  static std::string hash;
+  std::call_once(once, [] {
+    std::string all = "opbench-aoti-v1";
+    for (const char* f : {kExporter, kOps}) {
+      std::string text;
+      fs::read_file(source_dir() + "/" + f, &text);
+      all += f + text;
+    }
+    hash = content_hash(all);
+  });
+  return hash;
+}
+
+std::string unavailable(const std::string& device) {
+  std::pair<std::string, int> dev;
+  try {
+    dev = parse_device(device);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  if (source_dir().empty())
+    return "torch_compile: opbench was built without OPBENCH_SOURCE_DIR (set $OPBENCH_SOURCE_DIR)";
+  for (const char* f : {kExporter, kOps}) {
+    const std::string path = source_dir() + "/" + f;
+    if (::access(path.c_str(), R_OK) != 0) return "torch_compile: " + path + " is missing";
+  }
+  const Probe& pr = probe(python());
+  if (!pr.error.empty()) return pr.error;
+  if (strip_local(pr.torch_version) != strip_local(TORCH_VERSION))
+    return "torch_compile: python '" + python() + "' has torch " + pr.torch_version +
+           " but opbench links LibTorch " + TORCH_VERSION;
+  if (dev.first == "cuda" && pr.cuda_cc.count(dev.second) == 0)
+    return "torch_compile: python '" + python() + "' (torch " + pr.torch_version + ") sees no CUDA device " +
+           std::to_string(dev.second) + (pr.cuda_error.empty() ? "" : " (" + pr.cuda_error + ")");
+  return "";
+}
+
+// ------------------------------------------------------------------ one export
+
+std::string eager_variant(const std::string& provider) {
+  static const std::string kSuffix = "_compile";
+  if (provider.size() <= kSuffix.size() || provider.compare(provider.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0)
+    return "";
+  return provider.substr(0, provider.size() - kSuffix.size());
+}
+
+std::string request_json(const CompileRequest& r, const std::string& key, const ExportJob& job) {
+  const OpSpec* op = find_op(r.op);
+  if (!op) throw std::runtime_error("unknown op '" + r.op + "'");
+  if (eager_variant(r.provider).empty()) throw std::runtime_error("'" + r.provider + "' is not a compiled provider");
+  json params = json::object();
+  for (const auto& [name, value] : r.params.values())
+    if (name != r.x_name && name != "metric") params[name] = value_json(value);
+  json j = {{"op", r.op},
+            {"variant", eager_variant(r.provider)},
+            {"provider", r.provider},
+            {"mode", r.params.s("mode")},
+            {"modes", op->modes},
+            {"dtype", r.params.s("dtype")},
+            {"device", r.device},
+            {"params", params},
+            {"x_name", r.x_name},
+            {"x_min", job.lo},
+            {"x_max", job.hi},
+            {"x_values", job.xs},
+            {"args", arguments(*op, r, job.xs)},
+            {"output", job.output}};
+  if (!job.static_output.empty()) j["static_output"] = job.static_output;
+  j["metadata"] = {{"opbench_key", key}};
+  return j.dump(2) + "\n";
+}
+
+Started start_export(const std::string& request_path, const std::string& log_path, int parallel_jobs) {
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::string> extra_env = {"PYTHONUNBUFFERED=1"};
+  if (env("TORCHINDUCTOR_COMPILE_THREADS").empty())
+    extra_env.push_back("TORCHINDUCTOR_COMPILE_THREADS=" +
+                        std::to_string(std::max(1u, hw / static_cast<unsigned>(std::max(1, parallel_jobs)))));
+  const process::Spawned s = process::spawn({python(), source_dir() + "/" + kExporter, request_path}, log_path,
+                                            extra_env, /*own_group=*/true);
+  return {s.pid, s.error};
+}
+
+std::string export_error(int wait_status, const std::string& log_path) {
+  const std::string how = process::exit_reason(wait_status);
+  if (how.empty()) return "";
+  static const std::string kErr = "opbench-export: error: ";
+  std::string log, err, last;
+  fs::read_file(log_path, &log);
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    const std::string t = first_line(line);
+    if (t.empty()) continue;
+    const size_t p = t.find(kErr);
+    if (p != std::string::npos) err = t.substr(p + kErr.size());
+    const bool warning = t.find("Warning") != std::string::npos || t.find("warn(") != std::string::npos ||
+                         t.rfind("return cls.__new__", 0) == 0 ||
+                         (t.size() > 5 && t[0] == 'W' && std::isdigit(static_cast<unsigned char>(t[1])));
+    if (!warning) last = t;
+  }
+  if (!err.empty()) return err;
+  return last.empty() ? "export_aoti.py " + how : last;
+}
+
+double export_timeout() {
+  const std::string s = env("OPBENCH_EXPORT_TIMEOUT");
+  if (s.empty()) return 1800;
+  try {
+    return std::stod(s);
+  } catch (const std::exception&) {
+    return 1800;
+  }
+}
+
+}  // namespace opbench::compiled

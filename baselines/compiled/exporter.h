@@ -1,0 +1,68 @@
+// The exporter process: scripts/export_aoti.py run by the python whose torch matches LibTorch,
+// one process per package, given a request (JSON) the C++ side writes from the op's OpSpec.
+// Also what that python can do here (probed once per process). Internal to baselines/compiled.
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "baselines/compiled/compiled.h"
+
+namespace opbench::compiled {
+
+// What a python can do, from `python -c 'import torch ...'` (cached per python).
+struct Probe {
+  std::string error;                   // "" when python imports torch
+  std::string torch_version;           // e.g. 2.11.0+cu130
+  std::map<int, std::string> cuda_cc;  // device index -> "9.0"
+  std::string cuda_error;              // why CUDA could not be queried, if it failed
+};
+const Probe& probe(const std::string& python);
+
+// "cpu" | "cuda" | "cuda:N" -> (type, index); throws std::runtime_error for anything else.
+std::pair<std::string, int> parse_device(const std::string& device);
+// "cuda" -> "cuda:0"; "cpu" and "cuda:N" unchanged (throws for anything else).
+std::string normalize_device(const std::string& device);
+// The device part of a package key: "cpu <model>" or "cuda sm_90".
+std::string device_signature(const std::string& device);
+// A hash of the exporter and of the Python op definitions (read once per process).
+std::string sources_hash();
+
+// The eager form a compiled provider NAME_compile exports: NAME (torch_compile -> torch,
+// torch_naive_compile -> torch_naive); "" for a provider name of another form.
+std::string eager_variant(const std::string& provider);
+
+// One export: the package at `output` serving x in [lo, hi] (lo == hi: static), over the
+// table's x values `xs`; `static_output` ("" for none) the fallback path with "{x}".
+struct ExportJob {
+  int64_t lo = 0, hi = 0;
+  std::vector<int64_t> xs;
+  std::string output, static_output;
+};
+
+// The request document for scripts/export_aoti.py: the op's facts from its OpSpec (its
+// function's variant, modes, every argument's dtype, fill and shape at each x, which
+// dimensions change with x), the point's axes and the job's paths.
+std::string request_json(const CompileRequest& r, const std::string& key, const ExportJob& job);
+
+// Starts the exporter on the request file, its output into `log_path`, in a process group of
+// its own. pid -1 and `error` when it cannot start.
+struct Started {
+  pid_t pid = -1;
+  std::string error;
+};
+Started start_export(const std::string& request_path, const std::string& log_path, int parallel_jobs);
+
+// Why an ended exporter failed ("" when it succeeded): the "opbench-export: error:" line of
+// its log, else the last line that is not a warning, else how it ended.
+std::string export_error(int wait_status, const std::string& log_path);
+
+// Seconds an exporter may run before it is killed: $OPBENCH_EXPORT_TIMEOUT (0: no limit;
+// default 1800).
+double export_timeout();
+
+}  // namespace opbench::compiled

@@ -1,0 +1,121 @@
+#include "core/process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/fs.hpp"
+
+extern char** environ;
+
+namespace opbench::process {
+
+namespace {
+
+// This process's environment with `extra` added (an entry of the same name replaced).
+std::vector<std::string> environment_with(const std::vector<std::string>& extra) {
+  auto name_of = [](const std::string& kv) { return kv.substr(0, kv.find('=')); };
+  std::vector<std::string> out;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string kv(*e);
+    bool replaced = false;
+    for (const auto& x : extra) replaced = replaced || name_of(x) == name_of(kv);
+    if (!replaced) out.push_back(kv);
+  }
+  out.insert(out.end(), extra.begin(), extra.end());
+  return out;
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& v) {
+  std::vector<char*> out;
+  for (auto& s : v) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+Spawned spawn(const std::vector<std::string>& argv_in, const std::string& log_path,
+              const std::vector<std::string>& extra_env, bool own_group) {
+  Spawned s;
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (own_group) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+
+  std::vector<std::string> argv = argv_in, envs = environment_with(extra_env);
+  std::vector<char*> args = c_strings(argv), envp = c_strings(envs);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, args[0], &fa, &attr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) s.error = "cannot run '" + argv_in[0] + "': " + std::strerror(rc);
+  else s.pid = pid;
+  return s;
+}
+
+std::string exit_reason(int status) {
+  if (status == kLost) return "was lost (waitpid failed)";
+  if (WIFEXITED(status)) {
+    const int code = WEXITSTATUS(status);
+    if (code == 0) return "";
+    if (code == 127) return "exited with status 127 (command not found)";
+    return "exited with status " + std::to_string(code);
+  }
+  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+  return "ended abnormally";
+}
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+bool poll(pid_t pid, int* status) {
+  pid_t r;
+  while ((r = ::waitpid(pid, status, WNOHANG)) < 0 && errno == EINTR) {
+  }
+  if (r < 0) {  // not our child any more
+    *status = kLost;
+    return true;
+  }
+  return r == pid;
+}
+
+void kill_group(pid_t pid) {
+  ::kill(-pid, SIGKILL);
+  wait_for(pid);
+}
+
+std::string run_capture(const std::vector<std::string>& argv, std::string& output) {
+  char tmpl[] = "/tmp/opbench-run-XXXXXX";
+  const int fd = ::mkstemp(tmpl);
+  if (fd < 0) return "cannot create a temporary file";
+  ::close(fd);
+  const Spawned s = spawn(argv, tmpl);
+  if (s.pid < 0) {
+    ::unlink(tmpl);
+    return s.error;
+  }
+  const int status = wait_for(s.pid);
+  output.clear();
+  fs::read_file(tmpl, &output);
+  ::unlink(tmpl);
+  return exit_reason(status);
+}
+
+}  // namespace opbench::process

@@ -1,0 +1,44 @@
+// Child processes: start one with its output in a log file, wait for it, say how it ended.
+// POSIX (posix_spawn), torch-free.
+#pragma once
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace opbench::process {
+
+struct Spawned {
+  pid_t pid = -1;
+  std::string error;  // why it could not start ("" when pid is valid)
+};
+
+// Runs argv (argv[0] looked up on PATH) with stdin from /dev/null and stdout and stderr into
+// `log_path` (truncated). `extra_env` entries ("NAME=value") are added to, or replace, this
+// process's environment. `own_group`: the child leads a process group of its own, so that
+// kill_group() ends whatever it started too.
+Spawned spawn(const std::vector<std::string>& argv, const std::string& log_path,
+              const std::vector<std::string>& extra_env = {}, bool own_group = false);
+
+// The wait status poll() reports for a child that cannot be waited for any more.
+constexpr int kLost = -1;
+
+// How a child ended, as a phrase ("" for exit status 0): "exited with status 2",
+// "killed by signal 9", ...
+std::string exit_reason(int status);
+
+// Waits for the child (retrying on EINTR); returns its wait status.
+int wait_for(pid_t pid);
+
+// True, with its wait status, once the child has ended (kLost when it cannot be waited for);
+// false while it runs. Never blocks.
+bool poll(pid_t pid, int* status);
+
+// SIGKILL to the child's process group, then waits for the child.
+void kill_group(pid_t pid);
+
+// Runs argv to completion; `output` gets its stdout and stderr. Returns exit_reason() of its
+// end, or why it could not start.
+std::string run_capture(const std::vector<std::string>& argv, std::string& output);
+
+}  // namespace opbench::process
