@@ -114,6 +114,16 @@ void expect_import_error(const std::string& doc, int line, const std::string& fr
   }
 }
 
+// Imports `doc` expecting an InputError whose message holds `fragment`.
+void expect_import_error_in(const std::string& doc, const std::string& fragment) {
+  try {
+    import_document(doc, "bad.md", "");
+    ADD_FAILURE() << "accepted:\n" << doc;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 
 TEST(ImportReference, EveryTableRoundTripsByteForByte) {
@@ -328,6 +338,13 @@ TEST(ImportDocument, OwnReportRoundTrips) {
   ReportRun rr;
   rr.run.id = 1;
   rr.run.env.gpu = "NVIDIA H100 80GB HBM3";
+  rr.run.env.device = "cuda:0";
+  rr.run.env.torch_version = "2.11.0+cu130";
+  rr.run.env.peak_gbps = 2941.4;
+  rr.run.git_commit = "0123456789abcdef0123456789abcdef01234567";
+  rr.run.label = "base, nightly";
+  rr.run.started_at = "2026-11-22T10:00:00.000Z";
+  rr.run.stat = "median";
   rr.run.notation = {{"tr", "cuda"}, {"to", "torch"}};
   rr.run.status = "done";
   const std::string title = "lrpe_rotate-speed-fwd-batch2-head4-dim64-act_silu-fp32";
@@ -356,7 +373,12 @@ TEST(ImportDocument, OwnReportRoundTrips) {
   ImportResult res = import_document(report, "own.md", "");
   ASSERT_EQ(res.runs.size(), 1u);
   const ImportedRun& r = res.runs[0];
-  EXPECT_EQ(r.run.env.gpu, "H100");
+  // the run header: the full GPU name, commit (as the report shows it), torch, peak bandwidth
+  EXPECT_EQ(r.run.env.gpu, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(r.run.env.device, "cuda:0");
+  EXPECT_EQ(r.run.git_commit, "0123456789ab");
+  EXPECT_EQ(r.run.env.torch_version, "2.11.0+cu130");
+  EXPECT_EQ(r.run.env.peak_gbps, 2941);
   EXPECT_EQ(r.run.op, "lrpe_rotate");
   EXPECT_EQ(r.run.notation, rr.run.notation);
   ASSERT_EQ(r.points.size(), 6u);
@@ -414,4 +436,90 @@ TEST(ImportDocument, NothingHalfImported) {
   }
   EXPECT_EQ(store.runs().size(), 1u);
   EXPECT_THROW(import_file(store, path + ".missing", ""), InputError);
+}
+
+// A published document of the kind opbench did not write: labels with spaces in its Notation
+// list and its table headers, a prose summary naming them. Each header resolves by the
+// columns' right edges to the notation's labels; the tables re-render byte for byte.
+const char* const kSpacedLabels =
+    "# A800\n"
+    "\n"
+    "## Summary\n"
+    "\n"
+    "In summary, use `Tri Bp` when `dim=-2` and `act=softmax`; otherwise, use `Tri Sp`.\n"
+    "\n"
+    "## Notation\n"
+    "\n"
+    "- Tri: Triton\n"
+    "- Tri Sp: Triton Split\n"
+    "- Tri Bp: Triton Block Parallel\n"
+    "- Tor: Torch\n"
+    "- Tor C: Torch Compile\n"
+    "\n"
+    "## Softmax\n"
+    "\n"
+    "```\n"
+    "lrpe_cosine-speed-fwd-batch12-head12-dim128-act_softmax-dim_1-bf16:\n"
+    "        n       Tri    Tri Sp    Tri Bp       Tor     Tor C\n"
+    "0   256.0  0.038915  0.030112  0.041000  0.135323  0.074762\n"
+    "1   512.0  0.050502  0.045120  0.052217  0.237365  0.159553\n"
+    "2  1024.0  0.094652  0.081004  0.090121  0.434426  0.110080\n"
+    "\n"
+    "lrpe_cosine-memory-fwd-batch12-head12-dim128-act_softmax-dim_1-bf16:\n"
+    "        n        Tri    Tri Sp    Tri Bp         Tor     Tor C\n"
+    "0   256.0   27.00293  27.00293  27.00293   85.504883  27.00293\n"
+    "1   512.0   54.00293  54.00293  54.00293  171.006836  54.00293\n"
+    "2  1024.0  108.00293  -1.00000  -1.00000  342.010742  54.00293\n"
+    "```\n";
+
+TEST(ImportDocument, LabelsWithSpacesResolveByNotationAndRightEdges) {
+  const std::string path = temp_db("spaced.md");
+  std::ofstream(path) << kSpacedLabels;
+  const ParsedDocument doc = parse_document(kSpacedLabels, path);
+  ASSERT_EQ(doc.tables.size(), 2u);
+  EXPECT_EQ(doc.tables[0].table.columns, (std::vector<std::string>{"Tri", "Tri Sp", "Tri Bp", "Tor", "Tor C"}));
+  EXPECT_EQ(doc.notation[1], (std::pair<std::string, std::string>{"Tri Sp", "Triton Split"}));
+
+  Store store(temp_db("spaced.db"));
+  ImportResult res = import_file(store, path, "published");
+  ASSERT_EQ(res.runs.size(), 1u);
+  const auto lines = lines_of(kSpacedLabels);
+  const auto rendered = rerender(store);
+  for (const ParsedTable& pt : doc.tables)
+    EXPECT_EQ(rendered.at({pt.gpu, pt.table.title}), original_block(lines, pt));
+  const RunInfo run = store.runs().at(0);
+  EXPECT_EQ(run.notation[1], (std::pair<std::string, std::string>{"Tri Sp", "Triton Split"}));
+  const auto points = store.points(run.id);
+  EXPECT_EQ(points[1].point.label, "Tri Sp");
+  EXPECT_EQ(points[1].point.provider, "Triton Split");
+  EXPECT_EQ(points[1].point.op, "lrpe_cosine");
+  const std::string report = render_report({{run, points}});
+  EXPECT_NE(report.find("- Tor C: Torch Compile\n"), std::string::npos);
+
+  // A header that does not end where the columns do, or a spaced name the notation lacks.
+  std::string misaligned = kSpacedLabels;
+  misaligned.replace(misaligned.find("Tor     Tor C\n0   256.0  0.038915"), 13, "Tor    Tor C ");
+  expect_import_error_in(misaligned, "do not end where the columns do");
+  std::string unlisted = kSpacedLabels;
+  unlisted.replace(unlisted.find("- Tor C: Torch Compile\n"), 23, "");
+  expect_import_error_in(unlisted, "'Tor C' (read from the columns' right edges) is not a label of the Notation list");
+}
+
+TEST(ImportDocument, TheSameDocumentTwiceIsOneRun) {
+  const std::string path = temp_db("twice.md");
+  std::ofstream(path) << kSpacedLabels;
+  Store store(temp_db("twice.db"));
+  ImportResult first = import_file(store, path, "published");
+  ImportResult again = import_document(read_document(path), path, "another label");
+  const std::vector<bool> added = store_import(store, again);
+  EXPECT_EQ(added, std::vector<bool>{false});
+  EXPECT_EQ(again.runs[0].run.id, first.runs[0].run.id);  // reported: the run already there
+  EXPECT_EQ(store.runs().size(), 1u);
+  EXPECT_EQ(store.runs()[0].label, "published");
+  // Another document (one value changed) is another run.
+  std::string changed = kSpacedLabels;
+  changed.replace(changed.find("0.038915"), 8, "0.038916");
+  ImportResult other = import_document(changed, path, "");
+  EXPECT_EQ(store_import(store, other), std::vector<bool>{true});
+  EXPECT_EQ(store.runs().size(), 2u);
 }

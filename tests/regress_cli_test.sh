@@ -44,6 +44,10 @@ check ci-baseline-db 0 "$bin" import "$work/fast.md" --db "$work/baseline.db" --
 check ci-regression 1 "$ci" "$work/tiny.yaml" --opbench "$bin" --db "$cdb" --label pr2 --baseline label:fast --baseline-db "$work/baseline.db" --device cpu --out "$work/ci3.md"
 contains ci-regression-first "$work/ci3.md" "## Regressions"
 contains ci-regression-report "$work/ci3.md" "lrpe_rotate-speed-fwd-batch1-head2-dim16-act_none-fp32:"
+# The same baseline as a committed JSON export (results/<gpu>/<op>.json): imported first.
+check ci-baseline-json-export 0 "$bin" export --all --db "$work/baseline.db" --out "$work/baseline.json"
+check ci-regression-json 1 "$ci" "$work/tiny.yaml" --opbench "$bin" --db "$work/ci-json.db" --label pr3 --baseline label:fast --baseline-db "$work/baseline.json" --device cpu --out "$work/ci5.md"
+contains ci-regression-json-first "$work/ci5.md" "## Regressions"
 check ci-missing-baseline 2 "$ci" "$work/tiny.yaml" --opbench "$bin" --db "$cdb" --label x --baseline label:nope --device cpu --out "$work/ci4.md"
 check ci-usage 2 "$ci" --opbench "$bin" --db "$cdb"
 
@@ -181,6 +185,35 @@ check merge-remap 0 "$bin" merge "$db" --db "$work/m2.db"
 contains merge-remapped "$work/out" "run 1 -> 2"
 check merged-report 0 "$bin" report --db "$work/m2.db" --run label:base
 cmp -s "$work/out" <(sed 's/^run 1 (base)/run 2 (base)/' "$work/report.md") && echo "ok   merged-report-same" || { echo "FAIL merged run reports differently"; fails=$((fails+1)); }
+
+# --- results as text: export, import, report --format json|csv, --out ---------------------------
+check export-all 0 "$bin" export --all --db "$db" --out "$work/all.json"
+check import-json 0 "$bin" import "$work/all.json" --db "$work/j.db"
+check export-again 0 "$bin" export --all --db "$work/j.db" --out "$work/again.json"
+cmp -s "$work/all.json" "$work/again.json" && echo "ok   export-import-export-identical" || { echo "FAIL export, import, export differs"; fails=$((fails+1)); }
+check import-json-again 0 "$bin" import "$work/all.json" --db "$work/j.db"
+contains import-json-again-skipped "$work/err" "not imported again"
+check import-json-label 2 "$bin" import "$work/all.json" --db "$work/j.db" --label x
+check export-none 2 "$bin" export --db "$db"
+check report-json 0 "$bin" report --db "$db" --run label:base --format json --out "$work/base.json"
+check export-base 0 "$bin" export label:base --db "$db"
+cmp -s "$work/out" "$work/base.json" && echo "ok   report-json-is-export" || { echo "FAIL report --format json differs from export"; fails=$((fails+1)); }
+check report-csv 0 "$bin" report --db "$db" --run label:base --format csv
+pycheck report-csv-rows 'import csv,json,sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+pts = json.load(open(sys.argv[2]))["runs"][0]["points"]
+assert len(rows) == len(pts), (len(rows), len(pts))
+for r, p in zip(rows, pts):
+    assert (r["title"], int(r["x"]), r["provider"], r["label"]) == (p["title"], p["x_value"], p["provider"], p["label"]), r
+    assert (float(r["value"]) if r["value"] else None) == p["value"], (r["value"], p["value"])
+for k in ("median", "mean", "min", "max", "p20", "p80", "stdev", "count", "gbps", "pct_peak", "act", "dtype"):
+    assert k in rows[0], k' "$work/out" "$work/base.json"
+check import-doc-again 0 "$bin" import "$ref" --db "$db" --label base-again
+contains import-doc-again-skipped "$work/err" "not imported again"
+check runs-out 0 "$bin" runs --db "$db" --out "$work/runs.txt"
+contains runs-out-file "$work/runs.txt" "started_at"
+check history-out 0 "$bin" history "$act" --db "$db" --out "$work/history.md"
+contains history-out-file "$work/history.md" "H100"
 
 # --- bad input: exit 2, one clear line --------------------------------------------------------
 printf '# H100\n\n```\nt:\n     n   to\n0  1.0  2.0\n1  2.0\n```\n' >"$work/bad.md"

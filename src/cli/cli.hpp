@@ -9,8 +9,9 @@
 #include <memory>
 #include <string>
 
-#include "store/store.hpp"
+#include "exchange/run_record.hpp"
 #include "points/points.hpp"
+#include "store/store.hpp"
 
 namespace opbench {
 
@@ -28,6 +29,7 @@ void add_diff_command(CLI::App& app, Cli& cli);
 void add_versus_command(CLI::App& app, Cli& cli);
 void add_merge_command(CLI::App& app, Cli& cli);
 void add_history_command(CLI::App& app, Cli& cli);
+void add_export_command(CLI::App& app, Cli& cli);
 
 void add_compile_command(CLI::App& app, Cli& cli);
 
@@ -44,6 +46,8 @@ struct JudgeOptions {
   bool fail = false;
 };
 void add_judge_options(CLI::App* cmd, Cli& cli, JudgeOptions& o, const std::string& metric_help);
+// The runs `selectors` name (and every run with `all`), each with its points and compiles.
+std::vector<RunRecord> selected_runs(const Store& store, const std::vector<std::string>& selectors, bool all);
 // Opens a database that must exist (InputError naming --db otherwise); never creates one.
 std::unique_ptr<Store> open_existing_store(const std::string& path);
 

@@ -9,7 +9,7 @@ namespace opbench {
 
 void add_history_command(CLI::App& app, Cli& cli) {
   struct Opts {
-    std::string title, provider, format = "markdown";
+    std::string title, provider, format = "markdown", out;
     int64_t x = 0;
     double threshold = 5;
   };
@@ -23,14 +23,16 @@ void add_history_command(CLI::App& app, Cli& cli) {
       ->check(CLI::Range(0.0, 1000.0))
       ->capture_default_str();
   cmd->add_option("--format", o->format, "markdown or json")->check(CLI::IsMember({"markdown", "json"}))->capture_default_str();
+  cmd->add_option("--out", o->out, "write to this file instead of stdout");
   cmd->callback([o, xopt, &cli] {
     auto db = open_existing_store(cli.db);
     Store& store = *db;
     std::optional<int64_t> x;
     if (xopt->count()) x = o->x;
     auto series = point_history(store, o->title, x, o->provider, o->threshold / 100);
-    std::cout << (o->format == "json" ? history_json(series, o->threshold / 100)
-                                      : history_markdown(series, o->threshold / 100));
+    write_output(o->format == "json" ? history_json(series, o->threshold / 100)
+                                     : history_markdown(series, o->threshold / 100),
+                 o->out);
     cli.status = kExitOk;
   });
 }

@@ -4,6 +4,8 @@
 
 #include "cli/cli.hpp"
 #include "core/error.hpp"
+#include "exchange/runs_json.hpp"
+#include "report/csv.hpp"
 #include "report/report.hpp"
 
 namespace opbench {
@@ -11,37 +13,49 @@ namespace opbench {
 void add_report_command(CLI::App& app, Cli& cli) {
   struct Opts {
     std::vector<std::string> runs;
-    std::string out, show = "value";
+    std::string out, show = "value", format = "markdown";
   };
   auto o = std::make_shared<Opts>();
-  auto* cmd = app.add_subcommand("report", "write a markdown report of one or more runs");
+  auto* cmd = app.add_subcommand("report", "write a report of one or more runs: markdown tables, JSON or CSV");
   cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str();
   cmd->add_option("--run", o->runs, "run selector: ID, latest, label:TEXT, gpu:TEXT (repeatable; default latest)");
   cmd->add_option("--out", o->out, "write to this file instead of stdout");
   cmd->add_option("--show", o->show, "cells: value (the stored statistic), gbps, pct (of peak bandwidth)")
       ->check(CLI::IsMember({"value", "gbps", "pct"}));
+  cmd->add_option("--format", o->format,
+                  "markdown; json (the objects of opbench export); csv (a row per point, every statistic)")
+      ->check(CLI::IsMember({"markdown", "json", "csv"}))
+      ->capture_default_str();
   cmd->callback([o, &cli] {
     auto store = open_existing_store(cli.db);
     std::vector<std::string> sels = o->runs.empty() ? std::vector<std::string>{"latest"} : o->runs;
+    if (o->format == "json") {
+      write_output(runs_to_json(selected_runs(*store, sels, false)), o->out);
+      cli.status = kExitOk;
+      return;
+    }
     std::vector<ReportRun> runs;
     for (const auto& s : sels) {
       RunInfo r = store->select(s);
       runs.push_back({r, store->points(r.id)});
     }
     Show show = o->show == "gbps" ? Show::GBps : o->show == "pct" ? Show::PctPeak : Show::Value;
-    write_output(render_report(runs, show), o->out);
+    write_output(o->format == "csv" ? render_csv(runs) : render_report(runs, show), o->out);
     cli.status = kExitOk;
   });
 }
 
 void add_runs_command(CLI::App& app, Cli& cli) {
   auto format = std::make_shared<std::string>("table");
+  auto out = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("runs", "list the runs in a database");
   cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str();
   cmd->add_option("--format", *format, "table or json")->check(CLI::IsMember({"table", "json"}));
-  cmd->callback([format, &cli] {
+  cmd->add_option("--out", *out, "write to this file instead of stdout");
+  cmd->callback([format, out, &cli] {
     auto store = open_existing_store(cli.db);
     auto runs = store->runs();
+    std::string text;
     if (*format == "json") {
       nlohmann::ordered_json a = nlohmann::ordered_json::array();
       for (const auto& r : runs)
@@ -50,15 +64,20 @@ void add_runs_command(CLI::App& app, Cli& cli) {
                      {"finished_at", r.finished_at}, {"status", r.status}, {"points", r.points},
                      {"op", r.op}, {"config", r.config_path}, {"commit", r.git_commit},
                      {"peak_gbps", r.env.peak_gbps}, {"source", r.source}});
-      std::cout << a.dump(2) << "\n";
+      text = a.dump(2) + "\n";
     } else {
-      std::printf("%-5s %-24s %-12s %-10s %-8s %-12s %-16s %s\n", "id", "started_at", "status", "points",
-                  "torch", "op", "label", "gpu");
-      for (const auto& r : runs)
-        std::printf("%-5lld %-24s %-12s %-10lld %-8s %-12s %-16s %s\n", (long long)r.id, r.started_at.c_str(),
-                    r.status.c_str(), (long long)r.points, r.env.torch_version.c_str(), r.op.c_str(),
-                    r.label.c_str(), r.env.gpu.c_str());
+      char line[1024];
+      std::snprintf(line, sizeof line, "%-5s %-24s %-12s %-10s %-8s %-12s %-16s %s\n", "id", "started_at", "status",
+                    "points", "torch", "op", "label", "gpu");
+      text = line;
+      for (const auto& r : runs) {
+        std::snprintf(line, sizeof line, "%-5lld %-24s %-12s %-10lld %-8s %-12s %-16s %s\n", (long long)r.id,
+                      r.started_at.c_str(), r.status.c_str(), (long long)r.points, r.env.torch_version.c_str(),
+                      r.op.c_str(), r.label.c_str(), r.env.gpu.c_str());
+        text += line;
+      }
     }
+    write_output(text, *out);
     cli.status = kExitOk;
   });
 }

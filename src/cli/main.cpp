@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   add_versus_command(app, cli);
   add_merge_command(app, cli);
   add_history_command(app, cli);
+  add_export_command(app, cli);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

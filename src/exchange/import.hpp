@@ -6,6 +6,11 @@
 //     tables of one GPU form one run (source 'import', config_path = the file, config_text =
 //     its text). Should a title come back for a GPU whose current run already holds it (a
 //     report of several runs on one GPU), a further run for that GPU starts there;
+//   - under a run heading of opbench's own report the GPU is the heading's full name, and its
+//     run line gives the run's device, commit, torch version, peak bandwidth (so imported
+//     speed points get their % of peak) and statistic;
+//   - a run's uuid derives from the document's content, its GPU and its place in the document:
+//     importing the same document again adds nothing (store_import reports it);
 //   - the run's notation is the document's Notation list, labels spelled as the tables spell
 //     them (the list may write "Tr" for the column "tr"); a column's provider is its notation
 //     description ("Triton"; opbench's own reports list provider names: "torch") or, for a
@@ -21,6 +26,7 @@
 #include <vector>
 
 #include "core/value.hpp"
+#include "exchange/run_record.hpp"
 #include "store/store.hpp"
 
 namespace opbench {
@@ -53,8 +59,13 @@ ImportResult import_document(const std::string& text, const std::string& path,
 // The text of a document; a missing or unreadable file is an InputError.
 std::string read_document(const std::string& path);
 
-// Stores the runs in one transaction (nothing is stored when any part fails); sets their ids.
-void store_import(Store& store, ImportResult& res);
+// The imported runs as records to store.
+std::vector<RunRecord> import_records(const ImportResult& res);
+
+// Stores the runs the store does not hold yet (by uuid) in one transaction (nothing is stored
+// when any part fails); sets every run's id (a run already there: its id). Returns, per run,
+// whether it was added.
+std::vector<bool> store_import(Store& store, ImportResult& res);
 
 // read_document + import_document + store_import.
 ImportResult import_file(Store& store, const std::string& path, const std::string& label);

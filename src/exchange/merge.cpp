@@ -5,28 +5,25 @@
 
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "exchange/run_record.hpp"
 
 namespace opbench {
 
 MergeStats merge_runs(Store& dest, const Store& src) {
   MergeStats st;
-  for (RunInfo r : src.runs()) {
+  for (const RunInfo& r : src.runs()) {
     if (r.uuid.empty() || dest.run_by_uuid(r.uuid)) {
       ++st.skipped;
       continue;
     }
-    const int64_t from = r.id;
-    std::vector<StoredPoint> pts = src.points(from);
-    r.id = 0;
-    dest.begin_run(r);  // keeps uuid, times, status, environment
-    for (auto& p : pts) p.run_id = r.id;
-    dest.insert_points(pts);
+    RunRecord rec = load_run(src, r);
+    insert_run(dest, rec);  // keeps uuid, times, status, environment
     if (r.status == "running")
-      st.warnings.push_back(src.path() + ": run " + std::to_string(from) +
+      st.warnings.push_back(src.path() + ": run " + std::to_string(r.id) +
                             " was still running; points it stores later will not follow");
     ++st.copied;
-    st.points += pts.size();
-    st.remapped.emplace_back(from, r.id);
+    st.points += rec.points.size();
+    st.remapped.emplace_back(r.id, rec.run.id);
   }
   return st;
 }

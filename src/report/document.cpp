@@ -162,9 +162,11 @@ class Parser {
         while (!headings_.empty() && headings_.back().first >= level) headings_.pop_back();
         headings_.emplace_back(level, htext);
         in_notation = to_lower(htext) == "notation";
-        std::string dev = device_in_text(htext);
+        const std::string run = run_line_after(i);
+        const std::string dev = run.empty() ? device_in_text(htext) : htext;
         if (!dev.empty()) {
           gpu_ = dev;
+          run_line_ = run;
           bool seen = false;
           for (const auto& g : doc_.gpus) seen = seen || g == dev;
           if (!seen) doc_.gpus.push_back(dev);
@@ -177,6 +179,19 @@ class Parser {
   }
 
  private:
+  // The line after the heading at lines_[i] when it is an opbench run line ("run 3, ..." or
+  // "run 3 (label), ..."), else "".
+  std::string run_line_after(size_t i) const {
+    size_t j = i + 1;
+    while (j < lines_.size() && is_blank(lines_[j].text)) ++j;
+    if (j >= lines_.size()) return "";
+    const std::string t = trim(lines_[j].text);
+    size_t k = 4;
+    if (t.compare(0, 4, "run ") != 0 || k >= t.size() || !std::isdigit(static_cast<unsigned char>(t[k]))) return "";
+    while (k < t.size() && std::isdigit(static_cast<unsigned char>(t[k]))) ++k;
+    return k < t.size() && (t[k] == ',' || t[k] == ' ') ? t : "";
+  }
+
   void notation_item(const Line& ln, std::set<std::string>* labels) {
     std::string t = trim(ln.text);
     if (t.size() < 2 || (t[0] != '-' && t[0] != '*' && t[0] != '+') || !is_space(t[1])) return;
@@ -184,7 +199,7 @@ class Parser {
     size_t colon = item.find(':');
     std::string label = colon == std::string::npos ? "" : trim(item.substr(0, colon));
     std::string desc = colon == std::string::npos ? "" : trim(item.substr(colon + 1));
-    if (label.empty() || desc.empty() || split_ws(label).size() != 1)
+    if (label.empty() || desc.empty())
       fail(path_, ln.no, "notation item must read '- label: description', got '" + t + "'");
     if (!labels->insert(to_lower(label)).second)
       fail(path_, ln.no, "notation label '" + label + "' is defined twice");
@@ -228,6 +243,7 @@ class Parser {
       ParsedTable pt;
       pt.line = title_ln.no;
       pt.gpu = gpu_;
+      pt.run_line = run_line_;
       for (const auto& h : headings_) pt.headings.push_back(h.second);
       Table& t = pt.table;
       t.title = title.substr(0, title.size() - 1);
@@ -238,14 +254,18 @@ class Parser {
       const Line& header_ln = lines_[i];
       std::vector<std::string> names;
       const bool empty_form = trim(header_ln.text) == "Empty DataFrame";
+      size_t rows_end = i + 1;
+      while (rows_end < end && !is_blank(lines_[rows_end].text)) ++rows_end;
       if (empty_form) {
         i = empty_frame(i, end, &names);
+        if (i < rows_end)
+          fail(path_, lines_[i].no, "unexpected line after an empty table: '" + lines_[i].text + "'");
       } else {
         if (!is_space(header_ln.text[0]))
           fail(path_, header_ln.no,
                "expected the header of table '" + t.title +
                    "' (column names after the blank index header), got '" + header_ln.text + "'");
-        names = split_ws(header_ln.text);
+        names = header_names(t.title, header_ln, i + 1, rows_end);
         ++i;
       }
       std::set<std::string> seen;
@@ -256,10 +276,8 @@ class Parser {
       t.index_name = names[0];
       t.columns.assign(names.begin() + 1, names.end());
 
-      for (; i < end && !is_blank(lines_[i].text); ++i) {
+      for (; i < rows_end; ++i) {
         const Line& row_ln = lines_[i];
-        if (empty_form)
-          fail(path_, row_ln.no, "unexpected line after an empty table: '" + row_ln.text + "'");
         std::vector<std::string> tok = split_ws(row_ln.text);
         const size_t row = t.index.size();
         if (tok.size() != names.size() + 1)
@@ -288,6 +306,47 @@ class Parser {
     }
   }
 
+  // The column names of a table's header (the x axis first). Its words, unless there are more
+  // of them than the first row has columns (names with spaces): then the header cut at the
+  // columns' right edges (the ends of the first row's cells, where pandas right-aligns each
+  // name), every name with a space in it checked against the Notation list.
+  std::vector<std::string> header_names(const std::string& title, const Line& header, size_t rows,
+                                        size_t rows_end) const {
+    std::vector<std::string> words = split_ws(header.text);
+    if (rows >= rows_end) return words;  // no rows: reported by the caller
+    std::vector<size_t> edges;           // the end of each cell of the first row
+    const std::string& first = lines_[rows].text;
+    for (size_t k = 0; k < first.size();) {
+      while (k < first.size() && is_space(first[k])) ++k;
+      while (k < first.size() && !is_space(first[k])) ++k;
+      if (k > 0 && !is_space(first[k - 1])) edges.push_back(k);
+    }
+    if (edges.size() < 2 || words.size() + 1 <= edges.size()) return words;  // no name with a space
+    const std::string h = rtrim(header.text);
+    std::vector<std::string> names;
+    for (size_t c = 1; c < edges.size(); ++c) {
+      const size_t from = edges[c - 1], to = std::min(edges[c], h.size());
+      const std::string name = from < to ? trim(h.substr(from, to - from)) : "";
+      if (name.empty() || h.size() != edges.back())
+        fail(path_, header.no,
+             "table '" + title + "': the header '" + h + "' has " + std::to_string(words.size()) +
+                 " words for " + std::to_string(edges.size() - 1) +
+                 " columns and its names do not end where the columns do");
+      if (name.find(' ') != std::string::npos && !notation_label(name))
+        fail(path_, header.no,
+             "table '" + title + "': column '" + name +
+                 "' (read from the columns' right edges) is not a label of the Notation list");
+      names.push_back(name);
+    }
+    return names;
+  }
+
+  bool notation_label(const std::string& name) const {
+    for (const auto& kv : doc_.notation)
+      if (to_lower(kv.first) == to_lower(name)) return true;
+    return false;
+  }
+
   // pandas' "Empty DataFrame\nColumns: [a, b]\nIndex: []" starting at lines_[i].
   size_t empty_frame(size_t i, size_t end, std::vector<std::string>* names) {
     const int at = lines_[i].no;
@@ -302,7 +361,7 @@ class Parser {
       size_t comma = inner.find(", ", start);
       std::string name = trim(inner.substr(start, comma == std::string::npos ? std::string::npos
                                                                              : comma - start));
-      if (name.empty() || split_ws(name).size() != 1)
+      if (name.empty())
         fail(path_, lines_[i + 1].no, "bad column name '" + name + "' in '" + cols + "'");
       names->push_back(name);
       if (comma == std::string::npos) break;
@@ -317,6 +376,7 @@ class Parser {
   std::vector<Line> lines_;
   std::vector<std::pair<int, std::string>> headings_;
   std::string gpu_;
+  std::string run_line_;  // the run line of the current opbench report run, or ""
   ParsedDocument doc_;
 };
 

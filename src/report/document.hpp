@@ -4,11 +4,17 @@
 //   - ATX headings ("# A800", "## Speed", "#### Speed(fwd)"); the nearest heading above a
 //     table that names a device (A800, H100, L40S, RTX 4090, ...) gives the table's GPU;
 //   - a "Notation" heading followed by a list "- tr: Triton" (label, then the provider's
-//     description); labels may be any case there ("Tr") and are lower case in tables;
+//     description); labels may be any case there ("Tr") and are lower case in tables, and may
+//     hold spaces ("- Tri Sp: Triton Split");
 //   - fenced blocks (``` or ~~~, no info string or "text"/"txt") holding one or more tables,
 //     separated by blank lines; each table is a "TITLE:" line followed by the text of
 //     pandas' DataFrame.to_string() (see report/table.hpp), or pandas' three-line
-//     "Empty DataFrame" form.
+//     "Empty DataFrame" form. A header whose words outnumber the columns holds labels with
+//     spaces: it is cut at the columns' right edges (pandas right-aligns every name over its
+//     values), and each name with a space in it must be a label of the Notation list;
+//   - opbench's own reports head each run with its device's full name, followed by the run
+//     line ("run 3, 2026-11-22, cuda:0, commit ..., torch 2.11.0, measured peak bandwidth
+//     2941 GB/s, ..."): such a heading names the tables' GPU as written.
 // Fenced blocks with another info string, or whose first non-blank line does not end with
 // ':', are not tables and are skipped.
 #pragma once
@@ -25,6 +31,7 @@ struct ParsedTable {
   int line = 0;                       // 1-based line of the "TITLE:" line
   std::string gpu;                    // device named by the nearest heading above; "" if none
   std::vector<std::string> headings;  // enclosing headings, outermost first (text, no '#')
+  std::string run_line;               // the run line under an opbench report's run heading, or ""
 };
 
 struct ParsedDocument {

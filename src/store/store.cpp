@@ -259,13 +259,7 @@ void Store::backfill_uuids() {
     while (s.step()) {
       std::string key;
       for (int c = 0; c < 14; ++c) key += (c == 0 ? std::to_string(s.i64(0)) : s.text(c)) + '\x1f';
-      // 128 bits: FNV-1a of the key and of the key salted, laid out as a UUID (version 8).
-      std::string a = content_hash(key), b = content_hash("opbench-run-uuid\x1f" + key);
-      std::string h = a + b;
-      h[12] = '8';
-      h[16] = "89ab"[std::stoi(h.substr(16, 1), nullptr, 16) & 3];
-      todo.emplace_back(s.i64(0), h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" +
-                                      h.substr(16, 4) + "-" + h.substr(20, 12));
+      todo.emplace_back(s.i64(0), content_uuid(key));
     }
   }
   for (const auto& [id, uuid] : todo) {

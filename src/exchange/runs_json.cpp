@@ -1,0 +1,294 @@
+#include "exchange/runs_json.hpp"
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace opbench {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+const char* const kFormat = "opbench-runs";
+const int kVersion = 1;
+
+// ------------------------------------------------------------------ writing
+
+json number(double v) {
+  if (std::isnan(v)) return nullptr;
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+json params_json(const Params& p) {
+  json j = json::object();
+  for (const auto& [k, v] : p.values()) {
+    if (auto i = std::get_if<int64_t>(&v)) j[k] = *i;
+    else j[k] = std::get<std::string>(v);
+  }
+  return j;
+}
+
+json point_json(const StoredPoint& sp) {
+  const Result& r = sp.result;
+  const Stats& s = r.stats;
+  json samples = json::array(), rounds = json::array();
+  for (double v : r.samples) samples.push_back(number(v));
+  for (int64_t n : r.rounds) rounds.push_back(n);
+  return {{"seq", sp.seq},
+          {"section", sp.section},
+          {"title", sp.point.title},
+          {"op", sp.point.op},
+          {"params", params_json(sp.point.params)},
+          {"x_name", sp.point.x_name},
+          {"x_value", sp.point.x_value},
+          {"provider", sp.point.provider},
+          {"label", sp.point.label},
+          {"unit", r.unit},
+          {"stat", sp.stat},
+          {"value", number(sp.value)},
+          {"stats",
+           {{"median", number(s.median)}, {"mean", number(s.mean)}, {"min", number(s.min)},
+            {"max", number(s.max)}, {"p20", number(s.p20)}, {"p80", number(s.p80)},
+            {"stdev", number(s.stdev)}, {"count", s.count}}},
+          {"samples", samples},
+          {"rounds", rounds},
+          {"bytes", number(r.bytes)},
+          {"gbps", number(r.gbps)},
+          {"pct_peak", number(r.pct_peak)},
+          {"rel_err", number(r.rel_err)},
+          {"check_failed", r.check_failed},
+          {"error", r.error},
+          {"created_at", sp.created_at}};
+}
+
+json run_json(const RunRecord& rec) {
+  const RunInfo& r = rec.run;
+  const Environment& e = r.env;
+  json notation = json::array(), compiles = json::array(), points = json::array();
+  for (const auto& [label, provider] : r.notation) notation.push_back({{"label", label}, {"provider", provider}});
+  for (const auto& c : rec.compiles)
+    compiles.push_back({{"title", c.title}, {"provider", c.provider}, {"key", c.key},
+                        {"seconds", number(c.seconds)}, {"cached", c.cached}, {"error", c.error}});
+  for (const auto& p : rec.points) points.push_back(point_json(p));
+  return {{"uuid", r.uuid},
+          {"label", r.label},
+          {"source", r.source},
+          {"status", r.status},
+          {"started_at", r.started_at},
+          {"finished_at", r.finished_at},
+          {"host", r.host},
+          {"git_commit", r.git_commit},
+          {"op", r.op},
+          {"stat", r.stat},
+          {"config", {{"path", r.config_path}, {"hash", r.config_hash}, {"text", r.config_text}}},
+          {"environment",
+           {{"device", e.device}, {"gpu", e.gpu}, {"sm_count", e.sm_count}, {"memory_bytes", e.memory_bytes},
+            {"driver", e.driver}, {"cuda_runtime", e.cuda_runtime}, {"torch_version", e.torch_version},
+            {"compute_capability", e.compute_capability}, {"peak_gbps", number(e.peak_gbps)}}},
+          {"notation", notation},
+          {"compiles", compiles},
+          {"points", points}};
+}
+
+// ------------------------------------------------------------------ reading
+
+// A JSON object being read, with where it lies in the document for messages.
+class Obj {
+ public:
+  Obj(const json& j, std::string where, const std::string& path) : j_(j), where_(std::move(where)), path_(path) {
+    if (!j_.is_object()) fail("", "expected an object");
+  }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& why) const {
+    std::string field = where_;
+    if (!key.empty()) field += (field.empty() ? "" : ".") + key;
+    throw InputError(path_, field, why);
+  }
+
+  const json& at(const std::string& key) const {
+    auto it = j_.find(key);
+    if (it == j_.end()) fail(key, "missing");
+    return *it;
+  }
+  std::string str(const std::string& key) const {
+    const json& v = at(key);
+    if (!v.is_string()) fail(key, "expected a string");
+    return v.get<std::string>();
+  }
+  int64_t integer(const std::string& key) const {
+    const json& v = at(key);
+    if (!v.is_number_integer()) fail(key, "expected an integer");
+    return v.get<int64_t>();
+  }
+  bool boolean(const std::string& key) const {
+    const json& v = at(key);
+    if (!v.is_boolean()) fail(key, "expected true or false");
+    return v.get<bool>();
+  }
+  double num(const std::string& key) const { return number_of(at(key), key); }
+  double number_of(const json& v, const std::string& key) const {
+    if (v.is_null()) return std::numeric_limits<double>::quiet_NaN();
+    if (v.is_number()) return v.get<double>();
+    if (v == "inf") return std::numeric_limits<double>::infinity();
+    if (v == "-inf") return -std::numeric_limits<double>::infinity();
+    fail(key, "expected a number, null, \"inf\" or \"-inf\"");
+  }
+  const json& array(const std::string& key) const {
+    const json& v = at(key);
+    if (!v.is_array()) fail(key, "expected an array");
+    return v;
+  }
+  Obj obj(const std::string& key) const { return Obj(at(key), sub(key), path_); }
+  Obj item(const std::string& key, size_t i) const { return Obj(array(key)[i], sub(key) + "[" + std::to_string(i) + "]", path_); }
+  std::string sub(const std::string& key) const { return where_.empty() ? key : where_ + "." + key; }
+  const json& raw() const { return j_; }
+
+ private:
+  const json& j_;
+  std::string where_;
+  const std::string& path_;
+};
+
+Params params_from(const Obj& o) {
+  Params p;
+  for (const auto& [k, v] : o.raw().items()) {
+    if (v.is_number_integer()) p.set(k, v.get<int64_t>());
+    else if (v.is_string()) p.set(k, v.get<std::string>());
+    else o.fail(k, "expected an integer or a word");
+  }
+  return p;
+}
+
+StoredPoint point_from(const Obj& o) {
+  StoredPoint sp;
+  sp.seq = o.integer("seq");
+  sp.section = o.str("section");
+  sp.point.title = o.str("title");
+  sp.point.op = o.str("op");
+  sp.point.params = params_from(o.obj("params"));
+  sp.point.x_name = o.str("x_name");
+  sp.point.x_value = o.integer("x_value");
+  sp.point.provider = o.str("provider");
+  sp.point.label = o.str("label");
+  sp.stat = o.str("stat");
+  sp.value = o.num("value");
+  sp.created_at = o.str("created_at");
+  Result& r = sp.result;
+  r.unit = o.str("unit");
+  const Obj s = o.obj("stats");
+  r.stats = Stats{s.num("median"), s.num("mean"), s.num("min"), s.num("max"), s.num("p20"), s.num("p80"),
+                  s.num("stdev"), s.integer("count")};
+  for (const auto& v : o.array("samples")) r.samples.push_back(o.number_of(v, "samples"));
+  for (const auto& v : o.array("rounds")) {
+    if (!v.is_number_integer()) o.fail("rounds", "expected integers");
+    r.rounds.push_back(v.get<int64_t>());
+  }
+  r.bytes = o.num("bytes");
+  r.gbps = o.num("gbps");
+  r.pct_peak = o.num("pct_peak");
+  r.rel_err = o.num("rel_err");
+  r.check_failed = o.boolean("check_failed");
+  r.error = o.str("error");
+  return sp;
+}
+
+RunRecord run_from(const Obj& o) {
+  RunRecord rec;
+  RunInfo& r = rec.run;
+  r.uuid = o.str("uuid");
+  if (r.uuid.empty()) o.fail("uuid", "must not be empty");
+  r.label = o.str("label");
+  r.source = o.str("source");
+  r.status = o.str("status");
+  r.started_at = o.str("started_at");
+  r.finished_at = o.str("finished_at");
+  r.host = o.str("host");
+  r.git_commit = o.str("git_commit");
+  r.op = o.str("op");
+  r.stat = o.str("stat");
+  const Obj c = o.obj("config");
+  r.config_path = c.str("path");
+  r.config_hash = c.str("hash");
+  r.config_text = c.str("text");
+  const Obj e = o.obj("environment");
+  r.env.device = e.str("device");
+  r.env.gpu = e.str("gpu");
+  r.env.sm_count = e.integer("sm_count");
+  r.env.memory_bytes = e.integer("memory_bytes");
+  r.env.driver = e.str("driver");
+  r.env.cuda_runtime = e.str("cuda_runtime");
+  r.env.torch_version = e.str("torch_version");
+  r.env.compute_capability = e.str("compute_capability");
+  r.env.peak_gbps = e.num("peak_gbps");
+  for (size_t i = 0; i < o.array("notation").size(); ++i) {
+    const Obj n = o.item("notation", i);
+    r.notation.emplace_back(n.str("label"), n.str("provider"));
+  }
+  for (size_t i = 0; i < o.array("compiles").size(); ++i) {
+    const Obj k = o.item("compiles", i);
+    rec.compiles.push_back({0, k.str("title"), k.str("provider"), k.str("key"), k.num("seconds"),
+                            k.boolean("cached"), k.str("error")});
+  }
+  for (size_t i = 0; i < o.array("points").size(); ++i) rec.points.push_back(point_from(o.item("points", i)));
+  return rec;
+}
+
+// `text` with every line after the first indented by `by` spaces.
+std::string indent(const std::string& text, const std::string& by) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += by;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string runs_to_json(const std::vector<RunRecord>& runs) {
+  // Pretty-printed, except that each point is one line: a changed point is a changed line.
+  std::string out = std::string("{\n  \"format\": \"") + kFormat + "\",\n  \"version\": " +
+                    std::to_string(kVersion) + ",\n  \"runs\": [";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    json run = run_json(runs[i]);
+    json points = run["points"];
+    run.erase("points");
+    std::string text = indent(run.dump(2), "    ");
+    text.erase(text.size() - 1);  // the closing brace
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    text.back() = ',';            // the last field's newline becomes a comma ...
+    text += "\n      \"points\": [";  // ... before the points
+    for (size_t k = 0; k < points.size(); ++k) text += (k ? ",\n        " : "\n        ") + points[k].dump();
+    text += points.empty() ? "]\n    }" : "\n      ]\n    }";
+    out += (i ? ",\n    " : "\n    ") + text;
+  }
+  out += runs.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
+}
+
+bool is_runs_json(const std::string& text) {
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("format") && j["format"] == kFormat;
+}
+
+std::vector<RunRecord> runs_from_json(const std::string& text, const std::string& path) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(path, "", std::string("not JSON: ") + e.what());
+  }
+  const Obj doc(j, "", path);
+  if (doc.str("format") != kFormat) doc.fail("format", std::string("expected \"") + kFormat + "\"");
+  if (doc.integer("version") != kVersion)
+    doc.fail("version", "this opbench reads version " + std::to_string(kVersion));
+  std::vector<RunRecord> out;
+  for (size_t i = 0; i < doc.array("runs").size(); ++i) out.push_back(run_from(doc.item("runs", i)));
+  return out;
+}
+
+}  // namespace opbench

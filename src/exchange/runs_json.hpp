@@ -1,0 +1,34 @@
+// Runs as JSON text: `opbench export`, `opbench import FILE.json` and `opbench report
+// --format json`. Every field the store keeps of a run, its points (samples and rounds
+// included) and its compile records, so that export, import into another database and export
+// again give the same bytes. Torch-free.
+//
+// The document: {"format": "opbench-runs", "version": 1, "runs": [RUN...]}; a RUN holds uuid,
+// label, source, status, started_at, finished_at, host, git_commit, op, stat, config {path,
+// hash, text}, environment {device, gpu, sm_count, memory_bytes, driver, cuda_runtime,
+// torch_version, compute_capability, peak_gbps}, notation [{label, provider}], compiles
+// [{title, provider, key, seconds, cached, error}] and points [{seq, section, title, op,
+// params {axis: value}, x_name, x_value, provider, label, unit, stat, value, stats {median,
+// mean, min, max, p20, p80, stdev, count}, samples [...], rounds [...], bytes, gbps, pct_peak,
+// rel_err, check_failed, error, created_at}]. A number the store holds as NULL (an imported
+// point's statistics) is null; an infinite one the string "inf" or "-inf".
+#pragma once
+#include <string>
+#include <vector>
+
+#include "exchange/run_record.hpp"
+
+namespace opbench {
+
+// The document for these runs, pretty-printed (two spaces), ending in a newline.
+std::string runs_to_json(const std::vector<RunRecord>& runs);
+
+// Reads a document; throws InputError(path, "runs[i].field", why) for anything it cannot
+// take (not JSON, another format or version, a missing or mistyped field).
+std::vector<RunRecord> runs_from_json(const std::string& text, const std::string& path);
+
+// Whether the text looks like such a document (a JSON object naming the format), so that
+// `opbench import` can tell it from a markdown document whatever the file is called.
+bool is_runs_json(const std::string& text);
+
+}  // namespace opbench
