@@ -18,6 +18,7 @@
 #include "core/fs.hpp"
 #include "core/hash.hpp"
 #include "core/process.hpp"
+#include "core/value_json.hpp"
 #include "ops/op.hpp"
 
 #ifndef OPBENCH_SOURCE_DIR
@@ -111,11 +112,6 @@ std::string cpu_model() {
 // ------------------------------------------------------------------ the request
 
 using json = nlohmann::ordered_json;
-
-json value_json(const Value& v) {
-  if (auto i = std::get_if<int64_t>(&v)) return *i;
-  return std::get<std::string>(v);
-}
 
 // One argument of the exported function: its shape at each x and the dimensions that change.
 json argument(const std::string& name, const std::string& dtype, const char* fill,

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/value_json.hpp"
 
 namespace opbench {
 
@@ -21,15 +22,6 @@ json number(double v) {
   if (std::isnan(v)) return nullptr;
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   return v;
-}
-
-json params_json(const Params& p) {
-  json j = json::object();
-  for (const auto& [k, v] : p.values()) {
-    if (auto i = std::get_if<int64_t>(&v)) j[k] = *i;
-    else j[k] = std::get<std::string>(v);
-  }
-  return j;
 }
 
 json point_json(const StoredPoint& sp) {

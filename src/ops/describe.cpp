@@ -1,15 +1,12 @@
 #include "ops/describe.hpp"
 
+#include "core/value_json.hpp"
+
 namespace opbench {
 
 using json = nlohmann::ordered_json;
 
 namespace {
-
-json value_json(const Value& v) {
-  if (auto i = std::get_if<int64_t>(&v)) return *i;
-  return std::get<std::string>(v);
-}
 
 json axis_json(const AxisSpec& a) {
   return {{"name", a.name},

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/value_json.hpp"
 
 namespace opbench {
 
@@ -101,15 +102,6 @@ class Stmt {
   sqlite3* db_;
   sqlite3_stmt* s_ = nullptr;
 };
-
-json params_json(const Params& p) {
-  json j = json::object();
-  for (const auto& [k, v] : p.values()) {
-    if (auto i = std::get_if<int64_t>(&v)) j[k] = *i;
-    else j[k] = std::get<std::string>(v);
-  }
-  return j;
-}
 
 Params params_from(const std::string& text) {
   Params p;
