@@ -1,24 +1,54 @@
 #!/usr/bin/env bash
 # Builds the kernel tests and benchmarks with nvcc alone (no CMake, no LibTorch) into
 # build-kernels/ (ignored by git), so they can be built here and carried to a GPU host:
-#   kernels_1d_test, kernels_1d_bench         act, lrpe_cosine, lrpe_rotate
-#   kernels_md_tpa_test, kernels_md_tpa_bench lrpe_cosine_md, tpa_decode
-#   kernels_md_tpa_trace                      the tpa bench with timeline stamps (--trace)
-#   episodes_bench                            how a short call's time moves between episodes
+#   every kernels/**/*.cu            an object each, archived into libopbench_kernels.a
+#   every tests/gpu/*_test.cu        a GoogleTest binary of the same name
+#   every tests/gpu/*_bench.cu       a benchmark binary of the same name
+#   a bench that reads -DOPBENCH_TPA_TRACE (kernels_md_tpa_bench) also as <name less _bench>_trace
+#                                    (kernels_md_tpa_trace: the tpa bench with timeline stamps,
+#                                    --trace), linked against the kernels that read it built
+#                                    with it (libopbench_kernels_trace.a)
+# Sources are found, not listed: an op's new kernels and tests need no edit here.
 # Needs nvcc and GoogleTest (libgtest-dev). The kernels get CMake's flags (KFLAGS, default
 # "--use_fast_math -lineinfo"), so the benchmarks time what opbench runs. Objects newer than
 # their source and every kernel header are kept. Usage from the repo root:
 #   tests/gpu/build_kernels.sh                                   # sm_90a (H100/H200)
 #   ARCH="-gencode=arch=compute_80,code=sm_80" tests/gpu/build_kernels.sh
-# Each object's compiler output, ptxas's resource report for the kernels: build-kernels/<name>.log.
+#   JOBS=2 tests/gpu/build_kernels.sh                            # at most 2 compilations at once
+# Each object's compiler output, ptxas's resource report for the kernels: build-kernels/obj/
+# <source path>.log (kernels/tpa_decode/kernels.cu -> obj/kernels/tpa_decode/kernels.log).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD_DIR:-build-kernels}
 ARCH=${ARCH:--gencode=arch=compute_90a,code=sm_90a}
 KFLAGS=${KFLAGS:---use_fast_math -lineinfo}
+TRACE=OPBENCH_TPA_TRACE
 F="-std=c++17 -O3 $ARCH -I. -Isrc"
 jobs=${JOBS:-$(nproc)}
-mkdir -p "$B"
+mkdir -p "$B/obj"
+
+mapfile -t kernel_srcs < <(find kernels -name '*.cu' | sort)
+mapfile -t test_srcs < <(find tests/gpu -maxdepth 1 \( -name '*_test.cu' -o -name '*_bench.cu' \) | sort)
+# Kernel sources the trace define changes: those that name it, or include a header that does.
+reads_trace() {  # source: true when it or a kernels/ header it includes (transitively) names $TRACE
+  local seen=" " todo=("$1") f inc
+  while [ ${#todo[@]} -gt 0 ]; do
+    f=${todo[0]}; todo=("${todo[@]:1}")
+    case "$seen" in *" $f "*) continue ;; esac
+    seen="$seen$f "
+    grep -q "$TRACE" "$f" && return 0
+    for inc in $(sed -n 's/^#include "\(kernels\/[^"]*\)"/\1/p' "$f"); do
+      [ -f "$inc" ] && todo+=("$inc")
+    done
+  done
+  return 1
+}
+
+obj_of() {  # source [suffix] -> its object under $B/obj
+  local o="$B/obj/${1%.cu}${2:-}.o"
+  mkdir -p "$(dirname "$o")"
+  echo "$o"
+}
 
 compile() {  # source object [flags...]
   local src=$1 obj=$2; shift 2
@@ -36,24 +66,48 @@ start() {  # at most $jobs compilations at a time
   fi
   compile "$@" & pids+=($!)
 }
-for f in act lrpe_cosine lrpe_rotate lrpe_cosine_md tpa_decode l2_flush; do
-  start "kernels/$f.cu" "$B/$f.o" $KFLAGS -Xptxas -v
+
+kernel_objs=() trace_objs=()
+for src in "${kernel_srcs[@]}"; do
+  obj=$(obj_of "$src")
+  start "$src" "$obj" $KFLAGS -Xptxas -v
+  kernel_objs+=("$obj")
+  if reads_trace "$src"; then
+    tobj=$(obj_of "$src" _trace)
+    start "$src" "$tobj" $KFLAGS -D$TRACE
+    trace_objs+=("$tobj")
+  else
+    trace_objs+=("$obj")
+  fi
 done
-for t in kernels_1d_test kernels_1d_bench kernels_md_tpa_test kernels_md_tpa_bench episodes_bench; do
-  start "tests/gpu/$t.cu" "$B/$t.o"
+traced=()  # benches and tests built a second time with the trace define
+for src in "${test_srcs[@]}"; do
+  start "$src" "$(obj_of "$src")"
+  if grep -q "$TRACE" "$src"; then
+    start "$src" "$(obj_of "$src" _trace)" -D$TRACE
+    traced+=("$src")
+  fi
 done
-# tpa_decode with its timeline stamps (kernels_md_tpa_bench --trace)
-start kernels/tpa_decode.cu "$B/tpa_decode_trace.o" $KFLAGS -DOPBENCH_TPA_TRACE
-start tests/gpu/kernels_md_tpa_bench.cu "$B/kernels_md_tpa_bench_trace.o" -DOPBENCH_TPA_TRACE
 for p in "${pids[@]}"; do wait "$p" || fail=1; done
 [ "$fail" = 0 ] || { echo "build failed" >&2; exit 1; }
 
-K1="$B/act.o $B/lrpe_cosine.o $B/lrpe_rotate.o $B/l2_flush.o"
-K2="$B/lrpe_cosine_md.o $B/tpa_decode.o $B/l2_flush.o"
-nvcc $ARCH "$B/kernels_1d_test.o" $K1 -o "$B/kernels_1d_test" -lgtest -lgtest_main -lpthread
-nvcc $ARCH "$B/kernels_1d_bench.o" $K1 -o "$B/kernels_1d_bench"
-nvcc $ARCH "$B/episodes_bench.o" $K1 -o "$B/episodes_bench"
-nvcc $ARCH "$B/kernels_md_tpa_test.o" $K2 -o "$B/kernels_md_tpa_test" -lgtest -lgtest_main -lpthread
-nvcc $ARCH "$B/kernels_md_tpa_bench.o" $K2 -o "$B/kernels_md_tpa_bench"
-nvcc $ARCH "$B/kernels_md_tpa_bench_trace.o" "$B/lrpe_cosine_md.o" "$B/tpa_decode_trace.o" "$B/l2_flush.o" -o "$B/kernels_md_tpa_trace"
-echo "built $B/kernels_{1d,md_tpa}_{test,bench}, $B/kernels_md_tpa_trace, $B/episodes_bench"
+lib="$B/libopbench_kernels.a" tlib="$B/libopbench_kernels_trace.a"
+rm -f "$lib" "$tlib"
+ar rcs "$lib" "${kernel_objs[@]}"
+ar rcs "$tlib" "${trace_objs[@]}"
+built=()
+for src in "${test_srcs[@]}"; do
+  name=$(basename "${src%.cu}")
+  libs=()
+  [[ $name == *_test ]] && libs=(-lgtest -lgtest_main -lpthread)
+  nvcc $ARCH "$(obj_of "$src")" "$lib" -o "$B/$name" "${libs[@]}"
+  built+=("$B/$name")
+done
+for src in "${traced[@]}"; do
+  name=$(basename "${src%.cu}")
+  libs=()
+  [[ $name == *_test ]] && libs=(-lgtest -lgtest_main -lpthread)
+  nvcc $ARCH "$(obj_of "$src" _trace)" "$tlib" -o "$B/${name%_bench}_trace" "${libs[@]}"
+  built+=("$B/${name%_bench}_trace")
+done
+echo "built ${built[*]}"
