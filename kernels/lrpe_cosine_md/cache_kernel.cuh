@@ -1,4 +1,5 @@
-// lrpe_cosine_md: md_cache_kernel, the (N, h, d) cos and sin tables of lrpe_cosine_md_build_cache.
+// lrpe_cosine_md: md_cache_kernel, the (N, h, d) cos and sin tables of
+// lrpe_cosine_md_build_cache.
 #pragma once
 #include <cstdint>
 

@@ -96,18 +96,18 @@ rm -f "$lib" "$tlib"
 ar rcs "$lib" "${kernel_objs[@]}"
 ar rcs "$tlib" "${trace_objs[@]}"
 built=()
+link() {  # object library binary: a *_test binary gets GoogleTest's main
+  local libs=()
+  [[ $(basename "$3") == *_test ]] && libs=(-lgtest -lgtest_main -lpthread)
+  nvcc $ARCH "$1" "$2" -o "$3" "${libs[@]}"
+  built+=("$3")
+}
 for src in "${test_srcs[@]}"; do
   name=$(basename "${src%.cu}")
-  libs=()
-  [[ $name == *_test ]] && libs=(-lgtest -lgtest_main -lpthread)
-  nvcc $ARCH "$(obj_of "$src")" "$lib" -o "$B/$name" "${libs[@]}"
-  built+=("$B/$name")
+  link "$(obj_of "$src")" "$lib" "$B/$name"
 done
 for src in "${traced[@]}"; do
   name=$(basename "${src%.cu}")
-  libs=()
-  [[ $name == *_test ]] && libs=(-lgtest -lgtest_main -lpthread)
-  nvcc $ARCH "$(obj_of "$src" _trace)" "$tlib" -o "$B/${name%_bench}_trace" "${libs[@]}"
-  built+=("$B/${name%_bench}_trace")
+  link "$(obj_of "$src" _trace)" "$tlib" "$B/${name%_bench}_trace"
 done
 echo "built ${built[*]}"

@@ -8,8 +8,9 @@
 # A kernel is named by its demangled signature with namespace qualifiers dropped, so code that
 # moved to another namespace or file is matched; instruction addresses are dropped, the
 # instructions and their encodings compared. Prints one line per kernel (same, DIFFERENT,
-# only-old, only-new) with its resources (registers, stack, spills, shared memory) on both
-# sides, then a summary. Exit 0 when every kernel matches, 1 otherwise, 2 on bad input.
+# only-old, only-new) with its resources (registers, stack, spills, shared and constant memory)
+# on both sides, then a summary. A kernel that several objects hold (a template every op
+# instantiates) matches when its copies do. Exit 0 when every kernel matches, 1 otherwise, 2 on bad input.
 # Needs cuobjdump (CUDA toolkit, or the one in the Python environment's triton package) and
 # c++filt (binutils).
 set -euo pipefail
@@ -50,6 +51,7 @@ split_side() {  # side files...: one file of normalized SASS per kernel under $w
                            name = $0; sub(/^[ \t]*Function : /, "", name); n++
                            file = dir "/k" n; print name > (file ".name"); close(file ".name")
                            next }
+    /Fatbin [a-z]+ code:/ { name = ""; next }  # the next object or section: not a kernel
     name == "" { next }
     /^[ \t]*\.section|^[ \t]*\.headerflags|code for sm_|^[ \t]*-----|member / { next }
     { line = $0; gsub(/\/\*[0-9a-f][0-9a-f][0-9a-f][0-9a-f]+\*\//, "", line)
@@ -70,11 +72,13 @@ index() {  # side -> "name<TAB>checksum of its SASS" lines
     printf '%s\t%s\n' "$(cat "$f")" "$(md5sum < "${f%.name}" | cut -c1-32)"
   done
 }
-index old > "$work/old.idx"
-index new > "$work/new.idx"
+index old | sort > "$work/old.idx"
+index new | sort > "$work/new.idx"
 awk -F'\t' '
-  FILENAME ~ /old.idx$/ { n[$1]++; os[$1] = (n[$1] > 1 ? "dup" : $2); names[$1]; next }
-  FILENAME ~ /new.idx$/ { m[$1]++; ns[$1] = (m[$1] > 1 ? "dup" : $2); names[$1]; next }
+  # A kernel built in several objects (a template every op instantiates) is compared as the
+  # sorted list of its copies.
+  FILENAME ~ /old.idx$/ { os[$1] = os[$1] " " $2; names[$1]; next }
+  FILENAME ~ /new.idx$/ { ns[$1] = ns[$1] " " $2; names[$1]; next }
   FILENAME ~ /old.res$/ { or_[$1] = $2; next }
   FILENAME ~ /new.res$/ { nr[$1] = $2; next }
   END {
@@ -89,7 +93,6 @@ awk -F'\t' '
       x = sorted[i]
       if (!(x in os)) { st = "only-new"; only++ }
       else if (!(x in ns)) { st = "only-old"; only++ }
-      else if (os[x] == "dup" || ns[x] == "dup") { st = "DIFFERENT (the name occurs more than once on a side)"; diff++ }
       else if (os[x] == ns[x]) { st = "same"; same++ }
       else { st = "DIFFERENT"; diff++ }
       r1 = or_[x]; r2 = nr[x]
