@@ -1,8 +1,9 @@
 // act: activation of x (b, h, n, d), optionally softmax along the features (act_dim -1) or the
-// sequence (act_dim -2). Our CUDA kernels, torch-free launch API (kernels/act.cu).
+// sequence (act_dim -2). Our CUDA kernels, torch-free launch API (kernels/act/).
 //   forward  o = f(x)                      bytes 2|x| (none: 0, the caller returns x itself)
 //   backward dx = f'(x) applied to do      bytes 3|x| (none: 0, the caller returns do itself)
-// softmax over the sequence reads its inputs twice: fwd 3|x|, bwd 5|x| (kernels/softmax_seq.cuh).
+// softmax over the sequence reads its inputs twice: fwd 3|x|, bwd 5|x|
+// (kernels/rows1d/softmax_seq.cuh).
 // For act none these functions copy x (or do) into out when out is a different buffer.
 #pragma once
 #include "args1d.h"

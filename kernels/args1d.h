@@ -37,7 +37,7 @@ struct Tuning1d {
                            // (0); -1 each kernel's choice (cs, but act's flat kernel below 2^24
                            // units: plain)
   int flat_units = -1;    // act's flat kernel: 16-byte units per thread (1, 2 or 4; -1 by call
-                          // size, act.cu flat_shape)
+                          // size, act/act.cu flat_shape)
   int flat_threads = -1;  // act's flat kernel: threads per block (128, 256 or 512; -1 by size)
   int batch_rows = -1;    // lrpe row kernels: a step's rows are batches at one s, so each angle
                           // is evaluated once per step: -1 the op's choice (when b >= 2), 0 never,
@@ -45,7 +45,7 @@ struct Tuning1d {
   int feat_kernel = -1;   // act softmax over d: act's own lane-group kernel (-1, the measured
                           // choice, or 1), 0 the rows1d row kernel
   int plain_loads = -1;   // act's flat kernel: inputs by plain ld.global (1) or the read-only path
-                          // ld.global.nc (0); -1 by call size (act.cu flat_shape)
+                          // ld.global.nc (0); -1 by call size (act/act.cu flat_shape)
   int flat_lrpe = -1;     // lrpe_cosine backward, elementwise acts: the flat kernel (1), the row
                           // kernel (0), or -1 by call size (lrpe_cosine.cu)
 };

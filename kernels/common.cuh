@@ -1,5 +1,6 @@
 // Device-side helpers shared by every kernel family: storage-type traits, 16-byte vector
-// loads and stores, and the activation functions in float32.
+// loads and stores, the L2 prefetch, reductions inside a lane group, and the activation
+// functions in float32.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -50,6 +51,24 @@ __device__ __forceinline__ void store16(T* p, const Vec<T>& v) {
 template <typename T>
 __device__ __forceinline__ void store16_stream(T* p, const Vec<T>& v) {
   __stcs(reinterpret_cast<int4*>(p), *reinterpret_cast<const int4*>(&v));
+}
+
+// Asks L2 for the line holding p (prefetch.global.L2: no register is held; a load of it that
+// follows hits L2).
+__device__ __forceinline__ void prefetch_l2(const void* p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
+// Reductions inside a group of `width` lanes (a power of two <= 32, aligned in the warp).
+// Every lane of the warp must call these (no divergence around them).
+__device__ __forceinline__ float group_max(float v, int width) {
+  for (int off = width >> 1; off > 0; off >>= 1)
+    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
+  return v;
+}
+__device__ __forceinline__ float group_sum(float v, int width) {
+  for (int off = width >> 1; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+  return v;
 }
 
 // Elementwise activations (softmax is a reduction and lives with its kernels).

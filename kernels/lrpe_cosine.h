@@ -2,7 +2,7 @@
 //   angle = (offset + s) * theta[h, k];  xa = act(x, act_dim);  o = [xa cos, xa sin] (b, n, h, 2d)
 //   backward: dxa = do_c cos + do_s sin, dx = act backward of dxa.
 // Bytes: forward 3|x|, backward 3|x| (+|x| when the act needs x); softmax over n reads its
-// inputs twice: fwd 4|x|, bwd 7|x|. Our CUDA kernels, torch-free (kernels/lrpe_cosine.cu).
+// inputs twice: fwd 4|x|, bwd 7|x|. Our CUDA kernels, torch-free (kernels/lrpe_cosine/).
 #pragma once
 #include "args1d.h"
 

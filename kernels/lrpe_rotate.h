@@ -3,7 +3,7 @@
 //   o = [x1 cos - x2 sin, x1 sin + x2 cos]                               (b, n, h, d)
 //   backward: dx1 = do1 cos + do2 sin, dx2 = do2 cos - do1 sin, then the act backward.
 // Bytes: forward 2|x|, backward 2|x| (+|x| when the act needs x); softmax over n reads its
-// inputs twice: fwd 3|x|, bwd 5|x|. Our CUDA kernels, torch-free (kernels/lrpe_rotate.cu).
+// inputs twice: fwd 3|x|, bwd 5|x|. Our CUDA kernels, torch-free (kernels/lrpe_rotate/).
 #pragma once
 #include "args1d.h"
 

@@ -8,7 +8,7 @@
 //
 // Bytes (the floor): |ak| + |av| + |bk| + |bv| read once (+ the tiny aq, bq, out), storage dtype.
 //
-// Strategies (one kernel family each in tpa_decode.cu):
+// Strategies (the kernels, plan and launch: kernels/tpa_decode/):
 //   b   one block per batch element (and head group), all of m, all heads at once: bk and bv are
 //       read once per batch element.
 //   bh  one block per (batch, head): each block reads all of bk and bv for its batch (from L2
@@ -25,7 +25,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <vector>
 
 #include "kernels/common.h"
 
@@ -105,29 +104,5 @@ class TpaPlan {
 };
 
 const char* tpa_strategy_name(TpaStrategy s);
-
-// Timeline trace of the kernels (a build with -DOPBENCH_TPA_TRACE only): per block, %globaltimer
-// ns at these fields. The main tensor-core kernel, at slot (batch, head group) x chunks + chunk:
-enum TpaTraceField : int {
-  kTrEntry,           // entry
-  kTrQReady,          // q built and the other stages issued
-  kTrFirstTile,       // its first tile landed
-  kTrLoopDone,        // its loop done
-  kTrSlicesMerged,    // its token slices merged
-  kTrEnd,             // end
-  kTrGroupComplete,   // fused merge: its group's partials complete
-  kTrArrive,          // fused merge: its partial out, arriving
-  kTrQInputs,         // the q inputs landed
-  kTrQBuilt,          // q built
-  kTrPartialWritten,  // fused merge: thread 0's share of the partial written
-  kTpaTraceFields
-};
-// The reduction kernel, at slot kTpaTraceReduce + block:
-enum TpaTraceReduceField : int { kTrRedEntry, kTrRedWaited /* after the PDL wait */, kTrRedEnd };
-// tpa_trace_take copies it out and zeroes it (synchronizes).
-constexpr int kTpaTraceSlots = 8192, kTpaTraceReduce = 4096;
-#ifdef OPBENCH_TPA_TRACE
-void tpa_trace_take(std::vector<unsigned long long>& out);
-#endif
 
 }  // namespace opbench::kernels

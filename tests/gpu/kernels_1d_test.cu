@@ -1,4 +1,4 @@
-// Correctness of our 1d CUDA kernels (kernels/act.cu, lrpe_cosine.cu, lrpe_rotate.cu) against a
+// Correctness of our 1d CUDA kernels (kernels/act/, lrpe_cosine/, lrpe_rotate/) against a
 // float64 CPU reference computed from the formulas of OPS.md (the angle (offset + s) * theta
 // rounded to float32, as OPS.md defines it and the torch baseline computes it), through the torch-free launch API.
 //

@@ -31,6 +31,7 @@
 
 #include "kernels/lrpe_cosine_md.h"
 #include "kernels/tpa_decode.h"
+#include "kernels/tpa_decode/trace.h"
 #include "bench_timer.cuh"
 
 namespace K = opbench::kernels;

@@ -10,19 +10,23 @@
 // dx); none moves nothing (the caller returns x, or do). Softmax over the sequence: its column
 // statistics need all n rows first, so it reads x (and do) twice: fwd 3|x|, bwd 5|x|.
 //
-// Kernels: relu / sigmoid / silu run a flat kernel over all elements (16-byte units, a launch
-// shape and load path per call size: flat_shape); softmax over the features runs act_feat_kernel (a lane
-// group per row of d, one row per group, shuffle reductions, few registers) when d is a
-// power-of-two number of 16-byte units, else the row kernel of rows1d.cuh; softmax over the
-// sequence the column statistics strategies of softmax_seq.cuh.
-#include "act.h"
-#include "launch1d.cuh"
+// Kernels: relu / sigmoid / silu run a flat kernel over all elements (flat_kernel.cuh: 16-byte
+// units, a launch shape and load path per call size: flat_shape); softmax over the features
+// runs act_feat_kernel (feat_kernel.cuh: a lane group per row of d, one row per group, shuffle
+// reductions, few registers) when d is a power-of-two number of 16-byte units, else the row
+// kernel of rows1d/row_kernel.cuh; softmax over the sequence the column statistics strategies
+// of rows1d/softmax_seq.cuh. This file: the act op in the row machinery (ActOp), the launch
+// shapes and the entry points of act.h.
+#include "kernels/act.h"
+#include "kernels/act/feat_kernel.cuh"
+#include "kernels/act/flat_kernel.cuh"
+#include "kernels/rows1d/launch.cuh"
 
 namespace opbench::kernels {
 namespace {
 
-using rows1d::Raw;
-constexpr int kFlatMaxThreads = 512;  // act_flat_kernel: blocks of 128, 256 (default) or 512
+using act::act_feat_kernel;
+using act::act_flat_kernel;
 
 // The act op in the row machinery: one piece per unit, the output is xa itself.
 struct ActOp {
@@ -50,43 +54,6 @@ struct ActOp {
     for (int e = 0; e < V; ++e) g[0][e] = d[0][e];
   }
 };
-
-
-// Elementwise forward (o = f(x)) or backward (dx = f'(x) do) over nunits units of V elements;
-// kFlatRpt units per thread (all loaded before the first use), blocks of blockDim.x threads.
-// kPlain: the inputs through plain ld.global instead of the read-only path (ld.global.nc).
-template <typename T, int V, Act A, bool BWD, int kFlatRpt, bool kPlain>
-__global__ void __launch_bounds__(kFlatMaxThreads)
-    act_flat_kernel(const T* __restrict__ x, const T* __restrict__ dout, T* __restrict__ out,
-                    int64_t nunits, bool cs) {
-  const int nt = blockDim.x;
-  const int64_t base = int64_t(blockIdx.x) * (nt * kFlatRpt) + threadIdx.x;
-  Raw<T, V> xr[kFlatRpt], dr[kFlatRpt];
-#pragma unroll
-  for (int j = 0; j < kFlatRpt; ++j) {
-    const int64_t i = base + int64_t(j) * nt;
-    const bool ok = i < nunits;
-    xr[j] = ok ? rows1d::ld<T, V, kPlain>(x + i * V) : rows1d::zero_raw<T, V>();
-    if constexpr (BWD) dr[j] = ok ? rows1d::ld<T, V, kPlain>(dout + i * V) : rows1d::zero_raw<T, V>();
-  }
-#pragma unroll
-  for (int j = 0; j < kFlatRpt; ++j) {
-    const int64_t i = base + int64_t(j) * nt;
-    if (i >= nunits) continue;
-    float xv[V], r[V];
-    rows1d::unpack<T, V>(xr[j], xv);
-    if constexpr (BWD) {
-      float dv[V];
-      rows1d::unpack<T, V>(dr[j], dv);
-#pragma unroll
-      for (int e = 0; e < V; ++e) r[e] = act_bwd<A>(xv[e], dv[e]);
-    } else {
-#pragma unroll
-      for (int e = 0; e < V; ++e) r[e] = act_fwd<A>(xv[e]);
-    }
-    rows1d::st<T, V>(out + i * V, rows1d::pack<T, V>(r), cs);
-  }
-}
 
 // The flat kernel's launch shape for a call of nunits 16-byte units (Tuning1d's flat_*,
 // stream_stores and plain_loads fields override it). Measured in the harness itself (every
@@ -165,49 +132,6 @@ void flat_t(const ActArgs& a, bool bwd, int64_t numel) {
   }
 }
 
-// Softmax over the d features, a group of G lanes per row (d = G x V: a power-of-two number of
-// 16-byte units, at most 32); no shared memory, few registers, so full occupancy. Forward
-// o = e / S; backward dx = e (do - D / S) / S with e = exp(x - max), S = sum e and D = sum e do
-// reduced in the same shuffles (this is o (do - sum o do)). Bytes: fwd read x, write o; bwd read
-// x and do, write dx. One row per group measured at or above two and four rows in flight at
-// every n (notes/perf-1d.md, v4).
-template <typename T, int V, bool BWD>
-__global__ void __launch_bounds__(rows1d::kThreads)
-    act_feat_kernel(const T* __restrict__ x, const T* __restrict__ dout, T* __restrict__ out,
-                    int64_t rows, int G, bool cs) {
-  const int lg = threadIdx.x & (G - 1);
-  const int64_t row = (int64_t(blockIdx.x) * rows1d::kThreads + threadIdx.x) / G;
-  const bool ok = row < rows;  // the other lanes still join the shuffles
-  const int64_t off = row * G * V + lg * V;
-  float xv[V], dv[V];
-  rows1d::unpack<T, V>(ok ? rows1d::ld<T, V>(x + off) : rows1d::zero_raw<T, V>(), xv);
-  if constexpr (BWD)
-    rows1d::unpack<T, V>(ok ? rows1d::ld<T, V>(dout + off) : rows1d::zero_raw<T, V>(), dv);
-  float mx = xv[0];
-#pragma unroll
-  for (int e = 1; e < V; ++e) mx = fmaxf(mx, xv[e]);
-  for (int o = G >> 1; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-  float sum = 0.f, dot = 0.f;
-#pragma unroll
-  for (int e = 0; e < V; ++e) {
-    xv[e] = __expf(xv[e] - mx);
-    sum += xv[e];
-    if constexpr (BWD) dot = fmaf(xv[e], dv[e], dot);
-  }
-  for (int o = G >> 1; o > 0; o >>= 1) {
-    sum += __shfl_xor_sync(0xffffffffu, sum, o);
-    if constexpr (BWD) dot += __shfl_xor_sync(0xffffffffu, dot, o);
-  }
-  if (!ok) return;
-  const float inv = 1.f / sum;
-  float res[V];
-#pragma unroll
-  for (int e = 0; e < V; ++e) {
-    if constexpr (BWD) res[e] = xv[e] * inv * (dv[e] - dot * inv);
-    else res[e] = xv[e] * inv;
-  }
-  rows1d::st<T, V>(out + off, rows1d::pack<T, V>(res), cs);
-}
 
 // The feature-softmax kernel when d is a power-of-two number (<= 32) of 16-byte units and the
 // pointers are aligned (unless Tuning1d::feat_kernel is 0); false leaves the call to the row

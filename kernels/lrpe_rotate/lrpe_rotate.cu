@@ -11,8 +11,9 @@
 //
 // A unit is a pair of 16-byte vectors, one from each half (x1[k..k+8), x2[k..k+8)), so one
 // angle serves 2 elements; 2 rows per step, the next step prefetched into L2.
-#include "launch1d.cuh"
-#include "lrpe_rotate.h"
+#include "kernels/lrpe_rotate.h"
+#include "kernels/rows1d/launch.cuh"
+#include "kernels/rows1d/lrpe_call.h"
 
 namespace opbench::kernels {
 namespace {

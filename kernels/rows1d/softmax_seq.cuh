@@ -17,9 +17,19 @@
 //          One launch, no buffer; needs b * h * column groups >= #SMs to fill the device.
 //   split: n is cut into chunks; seq_stats_kernel writes per-chunk partial statistics,
 //          seq_combine_kernel merges them per column into m + log(l) [, t / l], and the row
-//          kernel (rows1d.cuh, Soft::seq) applies them. Fills the device for any b * h.
+//          kernel (row_kernel.cuh, Soft::seq) applies them. Fills the device for any b * h.
 #pragma once
-#include "rows1d.cuh"
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/rows1d/args.h"
+#include "kernels/rows1d/lane.cuh"
+#include "kernels/rows1d/lane_io.cuh"
+#include "kernels/rows1d/lane_stats.cuh"
+#include "kernels/rows1d/lane_step.cuh"
+#include "kernels/rows1d/math.cuh"
+#include "kernels/rows1d/row_kernel.cuh"
 
 namespace opbench::kernels::rows1d {
 

@@ -7,17 +7,21 @@
 //
 // Minimal bytes (OPS.md): forward 3|x| (read x, write 2|x|); backward 3|x| (read do = 2|x|,
 // write dx), +|x| when the act needs x (everything but none). Softmax over the sequence reads
-// its inputs twice: forward 4|x|, backward 7|x| (softmax_seq.cuh).
+// its inputs twice: forward 4|x|, backward 7|x| (rows1d/softmax_seq.cuh).
 //
 // Work per element: one unit of 8 elements (16 bytes of bf16) per thread and row, 4 rows per
 // step, the next step prefetched into L2; sin and cos of each float32 angle range-reduced,
-// accurate to ~5e-7 at any n (rows1d.cuh). Small backward calls with an elementwise act run a
-// flat kernel instead (one unit per thread, no theta table; cos_bwd_flat_kernel below).
-#include "launch1d.cuh"
-#include "lrpe_cosine.h"
+// accurate to ~5e-7 at any n (rows1d/math.cuh). Small backward calls with an elementwise act run
+// a flat kernel instead (one unit per thread, no theta table; bwd_flat_kernel.cuh).
+#include "kernels/lrpe_cosine.h"
+#include "kernels/lrpe_cosine/bwd_flat_kernel.cuh"
+#include "kernels/rows1d/launch.cuh"
+#include "kernels/rows1d/lrpe_call.h"
 
 namespace opbench::kernels {
 namespace {
+
+using lrpe_cosine::cos_bwd_flat_kernel;
 
 struct CosOp {
   static constexpr int P = 1, Q = 2, kRptF = 4, kRptB = 2, kRptBRF = 4, kRptBRB = 2;
@@ -49,44 +53,6 @@ struct CosOp {
     for (int e = 0; e < V; ++e) g[0][e] = fmaf(d[0][e], c[e], d[1][e] * s[e]);
   }
 };
-
-// Backward of small calls with an elementwise act: one thread per 16-byte unit of dx, theta
-// read through the read-only cache, no table and no barrier. The row kernel's blocks fill a
-// theta table (an L2 round trip and a barrier) before their loads; at b 12 h 12 d 128 n = 256
-// that is 1152 one-step blocks at 2 per SM, 4.4 waves of it (notes/perf-1d.md v6). Here each
-// thread evaluates the angles of its own 8 elements (no reuse across batches), at up to 8
-// blocks per SM. Bytes as the row kernel: do (2|x|) and x read, dx written.
-template <typename T, int V, Act A>
-__global__ void __launch_bounds__(rows1d::kThreads) cos_bwd_flat_kernel(const rows1d::Args a,
-                                                                        int64_t nunits) {
-  const int64_t i = int64_t(blockIdx.x) * rows1d::kThreads + threadIdx.x;
-  if (i >= nunits) return;
-  const int64_t row = i / a.U;  // row (b, s, h) of x; x and dx rows are d long, do rows 2d
-  const int k0 = int(i - row * a.U) * V;
-  const int64_t h = row % a.H, s = (row / a.H) % a.N;
-  const T* X = static_cast<const T*>(a.x);
-  const T* G = static_cast<const T*>(a.dout);
-  const int64_t xo = row * a.D + k0, go = row * 2 * a.D + k0;
-  const rows1d::Raw<T, V> dcr = rows1d::ld<T, V>(G + go), dsr = rows1d::ld<T, V>(G + go + a.D);
-  rows1d::Raw<T, V> xr;
-  if constexpr (A != Act::none) xr = rows1d::ld<T, V>(X + xo);
-  float th[V];
-#pragma unroll
-  for (int e = 0; e < V; ++e) th[e] = __ldg(a.theta + h * a.th_sh + int64_t(k0 + e) * a.th_sk);
-  float dc[V], ds[V], xv[V], dx[V];
-  rows1d::unpack<T, V>(dcr, dc);
-  rows1d::unpack<T, V>(dsr, ds);
-  if constexpr (A != Act::none) rows1d::unpack<T, V>(xr, xv);
-  const int64_t pos = a.offset + s;
-#pragma unroll
-  for (int e = 0; e < V; ++e) {
-    float sn, cs;
-    rows1d::sincos_angle(rows1d::angle_of(pos, th[e]), sn, cs);
-    const float g = fmaf(dc[e], cs, ds[e] * sn);
-    dx[e] = A == Act::none ? g : rows1d::fact_bwd<A>(xv[e], g);
-  }
-  rows1d::st<T, V>(static_cast<T*>(a.out) + xo, rows1d::pack<T, V>(dx), a.cs);
-}
 
 template <typename T, int V>
 void launch_flat_bwd(const rows1d::Call& c, const rows1d::Args& a, int64_t nunits) {

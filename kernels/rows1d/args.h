@@ -1,0 +1,47 @@
+// The 1d row machinery's kernel arguments (Args, passed by value) and the constants the host
+// plan and the kernels share: threads per block, the theta table's size, and how the
+// activation is applied (Soft).
+#pragma once
+#include <cstdint>
+
+namespace opbench::kernels::rows1d {
+
+constexpr int kThreads = 256;
+// theta table entries in shared memory: HB heads x U units x V (tiles of HB heads), or one
+// piece of <= 256 entries (block strategy).
+constexpr int kTab = 1024;
+constexpr int kTabPiece = 256;
+
+// How the activation is applied: elementwise, softmax over the row's features, or softmax
+// over the sequence with precomputed column statistics.
+enum class Soft { elem, feat, seq };
+
+// Kernel arguments, passed by value.
+struct Args {
+  const void* x = nullptr;
+  const void* dout = nullptr;  // bwd: gradient of the output (output-shaped)
+  void* out = nullptr;         // fwd: o (output-shaped); bwd: dx (x-shaped)
+  const float* theta = nullptr;
+  int64_t th_sh = 0, th_sk = 0;
+  int64_t offset = 0;
+  const float* stats = nullptr;  // softmax over n: per column m + log(l) [, sum(o * g)]
+  float* partial = nullptr;      // split strategy: per (b, h, chunk, k) partial statistics
+  int64_t B = 0, H = 0, N = 0;
+  int D = 0;       // features of a row of x
+  int U = 0;       // units per piece
+  int xhalf = 0;   // element offset of piece 1 in a row of x (rotate: d / 2)
+  int ohalf = 0;   // element offset of piece 1 in a row of the output (cosine: d, rotate: d / 2)
+  int64_t xsb = 0, xsh = 0, xss = 0;  // row strides of x and dx
+  int64_t osb = 0, osh = 0, oss = 0;  // row strides of o and dout
+  int tpr_shift = 0;   // log2 threads covering a whole row
+  int tprc_shift = 0;  // log2 threads of a row group (block strategy: a column group)
+  int hb_shift = 0;    // log2 heads per tile
+  int steps = 1;       // steps of RPT rows per tile
+  int64_t tiles_s = 1; // tiles along s
+  int h_fast = 0;      // tile order: heads fastest (lrpe) or s fastest (act)
+  int64_t ncols = 0;   // B * H * D
+  int nchunks = 1;     // split strategy: chunks along s
+  bool cs = true;      // streaming stores (st.global.cs) for the outputs
+};
+
+}  // namespace opbench::kernels::rows1d
