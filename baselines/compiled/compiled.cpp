@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <ATen/Parallel.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 #include <torch/version.h>
 
@@ -389,7 +390,8 @@ std::string sources_hash() {
 // The device part of the key: "cpu <model>" or "cuda sm_90".
 std::string device_signature(const std::string& device, const Probe& pr) {
   auto [type, index] = parse_device(device);
-  if (type == "cpu") return "cpu " + cpu_model();
+  // A CPU package runs with the thread count it was exported with (Inductor writes it in).
+  if (type == "cpu") return "cpu " + cpu_model() + " threads " + std::to_string(at::get_num_threads());
   auto it = pr.cuda_cc.find(index);
   if (it == pr.cuda_cc.end())
     throw std::runtime_error("torch_compile: python torch sees no CUDA device " +

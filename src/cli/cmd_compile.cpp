@@ -9,6 +9,7 @@
 #include "baselines/compiled/compiled.h"
 #include "cli/cli.hpp"
 #include "core/error.hpp"
+#include "measure/threads.hpp"
 #include "sweep/points.hpp"
 #include "sweep/runner.hpp"
 
@@ -85,6 +86,7 @@ void add_compile_command(CLI::App& app, Cli& cli) {
     Config cfg = load_config(o->config);
     Sweep sw = expand(cfg);
     std::string device = o->device.empty() ? default_device() : o->device;
+    cfg.timing.threads = pin_threads(cfg.timing.threads, device);  // before any LibTorch work
     std::string why = compiled::unavailable(device);
     if (!why.empty()) throw RuntimeFailure("torch_compile is unavailable: " + why);
     auto jobs = compile_jobs(sw, device);

@@ -64,8 +64,8 @@ struct Judgement {
   double p_value = 0;       // Mann-Whitney U, two-sided (NaN when not tested)
   double ci_lo = 0, ci_hi = 0;  // 95% interval of the ratio of medians (NaN when not tested)
   double noise = 0;         // the noise band the shift was held against, in the point's unit (NaN: none)
-  size_t rounds_base = 0, rounds_head = 0;  // rounds each side had (0 when not tested)
-  double round_p = 0;  // Mann-Whitney U on the round medians (NaN: one round a side, or not tested)
+  size_t rounds_base = 0, rounds_head = 0;  // rounds each side had (0 unless both kept samples)
+  double round_p = 0;  // Mann-Whitney U on the round medians (NaN: one round a side, or no samples)
 };
 
 constexpr size_t kMinSamples = 5;

@@ -31,6 +31,9 @@ struct Provider {
   std::function<std::string(const at::Device& device)> unavailable;
   // Builds the call for one point (params hold every axis, mode included).
   std::function<Call(const Params& params, const Inputs& inputs)> prepare;
+  // Environment variables that change what this provider runs (e.g. a kernel's tuning): a run
+  // records the ones that are set, and diff warns when two runs set them differently.
+  std::vector<std::string> tuning_env;
 };
 
 // Registry (src/providers/registry.cpp).
