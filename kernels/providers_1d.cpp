@@ -180,6 +180,7 @@ Provider provider(const char* op, const char* help,
   pr.help = help;
   pr.unavailable = needs_cuda;
   pr.prepare = std::move(prepare);
+  pr.tuning_env = {"OPBENCH_TUNING_1D"};
   return pr;
 }
 

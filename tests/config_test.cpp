@@ -101,6 +101,31 @@ TEST(Config, Rounds) {
   expect_bad(base + "timing: {rounds: many}\n", "timing.rounds");
 }
 
+TEST(Config, Threads) {
+  const std::string base = "op: act\nx: {n: [16]}\n";
+  EXPECT_EQ(parse_config(base, "a.yaml").timing.threads, Timing::kThreadsDefault);  // the device decides
+  EXPECT_EQ(parse_config(base + "timing: {threads: 1}\n", "a.yaml").timing.threads, 1);
+  EXPECT_EQ(parse_config(base + "timing: {threads: 0}\n", "a.yaml").timing.threads, 0);  // LibTorch's own
+  expect_bad(base + "timing: {threads: -1}\n", "timing.threads");
+  expect_bad(base + "timing: {threads: 2000}\n", "timing.threads");
+  expect_bad(base + "timing: {threads: all}\n", "timing.threads");
+}
+
+TEST(Config, StoredTimingIsReadLeniently) {
+  // A stored config whose op no longer exists still gives its timing; the keys it spells out.
+  auto t = stored_timing("op: retired\nx: {n: [16]}\ntiming: {rounds: 3, flush_l2: read}\n", "old.yaml");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->timing.rounds, 3);
+  EXPECT_EQ(t->timing.flush_l2, L2Flush::read);
+  EXPECT_EQ(t->given, (std::set<std::string>{"flush_l2", "rounds"}));
+  t = stored_timing("op: act\n", "old.yaml");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_TRUE(t->given.empty());
+  EXPECT_EQ(t->timing.rounds, 8);
+  EXPECT_FALSE(stored_timing("op: [", "old.yaml").has_value());
+  EXPECT_FALSE(stored_timing("op: act\ntiming: {rounds: 0}\n", "old.yaml").has_value());
+}
+
 TEST(Config, BadInput) {
   const std::string base = "op: act\nx: {n: [16]}\n";
   expect_bad("op: nope\nx: {n: [1]}\n", "op");

@@ -217,6 +217,88 @@ TEST(Verdict, RoundsAreTheUnitOfEvidence) {
   EXPECT_EQ(round_medians(head.result).size(), 4u);
 }
 
+// A change far beyond the threshold is decided whatever the spread; the noise gates only judge
+// changes near it.
+TEST(Verdict, AWideCleanShiftIsDecided) {
+  // The CPU case: torch 20 samples near 0.24 ms, the other side 49 samples from 1 to 250 ms,
+  // every one above every torch sample (a ratio of ~100), its p20-p80 band wider than the shift.
+  std::vector<double> fast, slow;
+  for (int i = 0; i < 20; ++i) fast.push_back(0.23 + 0.001 * i);
+  for (int i = 0; i < 49; ++i) slow.push_back(i < 15 ? 1.0 + 0.02 * i : 10 * std::pow(1.1, i - 15));
+  auto b = speed_point(kTitle, 256, "torch", "to", fast), h = speed_point(kTitle, 256, "torch", "to", slow);
+  ASSERT_GT(half_spread(slow), h.value - b.value);  // the old band gate's veto
+  Judgement j = judge(b, h, 0.0);
+  EXPECT_EQ(j.verdict, Verdict::Slower);
+  EXPECT_GT(j.ratio, 50);
+  EXPECT_EQ(judge(b, h, 0.05).verdict, Verdict::Slower);
+  EXPECT_EQ(judge(h, b, 0.05).verdict, Verdict::Faster);
+  // The interval alone: two samples of the fast side among the slow ones (not separated), the
+  // interval of the ratio of medians still far beyond the threshold.
+  auto mixed = fast;
+  mixed[0] = 25.0;
+  mixed[1] = 30.0;
+  j = judge(speed_point(kTitle, 256, "torch", "to", mixed), h, 0.05);
+  EXPECT_GT(j.ci_lo, 1.05);
+  EXPECT_EQ(j.verdict, Verdict::Slower);
+  // Separation alone, too few samples for an interval: 4 against 4 is enough, 3 against 3 not.
+  auto b4 = speed_point(kTitle, 256, "torch", "to", {1.0, 1.1, 0.9, 1.05});
+  auto h4 = speed_point(kTitle, 256, "torch", "to", {1.2, 3.0, 9.0, 14.0});
+  EXPECT_EQ(judge(b4, h4, 0.05).verdict, Verdict::Slower);
+  auto b3 = speed_point(kTitle, 256, "torch", "to", {1.0, 1.1, 0.9});
+  auto h3 = speed_point(kTitle, 256, "torch", "to", {1.2, 9.0, 30.0});  // its range hides the shift
+  EXPECT_EQ(judge(b3, h3, 0.05).verdict, Verdict::Unsure);
+  EXPECT_FALSE(separation_decides(3, 3));
+  EXPECT_TRUE(separation_decides(4, 4));
+  EXPECT_TRUE(separation_decides(3, 5));
+  EXPECT_FALSE(separation_decides(1, 1000));
+  // In rounds: the rounds agree with a clean shift; one round a side neither confirms nor vetoes.
+  auto rb = rounds_point({1.0, 1.01, 0.99, 1.0}, 50, 0.01, 900);
+  auto rh = rounds_point({2.0, 30.0, 3.0, 12.0}, 50, 0.5, 910);
+  EXPECT_EQ(judge(rb, rh, 0.05).verdict, Verdict::Slower);
+  auto one_b = rounds_point({1.0}, 50, 0.01, 920), one_h = rounds_point({8.0}, 50, 0.9, 930);
+  j = judge(one_b, one_h, 0.05);
+  EXPECT_TRUE(std::isnan(j.round_p));
+  EXPECT_EQ(j.verdict, Verdict::Slower);
+  // A clean shift the rounds contradict (head's rounds on both sides of base's) stays UNSURE.
+  auto split = rounds_point({0.5, 0.5, 3.0, 3.0}, 50, 0.001, 940);
+  EXPECT_EQ(judge(rounds_point({1.0, 1.0, 1.0, 1.0}, 50, 0.001, 950), split, 0.05).verdict, Verdict::Unsure);
+  // An imported value against a measured point: every sample beyond the threshold decides.
+  EXPECT_EQ(judge(value_point(kTitle, 256, "torch", "to", 0.24), h, 0.05).verdict, Verdict::Slower);
+  EXPECT_EQ(judge(h, value_point(kTitle, 256, "torch", "to", 0.24), 0.05).verdict, Verdict::Faster);
+}
+
+TEST(Verdict, ASmallShiftInsideTheNoiseIsNot) {
+  // 3% slower with 10% noise: beyond a 1% threshold, inside the noise: never SLOWER. The clear
+  // margin is 5% when the threshold is smaller, so a threshold of 0 (versus) does not make a
+  // 1-3% change clear.
+  auto base = speed_point(kTitle, 256, "torch", "to", noisy(1.0, 0.10, 200, 960));
+  for (double t : {0.0, 0.01}) {
+    int decided = 0;
+    for (uint64_t seed = 0; seed < 40; ++seed) {
+      auto j = judge(base, speed_point(kTitle, 256, "torch", "to", noisy(1.03, 0.10, 200, 1000 + seed)), t);
+      decided += j.verdict == Verdict::Slower || j.verdict == Verdict::Faster;
+    }
+    EXPECT_EQ(decided, 0) << "threshold " << t;
+  }
+}
+
+TEST(Verdict, AAgainstAStaysSame) {
+  // The same code measured twice: 8 rounds a side, each round on its own placement (levels
+  // +-4%), 1% noise within a round, many seeds. At the default 5% nothing is SLOWER or FASTER.
+  std::mt19937_64 gen(77);
+  std::uniform_real_distribution<double> level(0.96, 1.04);
+  int decided = 0, same = 0;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    std::vector<double> lb, lh;
+    for (int r = 0; r < 8; ++r) lb.push_back(0.02 * level(gen)), lh.push_back(0.02 * level(gen));
+    auto j = judge(rounds_point(lb, 60, 0.01, 2000 + 20 * seed), rounds_point(lh, 60, 0.01, 7000 + 20 * seed), 0.05);
+    decided += j.verdict == Verdict::Slower || j.verdict == Verdict::Faster;
+    same += j.verdict == Verdict::Same;
+  }
+  EXPECT_EQ(decided, 0);
+  EXPECT_GT(same, 190);
+}
+
 TEST(Verdict, WithoutSamplesTheThresholdDecides) {
   auto b = value_point(kTitle, 256, "Triton", "tr", 1.0);
   EXPECT_EQ(judge(b, value_point(kTitle, 256, "Triton", "tr", 1.06), 0.05).verdict, Verdict::Slower);
@@ -374,24 +456,68 @@ TEST(Diff, ARunAgainstItselfHasNoRegression) {
 TEST(Diff, WarnsWhenTheRunsWereTimedDifferently) {
   std::vector<StoredPoint> pts = {speed_point(kTitle, 256, "torch", "to", noisy(1.0, 0.01, 20, 1))};
   ReportRun a = run_of(1, pts), b = run_of(2, pts);
-  const std::string cfg = "op: act\nx: {n: [256]}\n";
-  a.run.config_path = b.run.config_path = "c.yaml";
-  a.run.config_text = cfg;  // the default: write
-  b.run.config_text = cfg + "timing: {flush_l2: read}\n";
+  Timing t;
+  set_timing(a.run, t);
+  t.flush_l2 = L2Flush::read;
+  set_timing(b.run, t);
   DiffResult d = diff_runs(a, b, DiffOptions{});
   ASSERT_EQ(d.warnings.size(), 1u);
   EXPECT_NE(d.warnings[0].find("base: write, head: read"), std::string::npos) << d.warnings[0];
   EXPECT_NE(diff_markdown(d).find("**Warning:** the runs flushed L2 differently"), std::string::npos);
   EXPECT_EQ(nlohmann::json::parse(diff_json(d))["warnings"].size(), 1u);
-  b.run.config_text = cfg + "timing: {flush_l2: true}\n";  // write, spelled the old way
-  EXPECT_TRUE(diff_runs(a, b, DiffOptions{}).warnings.empty());
-  b.run.config_text = "";  // an imported run: nothing to compare
+  b.run.flush_l2 = "";  // an imported run: nothing to compare
   EXPECT_TRUE(diff_runs(a, b, DiffOptions{}).warnings.empty());
   b.run.stat = "p20";
   a.run.stat = "median";
   d = diff_runs(a, b, DiffOptions{});
   ASSERT_EQ(d.warnings.size(), 1u);
   EXPECT_NE(d.warnings[0].find("base: median, head: p20"), std::string::npos);
+  // Threads, rounds, budgets and tuning, each a warning of its own.
+  b = run_of(2, pts);
+  t = Timing();
+  t.threads = 1;
+  set_timing(a.run, t);
+  t.threads = 0;
+  t.rounds = 3;
+  t.rep_ms = 20;
+  set_timing(b.run, t);
+  a.run.env.tuning.emplace();
+  b.run.env.tuning = std::vector<std::pair<std::string, std::string>>{{"OPBENCH_TUNING_1D", "flat_units=4"}};
+  d = diff_runs(a, b, DiffOptions{});
+  ASSERT_EQ(d.warnings.size(), 4u) << diff_markdown(d);
+  EXPECT_NE(d.warnings[0].find("thread counts (base: 1 thread, head: LibTorch's own threads)"), std::string::npos)
+      << d.warnings[0];
+  EXPECT_NE(d.warnings[1].find("rounds (base: 8, head: 3)"), std::string::npos) << d.warnings[1];
+  EXPECT_NE(d.warnings[2].find("repeat 100 ms, head: warm-up 25 ms, repeat 20 ms"), std::string::npos) << d.warnings[2];
+  EXPECT_NE(d.warnings[3].find("(base: none, head: OPBENCH_TUNING_1D=flat_units=4)"), std::string::npos) << d.warnings[3];
+  // A run that did not record its tuning compares with nothing.
+  a.run.env.tuning.reset();
+  EXPECT_EQ(diff_runs(a, b, DiffOptions{}).warnings.size(), 3u);
+}
+
+TEST(Diff, CountsPointsMeasuredWhileTheGpuThrottled) {
+  auto hot = [](StoredPoint p, bool throttled) {
+    p.state.known = true;
+    p.state.sm_mhz = throttled ? 1100 : 1980;
+    p.state.sm_default_mhz = 1980;
+    p.state.reasons = throttled ? clock_reason::kSwPowerCap : 0;
+    p.state.throttled = throttled;
+    return p;
+  };
+  std::vector<StoredPoint> b, h;
+  for (int64_t x : {256, 512, 1024}) {
+    b.push_back(hot(speed_point(kTitle, x, "torch", "to", noisy(1.0, 0.01, 30, uint64_t(x))), x == 512));
+    h.push_back(hot(speed_point(kTitle, x, "torch", "to", noisy(1.0, 0.01, 30, uint64_t(x) + 1)), x >= 512));
+  }
+  DiffResult d = diff_runs(run_of(1, b), run_of(2, h), DiffOptions{});
+  ASSERT_EQ(d.warnings.size(), 1u);
+  EXPECT_NE(d.warnings[0].find("2 points were measured while the GPU throttled for power or heat (base: 1, head: 2)"),
+            std::string::npos)
+      << d.warnings[0];
+  auto j = nlohmann::json::parse(diff_json(d));
+  EXPECT_EQ(j["points"][1]["throttled"], nlohmann::json::array({true, true}));
+  EXPECT_EQ(j["points"][0]["throttled"], nlohmann::json::array({false, false}));
+  EXPECT_TRUE(diff_runs(run_of(1, {b[0]}), run_of(2, {h[0]}), DiffOptions{}).warnings.empty());
 }
 
 TEST(Diff, ErrorPoints) {

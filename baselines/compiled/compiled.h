@@ -11,7 +11,7 @@
 // Packages are cached on disk under cache_dir()/<key>/ (package_cache.h), the key naming
 // everything that changes the generated code: op, provider, every axis of the point but the
 // swept x axis (metric excluded), the device type and its compute capability (CPU: its
-// model), the versions of the exporting torch and of LibTorch, and a hash of opbench_ops.py
+// model and the thread count), the versions of the exporting torch and of LibTorch, and a hash of opbench_ops.py
 // and export_aoti.py. Inside a key's folder:
 //   dyn-<min>-<max>.pt2   one package for every x in [min, max] (a torch.export.Dim)
 //   static-<x>.pt2        one x only (the fallback when the dynamic export fails, or a point

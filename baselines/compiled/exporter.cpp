@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <ATen/Parallel.h>
 #include <torch/version.h>
 
 #include <algorithm>
@@ -205,7 +206,8 @@ std::string normalize_device(const std::string& device) {
 
 std::string device_signature(const std::string& device) {
   auto [type, index] = parse_device(device);
-  if (type == "cpu") return "cpu " + cpu_model();
+  // A CPU package runs with the thread count it was exported with (Inductor writes it in).
+  if (type == "cpu") return "cpu " + cpu_model() + " threads " + std::to_string(at::get_num_threads());
   const Probe& pr = probe(python());
   auto it = pr.cuda_cc.find(index);
   if (it == pr.cuda_cc.end())

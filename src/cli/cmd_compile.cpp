@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "points/points.hpp"
 #include "providers/table_jobs.hpp"
+#include "measure/threads.hpp"
 
 namespace opbench {
 
@@ -27,6 +28,7 @@ void add_compile_command(CLI::App& app, Cli& cli) {
     Config cfg = load_config(o->config);
     Sweep sw = expand(cfg);
     std::string device = o->device.empty() ? default_device() : o->device;
+    cfg.timing.threads = pin_threads(cfg.timing.threads, device);  // before any LibTorch work
     auto jobs = table_jobs(sw, device);
     if (jobs.empty()) {
       std::cout << cfg.path << ": no provider of this config prepares anything before timing\n";

@@ -57,13 +57,23 @@ void add_runs_command(CLI::App& app, Cli& cli) {
     auto runs = store->runs();
     std::string text;
     if (*format == "json") {
+      auto tuning_json = [](const RunInfo& r) {  // variable -> value; null when not recorded
+        if (!r.env.tuning) return nlohmann::ordered_json();
+        nlohmann::ordered_json o = nlohmann::ordered_json::object();
+        for (const auto& [k, v] : *r.env.tuning) o[k] = v;
+        return o;
+      };
       nlohmann::ordered_json a = nlohmann::ordered_json::array();
       for (const auto& r : runs)
         a.push_back({{"id", r.id}, {"label", r.label}, {"gpu", r.env.gpu}, {"device", r.env.device},
                      {"torch", r.env.torch_version}, {"started_at", r.started_at},
                      {"finished_at", r.finished_at}, {"status", r.status}, {"points", r.points},
                      {"op", r.op}, {"config", r.config_path}, {"commit", r.git_commit},
-                     {"peak_gbps", r.env.peak_gbps}, {"source", r.source}});
+                     {"peak_gbps", r.env.peak_gbps}, {"source", r.source},
+                     {"flush_l2", r.flush_l2.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.flush_l2)},
+                     {"rounds", r.rounds > 0 ? nlohmann::ordered_json(r.rounds) : nlohmann::ordered_json()},
+                     {"threads", r.threads >= 0 ? nlohmann::ordered_json(r.threads) : nlohmann::ordered_json()},
+                     {"tuning", tuning_json(r)}});
       text = a.dump(2) + "\n";
     } else {
       char line[1024];

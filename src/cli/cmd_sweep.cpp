@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "measure/torch_executor.hpp"
 #include "providers/table_jobs.hpp"
+#include "measure/threads.hpp"
 #include "report/report.hpp"
 #include "sweep/runner.hpp"
 
@@ -90,6 +91,7 @@ void add_sweep_command(CLI::App& app, Cli& cli) {
     Sweep sw = expand(cfg);
     filter_providers(sw, cfg, split_list(o->providers));
     std::string device = o->device.empty() ? default_device() : o->device;
+    cfg.timing.threads = pin_threads(cfg.timing.threads, device);  // before any LibTorch work
     TorchExecutor ex(device);
     const std::string no_flush = ex.device().flush_unsupported(cfg.timing.flush_l2);
     if (!no_flush.empty()) throw InputError(cfg.path, "timing.flush_l2", no_flush);

@@ -152,6 +152,46 @@ json parse_tree(const std::string& text, const std::string& path) {
   }
 }
 
+// The `timing` block: every key checked, the defaults for the keys it leaves out.
+Timing parse_timing(const json& block, const Checker& c) {
+  Timing timing;
+  const json& t = c.object(block, "timing");
+  c.known_keys(t, "timing", {"warmup_ms", "rep_ms", "stat", "flush_l2", "rounds", "threads"});
+  if (t.contains("rounds")) {
+    const json& r = t["rounds"];
+    if (!r.is_number_integer() || r.get<int64_t>() < 1 || r.get<int64_t>() > 100)
+      c.fail("timing.rounds", "must be an integer from 1 to 100, got " + show(r));
+    timing.rounds = int(r.get<int64_t>());
+  }
+  if (t.contains("threads")) {
+    const json& n = t["threads"];
+    if (!n.is_number_integer() || n.get<int64_t>() < 0 || n.get<int64_t>() > 1024)
+      c.fail("timing.threads", "must be an integer from 0 (LibTorch's own count) to 1024, got " + show(n));
+    timing.threads = int(n.get<int64_t>());
+  }
+  if (t.contains("warmup_ms")) timing.warmup_ms = c.positive_number(t["warmup_ms"], "timing.warmup_ms");
+  if (t.contains("rep_ms")) timing.rep_ms = c.positive_number(t["rep_ms"], "timing.rep_ms");
+  if (t.contains("stat")) {
+    if (!t["stat"].is_string()) c.fail("timing.stat", "must be a word");
+    timing.stat = t["stat"].get<std::string>();
+    bool ok = false;
+    for (const auto& s : stat_names()) ok = ok || s == timing.stat;
+    if (!ok) c.fail("timing.stat", "unknown stat '" + timing.stat + "' (median, mean, min, max, p20, p80)");
+  }
+  if (t.contains("flush_l2")) {
+    const json& f = t["flush_l2"];
+    bool ok = f.is_boolean();
+    if (ok) timing.flush_l2 = f.get<bool>() ? L2Flush::write : L2Flush::none;
+    for (L2Flush m : {L2Flush::none, L2Flush::write, L2Flush::read})
+      if (!ok && f.is_string() && f.get<std::string>() == l2_flush_name(m)) {
+        timing.flush_l2 = m;
+        ok = true;
+      }
+    if (!ok) c.fail("timing.flush_l2", "must be write, read, none, true (write) or false (none)");
+  }
+  return timing;
+}
+
 }  // namespace
 
 Config parse_config(const std::string& text, const std::string& path) {
@@ -269,37 +309,22 @@ Config parse_config(const std::string& text, const std::string& path) {
     cfg.title = root["title"].get<std::string>();
   }
 
-  if (root.contains("timing")) {
-    const json& t = c.object(root["timing"], "timing");
-    c.known_keys(t, "timing", {"warmup_ms", "rep_ms", "stat", "flush_l2", "rounds"});
-    if (t.contains("rounds")) {
-      const json& r = t["rounds"];
-      if (!r.is_number_integer() || r.get<int64_t>() < 1 || r.get<int64_t>() > 100)
-        c.fail("timing.rounds", "must be an integer from 1 to 100, got " + show(r));
-      cfg.timing.rounds = int(r.get<int64_t>());
-    }
-    if (t.contains("warmup_ms")) cfg.timing.warmup_ms = c.positive_number(t["warmup_ms"], "timing.warmup_ms");
-    if (t.contains("rep_ms")) cfg.timing.rep_ms = c.positive_number(t["rep_ms"], "timing.rep_ms");
-    if (t.contains("stat")) {
-      if (!t["stat"].is_string()) c.fail("timing.stat", "must be a word");
-      cfg.timing.stat = t["stat"].get<std::string>();
-      bool ok = false;
-      for (const auto& s : stat_names()) ok = ok || s == cfg.timing.stat;
-      if (!ok) c.fail("timing.stat", "unknown stat '" + cfg.timing.stat + "' (median, mean, min, max, p20, p80)");
-    }
-    if (t.contains("flush_l2")) {
-      const json& f = t["flush_l2"];
-      bool ok = f.is_boolean();
-      if (ok) cfg.timing.flush_l2 = f.get<bool>() ? L2Flush::write : L2Flush::none;
-      for (L2Flush m : {L2Flush::none, L2Flush::write, L2Flush::read})
-        if (!ok && f.is_string() && f.get<std::string>() == l2_flush_name(m)) {
-          cfg.timing.flush_l2 = m;
-          ok = true;
-        }
-      if (!ok) c.fail("timing.flush_l2", "must be write, read, none, true (write) or false (none)");
-    }
-  }
+  if (root.contains("timing")) cfg.timing = parse_timing(root["timing"], c);
   return cfg;
+}
+
+std::optional<StoredTiming> stored_timing(const std::string& text, const std::string& path) {
+  try {
+    const json root = parse_tree(text, path);
+    StoredTiming out;
+    if (!root.is_object() || !root.contains("timing")) return out;
+    const Checker c{path};
+    out.timing = parse_timing(root["timing"], c);
+    for (auto it = root["timing"].begin(); it != root["timing"].end(); ++it) out.given.insert(it.key());
+    return out;
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
 }
 
 Config load_config(const std::string& path) {

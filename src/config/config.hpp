@@ -1,5 +1,7 @@
 // A sweep config (YAML or JSON, one schema): what to run and how to time it. Torch-free.
 #pragma once
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +26,12 @@ struct Timing {
   // Each round takes warmup_ms / rounds and rep_ms / rounds; the samples are pooled, and each
   // round's count is kept (Result::rounds): the verdicts compare rounds, not samples.
   int rounds = 8;
+  // LibTorch's intra- and inter-op threads (and the compiled packages' OpenMP) while timing:
+  // kThreadsDefault leaves the choice to the device (1 on the CPU: a multi-threaded op on a
+  // shared machine times the other tenants; LibTorch's own on CUDA), 0 is LibTorch's own
+  // (every core), N pins N.
+  static constexpr int kThreadsDefault = -1;
+  int threads = kThreadsDefault;
 };
 
 struct Config {
@@ -50,6 +58,15 @@ struct Config {
 Config load_config(const std::string& path);
 // Parses config text; `path` decides the syntax (.json or .yaml/.yml) and names errors.
 Config parse_config(const std::string& text, const std::string& path);
+
+// The timing block of a stored config's text, read leniently (nothing but `timing` is looked
+// at, so the text of a config that no longer validates still gives its timing): the Timing
+// and the keys the block spells out. nullopt when the text or its timing block does not parse.
+struct StoredTiming {
+  Timing timing;
+  std::set<std::string> given;
+};
+std::optional<StoredTiming> stored_timing(const std::string& text, const std::string& path);
 
 // The stats a table can show.
 const std::vector<std::string>& stat_names();

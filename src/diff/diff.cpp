@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "config/config.hpp"
 #include "core/error.hpp"
+#include "report/provenance.hpp"
 
 namespace opbench {
 
@@ -123,26 +123,56 @@ std::string run_brief(const RunInfo& r) {
 
 namespace {
 
-// The L2 flush a run was timed with, from its stored config ("" when it has none, as an
-// imported run, or the text no longer parses).
-std::string flush_of(const RunInfo& r) {
-  if (r.config_text.empty()) return "";
-  try {
-    return l2_flush_name(parse_config(r.config_text, r.config_path).timing.flush_l2);
-  } catch (const std::exception&) {
-    return "";
-  }
+// "base: X, head: Y" when both runs recorded a value and the values differ, else "".
+std::string differ(const std::string& base, const std::string& head) {
+  if (base.empty() || head.empty() || base == head) return "";
+  return "base: " + base + ", head: " + head;
 }
 
+std::string budgets(const RunInfo& r) {
+  if (!(r.warmup_ms > 0 && r.rep_ms > 0)) return "";
+  return "warm-up " + fmt("%g", r.warmup_ms) + " ms, repeat " + fmt("%g", r.rep_ms) + " ms";
+}
+
+std::string tuning_of(const RunInfo& r) {
+  if (!r.env.tuning) return "";
+  const std::string t = tuning_text(r);
+  return t.empty() ? "none" : t.substr(std::string("tuning: ").size());
+}
+
+// Why the two runs' numbers may not compare: each way they were timed differently, from the
+// runs' timing columns (nothing for what a run did not record, as an imported run).
 std::vector<std::string> comparability_warnings(const RunInfo& base, const RunInfo& head) {
   std::vector<std::string> w;
-  const std::string fb = flush_of(base), fh = flush_of(head);
-  if (!fb.empty() && !fh.empty() && fb != fh)
-    w.push_back("the runs flushed L2 differently before each sample (base: " + fb + ", head: " + fh +
-                "): speed ratios include the flush's own cost");
-  if (!base.stat.empty() && !head.stat.empty() && base.stat != head.stat)
-    w.push_back("the runs show different statistics (base: " + base.stat + ", head: " + head.stat + ")");
+  auto add = [&](const std::string& what, const std::string& both, const std::string& why) {
+    if (!both.empty()) w.push_back(what + " (" + both + ")" + why);
+  };
+  add("the runs flushed L2 differently before each sample", differ(base.flush_l2, head.flush_l2),
+      ": speed ratios include the flush's own cost");
+  add("the runs show different statistics", differ(base.stat, head.stat), "");
+  add("the runs ran LibTorch on different thread counts", differ(threads_text(base.threads), threads_text(head.threads)),
+      ": CPU times depend on them");
+  add("the runs measured in different numbers of rounds",
+      differ(base.rounds > 0 ? std::to_string(base.rounds) : "", head.rounds > 0 ? std::to_string(head.rounds) : ""),
+      ": the rounds' evidence differs in strength");
+  add("the runs had different timing budgets", differ(budgets(base), budgets(head)), "");
+  add("the runs set different tuning variables", differ(tuning_of(base), tuning_of(head)),
+      ": the kernels ran differently");
   return w;
+}
+
+// The matched points either side measured while the GPU throttled for power or heat.
+std::string throttle_warning(const std::vector<DiffRow>& rows) {
+  size_t b = 0, h = 0, any = 0;
+  for (const auto& r : rows) {
+    b += r.base_throttled ? 1 : 0;
+    h += r.head_throttled ? 1 : 0;
+    any += r.base_throttled || r.head_throttled ? 1 : 0;
+  }
+  if (!any) return "";
+  return std::to_string(any) + (any == 1 ? " point was" : " points were") +
+         " measured while the GPU throttled for power or heat (base: " + std::to_string(b) + ", head: " +
+         std::to_string(h) + "): their ratios include the lower clock";
 }
 
 }  // namespace
@@ -223,6 +253,8 @@ DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOpt
     r.base_error = b->result.error;
     r.head_error = h->result.error;
     r.j = judge(*b, *h, opt.threshold);
+    r.base_throttled = b->state.known && b->state.throttled;
+    r.head_throttled = h->state.known && h->state.throttled;
     r.pct_base = r.pct_head = r.pct_ratio = std::nan("");
     if (d.peaks) {
       r.pct_base = pct_of(*b, base.run);
@@ -234,6 +266,7 @@ DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOpt
   for (size_t i = 0; i < hp.size(); ++i)
     if (!used[i]) d.only_head.push_back({hp[i]->point.title, hp[i]->point.x_value, hp[i]->point.provider, hp[i]->point.label});
 
+  if (const std::string t = throttle_warning(d.rows); !t.empty()) d.warnings.push_back(t);
   if (d.rows.empty()) {
     auto list = [](const std::set<std::string>& s) {
       std::string o;
@@ -340,10 +373,13 @@ std::string diff_markdown(const DiffResult& d) {
   else
     o << "No " << flagged_w << "s.\n\n";
   o << "A point is SLOWER / FASTER when " << ratio_w << " moves past the threshold and, where both " << sides
-    << " kept samples, a Mann-Whitney U test (p < 0.05), the 95% interval of the ratio of medians, a "
-       "shift beyond the p20-p80 noise of both "
+    << " kept samples, the change is clear (the 95% interval of the ratio of medians wholly beyond the "
+       "threshold, or every sample of one side beyond every sample of the other) or, near the threshold, a "
+       "Mann-Whitney U test (p < 0.05), that interval and a shift beyond the p20-p80 noise of both "
     << sides
-    << " and the medians of their timing rounds (each round on newly placed memory: rounds p, or every round beyond the other side's when too few to test) agree; UNSURE when it moved past the threshold inside the noise; SAME within the threshold.\n\n";
+    << " agree; and the medians of their timing rounds (each round on newly placed memory) do not disagree "
+       "(rounds p, or every round beyond the other side's when too few to test; one round a side neither "
+       "confirms nor vetoes). UNSURE when it moved past the threshold without that; SAME within the threshold.\n\n";
 
   o << "## Summary\n\n| " << (vs ? "against -> provider" : "provider") << " | points | geomean " << ratio_w << " |";
   if (d.peaks) o << " geomean % of peak " << ratio_w << " |";
@@ -467,7 +503,8 @@ std::string diff_json(const DiffResult& d) {
            {"ratio_ci", json::array({num_or_null(r.j.ci_lo), num_or_null(r.j.ci_hi)})},
            {"noise", num_or_null(r.j.noise)},
            {"rounds", json::array({r.j.rounds_base, r.j.rounds_head})},
-           {"rounds_p", num_or_null(r.j.round_p)}};
+           {"rounds_p", num_or_null(r.j.round_p)},
+           {"throttled", json::array({r.base_throttled, r.head_throttled})}};
     if (!r.base_error.empty()) p["base_error"] = r.base_error;
     if (!r.head_error.empty()) p["head_error"] = r.head_error;
     if (d.peaks) {

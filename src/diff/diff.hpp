@@ -39,6 +39,7 @@ struct DiffRow {
   double base = 0, head = 0;  // the shown values (-1: error)
   std::string base_error, head_error;
   Judgement j;
+  bool base_throttled = false, head_throttled = false;  // measured while the GPU throttled (power, heat)
   // % of the run's measured peak bandwidth (speed points, both runs with a peak; else NaN)
   double pct_base = 0, pct_head = 0, pct_ratio = 0;
   std::string provider() const;  // "torch", or "tr -> cuda" where the two sides differ
@@ -68,8 +69,9 @@ struct DiffResult {
   std::vector<Unmatched> only_base, only_head;
   std::vector<ProviderSummary> summary;  // worst first
   size_t regressions = 0;
-  // Why the two runs' numbers may not compare: timed with different L2 flushes or showing
-  // different statistics (from their stored configs; none for a run without one).
+  // Why the two runs' numbers may not compare: timed with different L2 flushes, rounds,
+  // budgets, thread counts or tuning variables, showing different statistics (what both runs
+  // recorded), or points measured while the GPU throttled for power or heat.
   std::vector<std::string> warnings;
   // rows ordered for reading: regressions (worst ratio first), then ERROR, UNSURE, FASTER,
   // SAME, FIXED.

@@ -94,22 +94,30 @@ std::vector<double> round_medians(const Result& r) {
   return out;
 }
 
+bool separation_decides(size_t n1, size_t n2) {
+  if (n1 == 0 || n2 == 0) return false;
+  std::vector<double> lo(n1), hi(n2);
+  for (size_t i = 0; i < n1; ++i) lo[i] = double(i);
+  for (size_t i = 0; i < n2; ++i) hi[i] = double(n1 + i);
+  return mann_whitney_p(lo, hi) < kAlpha;
+}
+
+// Every value of a lies above every value of b (both non-empty).
+static bool all_above(const std::vector<double>& a, const std::vector<double>& b) {
+  return !a.empty() && !b.empty() && *std::min_element(a.begin(), a.end()) > *std::max_element(b.begin(), b.end());
+}
+
 RoundEvidence round_evidence(const std::vector<double>& base, const std::vector<double>& head) {
   RoundEvidence e;
   if (base.empty() || head.empty()) return e;
-  const auto [bmin, bmax] = std::minmax_element(base.begin(), base.end());
-  const auto [hmin, hmax] = std::minmax_element(head.begin(), head.end());
-  e.up = *hmin > *bmax;  // complete separation, each way
-  e.down = *hmax < *bmin;
-  if (base.size() == 1 && head.size() == 1) return e;
+  e.up = all_above(head, base);  // complete separation, each way
+  e.down = all_above(base, head);
+  e.single = base.size() == 1 && head.size() == 1;
+  if (e.single) return e;
   e.p = mann_whitney_p(base, head);
-  // The smallest p these counts allow is that of complete separation: where it reaches alpha
-  // the test decides, otherwise only complete separation can show the change.
-  std::vector<double> ranks(base.size() + head.size());
-  for (size_t i = 0; i < ranks.size(); ++i) ranks[i] = double(i);
-  const std::vector<double> lo(ranks.begin(), ranks.begin() + long(base.size())),
-      hi(ranks.begin() + long(base.size()), ranks.end());
-  if (mann_whitney_p(lo, hi) < kAlpha) {
+  // Where these counts can reach alpha the test decides, otherwise only complete separation
+  // can show the change.
+  if (separation_decides(base.size(), head.size())) {
     const double mb = median_of(base), mh = median_of(head);
     e.up = e.p < kAlpha && mh > mb;
     e.down = e.p < kAlpha && mh < mb;
@@ -135,6 +143,72 @@ static double side_noise(const std::vector<double>& v) {
   }
   return std::nan("");
 }
+
+namespace {
+
+// What the samples of a speed point show each way (rule 3 of verdict.hpp).
+struct Evidence {
+  bool up = false, down = false;
+};
+
+// Both sides kept samples: clear changes (a), changes near the threshold (b), the rounds' veto.
+Evidence both_measured(const StoredPoint& base, const StoredPoint& head, double threshold, Judgement& j) {
+  const auto& sb = base.result.samples;
+  const auto& sh = head.result.samples;
+  const double margin = std::max(threshold, kClearChange), ratio = head.value / base.value;
+  const bool separable = separation_decides(sb.size(), sh.size());
+  Evidence clear{separable && ratio > 1 + margin && all_above(sh, sb),
+                 separable && ratio < 1 - margin && all_above(sb, sh)};
+  Evidence near;
+  if (sb.size() >= kMinSamples && sh.size() >= kMinSamples) {
+    j.tested = true;
+    const double mb = median_of(sb), mh = median_of(sh);
+    j.noise = std::max(half_spread(sb), half_spread(sh));
+    j.p_value = mann_whitney_p(sb, sh);
+    // Each median's interval at 97.5%: both hold together with probability >= 95%.
+    auto ib = median_interval(sb, 0.975), ih = median_interval(sh, 0.975);
+    j.ci_lo = ib.second > 0 ? ih.first / ib.second : std::nan("");
+    j.ci_hi = ib.first > 0 ? ih.second / ib.first : std::nan("");
+    clear.up = clear.up || j.ci_lo > 1 + margin;
+    clear.down = clear.down || j.ci_hi < 1 - margin;
+    const bool real = j.p_value < kAlpha && std::fabs(mh - mb) > j.noise;
+    near.up = real && mh > mb && j.ci_lo > 1;
+    near.down = real && mh < mb && j.ci_hi < 1;
+  } else {
+    const double nb = side_noise(sb), nh = side_noise(sh);
+    if (!std::isnan(nb) || !std::isnan(nh)) {
+      j.noise = std::isnan(nb) ? nh : std::isnan(nh) ? nb : std::max(nb, nh);
+      near.up = near.down = std::fabs(head.value - base.value) > j.noise;
+    }
+  }
+  const std::vector<double> rb = round_medians(base.result), rh = round_medians(head.result);
+  j.rounds_base = rb.size();
+  j.rounds_head = rh.size();
+  const RoundEvidence rounds = round_evidence(rb, rh);
+  j.round_p = rounds.p;
+  return {(clear.up || near.up) && (rounds.single || rounds.up),
+          (clear.down || near.down) && (rounds.single || rounds.down)};
+}
+
+// One side kept samples, the other is a single value (an imported document's).
+Evidence one_measured(const StoredPoint& base, const StoredPoint& head, double threshold, Judgement& j) {
+  const bool base_measured = !base.result.samples.empty();
+  const auto& s = base_measured ? base.result.samples : head.result.samples;
+  const double value = base_measured ? head.value : base.value;
+  j.noise = side_noise(s);
+  if (std::isnan(j.noise)) return {};  // measured once: no noise to hold the shift against
+  const bool beyond = std::fabs(head.value - base.value) > j.noise;
+  // Every sample beyond the threshold (and kClearChange) from the value: clear whatever the spread.
+  const double margin = std::max(threshold, kClearChange);
+  const auto [lo, hi] = std::minmax_element(s.begin(), s.end());
+  const bool many = s.size() >= kMinSamples;
+  const bool above = many && *lo > value * (1 + margin), below = many && *hi < value * (1 - margin);
+  // above: the measured side is slower; that is head slower when head is the measured side.
+  const bool clear_up = base_measured ? below : above, clear_down = base_measured ? above : below;
+  return {beyond || clear_up, beyond || clear_down};
+}
+
+}  // namespace
 
 Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold) {
   Judgement j;
@@ -163,41 +237,14 @@ Judgement judge(const StoredPoint& base, const StoredPoint& head, double thresho
   j.ratio = h / b;
   const bool up = j.ratio > 1 + threshold, down = j.ratio < 1 - threshold;
 
-  const auto& sb = base.result.samples;
-  const auto& sh = head.result.samples;
+  const bool has_b = !base.result.samples.empty(), has_h = !head.result.samples.empty();
   const bool deterministic = point_metric(base) == "memory" || point_metric(head) == "memory";
-  bool confirmed_up = true, confirmed_down = true;
-  if (deterministic) {
-    // peak memory: the threshold alone
-  } else if (sb.size() >= kMinSamples && sh.size() >= kMinSamples) {
-    j.tested = true;
-    const double mb = median_of(sb), mh = median_of(sh);
-    j.noise = std::max(half_spread(sb), half_spread(sh));
-    j.p_value = mann_whitney_p(sb, sh);
-    // Each median's interval at 97.5%: both hold together with probability >= 95%.
-    auto ib = median_interval(sb, 0.975), ih = median_interval(sh, 0.975);
-    j.ci_lo = ib.second > 0 ? ih.first / ib.second : nan;
-    j.ci_hi = ib.first > 0 ? ih.second / ib.first : nan;
-    const bool beyond = std::fabs(mh - mb) > j.noise;
-    const bool significant = j.p_value < kAlpha;
-    const std::vector<double> rb = round_medians(base.result), rh = round_medians(head.result);
-    j.rounds_base = rb.size();
-    j.rounds_head = rh.size();
-    const RoundEvidence rounds = round_evidence(rb, rh);
-    j.round_p = rounds.p;
-    confirmed_up = significant && beyond && mh > mb && j.ci_lo > 1 && rounds.up;
-    confirmed_down = significant && beyond && mh < mb && j.ci_hi < 1 && rounds.down;
-  } else if (!sb.empty() || !sh.empty()) {
-    const double nb = side_noise(sb), nh = side_noise(sh);
-    if (std::isnan(nb) && std::isnan(nh)) {
-      confirmed_up = confirmed_down = false;  // measured, but no side can show its noise
-    } else {
-      j.noise = std::isnan(nb) ? nh : std::isnan(nh) ? nb : std::max(nb, nh);
-      confirmed_up = confirmed_down = std::fabs(h - b) > j.noise;
-    }
-  }
-  if (up && confirmed_up) j.verdict = Verdict::Slower;
-  else if (down && confirmed_down) j.verdict = Verdict::Faster;
+  Evidence confirmed{true, true};  // peak memory, or nothing measured: the threshold alone
+  if (!deterministic && has_b && has_h) confirmed = both_measured(base, head, threshold, j);
+  else if (!deterministic && (has_b || has_h)) confirmed = one_measured(base, head, threshold, j);
+
+  if (up && confirmed.up) j.verdict = Verdict::Slower;
+  else if (down && confirmed.down) j.verdict = Verdict::Faster;
   else if (!up && !down) j.verdict = Verdict::Same;
   else j.verdict = Verdict::Unsure;
   j.regression = j.verdict == Verdict::Slower;

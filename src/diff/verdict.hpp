@@ -7,30 +7,41 @@
 //      The threshold T (default 5%) is the smallest change that matters: a point can only
 //      be SLOWER when ratio > 1 + T, FASTER when ratio < 1 - T.
 //   3. The change must also be real. Memory points (peak bytes: a deterministic measurement)
-//      need nothing more. Speed points:
-//      - both sides kept >= 5 samples: all three must hold:
-//        - Mann-Whitney U (two-sided, normal approximation with tie and continuity
-//          corrections) on the two sample sets: p < 0.05;
-//        - the distribution-free 95% interval of the ratio of medians excludes 1 on the same
-//          side (each median's interval from order statistics at 97.5%, so that both hold
-//          together at >= 95%: [lo_head / hi_base, hi_head / lo_base]);
-//        - the shift of the medians exceeds the noise of both runs: |median_h - median_b| >
-//          max(half p20-p80 width of base, of head);
-//        - the rounds agree (Result::rounds: the samples of one round share one placement of
-//          the flush buffer and the inputs, and placement moves a short call by more than its
-//          samples scatter, so the round, not the sample, is the unit of evidence): the
-//          medians of the rounds, a side without rounds counting as one, pass a Mann-Whitney
-//          U test (p < 0.05) in the direction of the change where the two round counts can
-//          reach that p (four rounds a side and more); otherwise every round of one side must
-//          lie beyond every round of the other (one round a side: the direction alone);
-//      - otherwise the shift of the shown values must exceed the noise of every side that can
-//        show one (half its p20-p80 width with >= 5 samples, half its range with 2-4);
-//        a side measured once cannot show its noise: when a side kept samples but no side
-//        can show noise, the change is not confirmed;
-//      - no samples on either side (imported documents): the threshold alone decides.
+//      need nothing more. Speed points where both sides kept samples: the change is confirmed
+//      by either of two kinds of evidence, and then only if the rounds do not veto it:
+//      a. A clear change, whatever the spread of either side. The clear margin M is the
+//         threshold, or kClearChange (5%) where the threshold is smaller (at a threshold of 0,
+//         which asks whether a point is slower at all, a change of 1-2% is still one near the
+//         threshold). Clear: the distribution-free 95% interval of the ratio of medians lies
+//         wholly beyond 1 +- M (each median's interval from order statistics at 97.5%, so that
+//         both hold together at >= 95%: [lo_head / hi_base, hi_head / lo_base]; both sides with
+//         >= 5 samples); or the ratio is beyond 1 +- M and every sample of one side lies
+//         beyond every sample of the other, with enough samples a side that such a separation
+//         is significant on its own (Mann-Whitney U at its smallest p < 0.05: e.g. 4 against
+//         4, 3 against 5).
+//      b. A change near the threshold must also leave the noise. With >= 5 samples a side,
+//         all of: Mann-Whitney U (two-sided, normal approximation with tie and continuity
+//         corrections) p < 0.05; the interval of the ratio of medians excludes 1 on the side
+//         of the change; the shift of the medians exceeds the noise of both runs
+//         (|median_h - median_b| > max(half p20-p80 width of base, of head)). With fewer
+//         samples on a side: the shift of the shown values exceeds the noise of every side
+//         that can show one (half its p20-p80 width with >= 5 samples, half its range with
+//         2-4); when no side can show its noise (a sample each) it is not confirmed.
+//      The rounds (Result::rounds: the samples of one round share one placement of the flush
+//      buffer and the inputs, and placement moves a short call by more than its samples
+//      scatter, so the round, not the sample, is the unit of evidence): the medians of the
+//      rounds, a side without rounds counting as one, must pass a Mann-Whitney U test
+//      (p < 0.05) in the direction of the change where the two round counts can reach that p
+//      (four rounds a side and more); otherwise every round of one side must lie beyond every
+//      round of the other. With a single round a side they can neither confirm nor veto.
+//      One side without samples (an imported document's value against a measured point):
+//      the shift must exceed the measured side's noise as in b, or every one of its >= 5
+//      samples must lie beyond the clear margin from the value. No samples on either side: the
+//      threshold alone decides.
 //   4. So: beyond the threshold and confirmed -> SLOWER / FASTER; within the threshold ->
-//      SAME; beyond the threshold but not confirmed (inside the noise, not significant) ->
-//      UNSURE. A change inside the noise of either side is therefore never a regression.
+//      SAME; beyond the threshold but not confirmed (inside the noise, not significant, the
+//      rounds disagreeing) -> UNSURE. A change near the threshold inside the noise of either
+//      side is therefore never a regression, and a large clean change always is one.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -53,11 +64,13 @@ struct Judgement {
   double p_value = 0;       // Mann-Whitney U, two-sided (NaN when not tested)
   double ci_lo = 0, ci_hi = 0;  // 95% interval of the ratio of medians (NaN when not tested)
   double noise = 0;         // the noise band the shift was held against, in the point's unit (NaN: none)
-  size_t rounds_base = 0, rounds_head = 0;  // rounds each side had (0 when not tested)
-  double round_p = 0;  // Mann-Whitney U on the round medians (NaN: one round a side, or not tested)
+  size_t rounds_base = 0, rounds_head = 0;  // rounds each side had (0 unless both kept samples)
+  double round_p = 0;  // Mann-Whitney U on the round medians (NaN: one round a side, or no samples)
 };
 
 constexpr size_t kMinSamples = 5;
+// The smallest change that is clear whatever the spread (rule 3a), when the threshold is smaller.
+constexpr double kClearChange = 0.05;
 constexpr double kAlpha = 0.05;
 
 Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold);
@@ -82,7 +95,11 @@ std::vector<double> round_medians(const Result& r);
 struct RoundEvidence {
   bool up = false, down = false;
   double p = std::nan("");
+  bool single = false;  // one round a side: the rounds neither confirm nor veto
 };
 RoundEvidence round_evidence(const std::vector<double>& base, const std::vector<double>& head);
+// Whether n1 values against n2, every one beyond every other, are significant on their own:
+// the smallest p-value of the Mann-Whitney U test at these counts is below kAlpha.
+bool separation_decides(size_t n1, size_t n2);
 
 }  // namespace opbench

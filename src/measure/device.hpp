@@ -20,9 +20,9 @@ class Device {
   virtual ~Device() = default;
   virtual at::Device torch_device() const = 0;
   virtual std::unique_ptr<Clock> clock(L2Flush flush) = 0;
-  // The next clocks flush through a newly allocated buffer (made before the old one is
-  // freed, so it lies elsewhere): a new placement for the next round. Keeps the old buffer
-  // when there is no room for the new one.
+  // The next clocks flush through memory placed elsewhere: a new placement for the next
+  // round (CUDA: a newly allocated buffer, made before the old one is freed, the old one kept
+  // when there is no room; the CPU: another window of one buffer).
   virtual void new_flush_buffer() {}
   // "" when this device's clock can flush that way, else why not (one line).
   virtual std::string flush_unsupported(L2Flush) const { return ""; }
@@ -31,6 +31,8 @@ class Device {
   // Device-to-device copy of a large buffer, read + write counted, in GB/s (1e9 bytes/s).
   virtual double measure_bandwidth() = 0;
   virtual Environment describe() = 0;
+  // The GPU's clocks, temperature, power and throttling now (NVML); unknown on the CPU.
+  virtual DeviceState state() { return {}; }
   virtual void synchronize() = 0;
 };
 

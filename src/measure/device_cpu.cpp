@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <random>
 #include <unordered_map>
 
 #include "measure/device.hpp"
@@ -66,8 +67,8 @@ CountingAllocator& counting() {
 
 class CpuClock final : public Clock {
  public:
-  // buf: the device's flush buffer (kept for the whole sweep, as on CUDA), nullptr for none.
-  CpuClock(L2Flush flush, std::vector<unsigned char>* buf) : buf_(buf), read_(flush == L2Flush::read) {}
+  // buf, bytes: the device's flush window (kept for the whole sweep, as on CUDA); nullptr for none.
+  CpuClock(L2Flush flush, unsigned char* buf, size_t bytes) : buf_(buf), bytes_(bytes), read_(flush == L2Flush::read) {}
   void reserve(size_t n) override { t_.assign(n * 2, {}); }
   bool estimate_includes_flush() const override { return false; }
   size_t min_repeat() const override { return 10; }
@@ -79,21 +80,21 @@ class CpuClock final : public Clock {
   }
   void flush() override {
     if (!buf_) return;
-    std::vector<unsigned char>& b = *buf_;
     if (read_) {  // every cache line read, nothing written
       uint64_t acc = 0;
-      for (size_t i = 0; i < b.size(); i += 64) acc += b[i];
+      for (size_t i = 0; i < bytes_; i += 64) acc += buf_[i];
       asm volatile("" : : "r"(acc));
       return;
     }
     ++fill_;
-    std::memset(b.data(), fill_, b.size());
-    asm volatile("" : : "r"(b.data()) : "memory");
+    std::memset(buf_, fill_, bytes_);
+    asm volatile("" : : "r"(buf_) : "memory");
   }
 
  private:
   std::vector<std::chrono::steady_clock::time_point> t_;
-  std::vector<unsigned char>* buf_;
+  unsigned char* buf_;
+  size_t bytes_;
   unsigned char fill_ = 0;
   bool read_;
 };
@@ -116,17 +117,21 @@ class CpuDevice final : public Device {
   CpuDevice() { counting(); }
   at::Device torch_device() const override { return at::Device(at::kCPU); }
   std::unique_ptr<Clock> clock(L2Flush flush) override {
-    if (flush == L2Flush::none) return std::make_unique<CpuClock>(flush, nullptr);
+    if (flush == L2Flush::none) return std::make_unique<CpuClock>(flush, nullptr, 0);
     if (flush_buf_.empty()) {
       long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-      flush_buf_.assign(size_t(std::max<long>(l3 > 0 ? l3 : 0, 16l << 20)) * 2, 0);
+      flush_bytes_ = size_t(std::max<long>(l3 > 0 ? l3 : 0, 16l << 20)) * 2;
+      flush_buf_.assign(flush_bytes_ + kWindowSlack, 0);
     }
-    return std::make_unique<CpuClock>(flush, &flush_buf_);
+    return std::make_unique<CpuClock>(flush, flush_buf_.data() + offset_, flush_bytes_);
   }
+  // A new placement without a new allocation: the flush window moves to another page-aligned
+  // offset inside one buffer made with room for it (a fresh buffer of twice the last-level
+  // cache cost about a second a round to allocate and clear on a machine whose cache reads as
+  // 480 MiB, and the inputs, made anew each round, are what the timed call touches).
   void new_flush_buffer() override {
     if (flush_buf_.empty()) return;
-    std::vector<unsigned char> fresh(flush_buf_.size(), 0);
-    flush_buf_.swap(fresh);
+    offset_ = size_t(rng_() % (kWindowSlack / kPage)) * kPage;
   }
   int64_t peak_bytes(const std::function<void()>& fn) override {
     counting().reset_peak();
@@ -137,7 +142,7 @@ class CpuDevice final : public Device {
     const int64_t bytes = int64_t(256) << 20;
     at::Tensor src = at::empty({bytes}, at::TensorOptions().dtype(at::kByte)).fill_(1);
     at::Tensor dst = at::empty_like(src);
-    CpuClock c(L2Flush::none, nullptr);
+    CpuClock c(L2Flush::none, nullptr, 0);
     Timing t;
     t.warmup_ms = 50;
     t.rep_ms = 200;
@@ -156,7 +161,12 @@ class CpuDevice final : public Device {
   void synchronize() override {}
 
  private:
-  std::vector<unsigned char> flush_buf_;  // twice the last-level cache, made by the first clock
+  static constexpr size_t kPage = 4096, kWindowSlack = size_t(64) << 20;
+  // The flush buffer: twice the last-level cache plus room to move the window, made by the
+  // first flushing clock; the window of flush_bytes_ starts at offset_.
+  std::vector<unsigned char> flush_buf_;
+  size_t flush_bytes_ = 0, offset_ = 0;
+  std::mt19937_64 rng_{std::random_device()()};
 };
 
 std::unique_ptr<Device> make_cpu_device() { return std::make_unique<CpuDevice>(); }

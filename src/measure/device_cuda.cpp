@@ -22,6 +22,7 @@
 #ifdef OPBENCH_WITH_CUDA
 #include "measure/l2_flush.h"
 #endif
+#include "measure/nvml.hpp"
 
 namespace opbench {
 
@@ -147,6 +148,21 @@ class CudaDevice final : public Device {
   }
   void synchronize() override {
     check(cudaStreamSynchronize(at::cuda::getCurrentCUDAStream(index_).stream()), "cudaStreamSynchronize");
+  }
+  // Throttling is measured against the device's default SM clock as the CUDA runtime gives it
+  // (cudaDevAttrClockRate: nvbench's reference too).
+  DeviceState state() override {
+    char bus[32] = {0};
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, index_) != cudaSuccess) {
+      cudaGetLastError();
+      return {};
+    }
+    int khz = 0;
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, index_) != cudaSuccess) {
+      cudaGetLastError();
+      khz = 0;
+    }
+    return nvml_state(bus, khz / 1000.0);
   }
 
  private:

@@ -2,10 +2,13 @@
 // (src/measure, which links LibTorch). Tests drive the sweep with a fake executor.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/config.hpp"
+#include "measure/device_state.hpp"
 #include "points/point.hpp"
 
 namespace opbench {
@@ -42,6 +45,10 @@ struct Environment {
   std::string driver, cuda_runtime, torch_version;
   std::string compute_capability;
   double peak_gbps = 0;         // measured at start: device-to-device copy, read + write
+  DeviceState state;            // the GPU's state at the start, right after the bandwidth copy
+  // The tuning variables the providers declare (Provider::tuning_env) that were set, with
+  // their values: what changes a kernel's behaviour beyond the config (nullopt: not recorded).
+  std::optional<std::vector<std::pair<std::string, std::string>>> tuning;
 };
 
 class Executor {
@@ -56,6 +63,9 @@ class Executor {
   // Before the next round of a cell (Timing::rounds): what a timing depends on besides the
   // code (the flush buffer, the inputs) is placed in new memory for the measures that follow.
   virtual void new_round() {}
+  // The device's state now (clocks, temperature, power, throttling): read once per table
+  // cell, right after its measures. Unknown (known = false) where there is none to read.
+  virtual DeviceState device_state() { return {}; }
 };
 
 }  // namespace opbench

@@ -4,6 +4,7 @@
 #include <torch/headeronly/version.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
@@ -45,14 +46,28 @@ double relative_error(const std::vector<at::Tensor>& out, const std::vector<at::
 TorchExecutor::TorchExecutor(const std::string& device)
     : device_(open_device(device)), spacer_rng_(std::random_device()()) {}
 
+// The tuning variables the built providers declare that are set in the environment, by name.
+static std::vector<std::pair<std::string, std::string>> tuning_settings() {
+  std::set<std::string> names;
+  for (const auto& p : all_providers()) names.insert(p.tuning_env.begin(), p.tuning_env.end());
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& n : names)
+    if (const char* v = std::getenv(n.c_str())) out.emplace_back(n, v);
+  return out;
+}
+
 Environment TorchExecutor::environment() {
   if (!env_) {
     env_ = device_->describe();
     env_->torch_version = TORCH_VERSION;
     env_->peak_gbps = device_->measure_bandwidth();
+    env_->state = device_->state();  // right after the copy: the clocks under load
+    env_->tuning = tuning_settings();
   }
   return *env_;
 }
+
+DeviceState TorchExecutor::device_state() { return device_->state(); }
 
 std::string TorchExecutor::unavailable(const std::string& op, const std::string& provider) {
   const Provider* p = find_provider(op, provider);

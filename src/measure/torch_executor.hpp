@@ -21,6 +21,7 @@ class TorchExecutor final : public Executor {
   std::string unavailable(const std::string& op, const std::string& provider) override;
   Result measure(const Point& point, const Timing& timing) override;
   void new_round() override;
+  DeviceState device_state() override;
 
   Device& device() { return *device_; }
   // The seeded inputs of a point (cached: the providers of one table cell share them).

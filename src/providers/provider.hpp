@@ -37,6 +37,9 @@ struct Provider {
   // Work done once per table before any point is timed (building a compiled package), or
   // null. `opbench compile` runs it alone; `sweep` runs it before measuring.
   std::shared_ptr<TableWork> table_work;
+  // Environment variables that change what this provider runs (e.g. a kernel's tuning): a run
+  // records the ones that are set, and diff warns when two runs set them differently.
+  std::vector<std::string> tuning_env;
 };
 
 // Registers providers: one static instance in the providers' own file,

@@ -1,5 +1,7 @@
 #include "report/report.hpp"
 
+#include "report/provenance.hpp"
+
 #include <cmath>
 #include <map>
 #include <set>
@@ -120,6 +122,9 @@ std::string render_report(const std::vector<ReportRun>& runs, Show show) {
   for (const auto& r : runs) {
     o << "\n## " << (r.run.env.gpu.empty() ? "unknown device" : r.run.env.gpu) << "\n\n";
     o << describe_run(r.run) << "\n";
+    if (r.run.source != "import")
+      for (const std::string& line : {timing_line(r.run), tuning_text(r.run), gpu_line(r.run, r.points)})
+        if (!line.empty()) o << "\n" << line << "\n";
     std::vector<const StoredPoint*> flagged;
     for (const auto& p : r.points)
       if (p.result.check_failed || !p.result.ok()) flagged.push_back(&p);
@@ -143,6 +148,15 @@ std::string render_report(const std::vector<ReportRun>& runs, Show show) {
           o << buf;
         }
       }
+    }
+    const auto throttled = throttled_points(r.points);
+    if (!throttled.empty()) {
+      o << "\nPoints measured while the GPU throttled for power or heat (a power or thermal reason active, "
+           "the SM clock below "
+        << int(kThrottleThreshold * 100) << "% of its default):\n\n";
+      for (const auto* p : throttled)
+        o << "- " << p->point.title << " " << p->point.x_name << "=" << p->point.x_value << " " << p->point.provider
+          << ": " << state_text(p->state) << "\n";
     }
   }
   return o.str();

@@ -4,10 +4,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <stdexcept>
 
+#include "config/config.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/value_json.hpp"
@@ -55,10 +58,36 @@ const std::vector<std::string>& migrations() {
            error TEXT);)",
       // 5: a point's samples per round (a JSON array of counts; NULL: one round).
       R"(ALTER TABLE points ADD COLUMN rounds TEXT;)",
+      // 6: how a run was timed, as columns (older runs get them from their stored config text
+      // right after this migration: Store::backfill_timing); the tuning variables set for its
+      // providers (a JSON object, NULL: not recorded); the GPU's state at the start of a run
+      // and after each table cell (NULL: not read).
+      R"(ALTER TABLE runs ADD COLUMN flush_l2 TEXT;
+         ALTER TABLE runs ADD COLUMN rounds INTEGER;
+         ALTER TABLE runs ADD COLUMN threads INTEGER;
+         ALTER TABLE runs ADD COLUMN warmup_ms REAL;
+         ALTER TABLE runs ADD COLUMN rep_ms REAL;
+         ALTER TABLE runs ADD COLUMN tuning TEXT;
+         ALTER TABLE runs ADD COLUMN gpu_sm_mhz REAL;
+         ALTER TABLE runs ADD COLUMN gpu_memory_mhz REAL;
+         ALTER TABLE runs ADD COLUMN gpu_sm_default_mhz REAL;
+         ALTER TABLE runs ADD COLUMN gpu_temperature_c REAL;
+         ALTER TABLE runs ADD COLUMN gpu_power_w REAL;
+         ALTER TABLE runs ADD COLUMN gpu_reasons INTEGER;
+         ALTER TABLE runs ADD COLUMN gpu_throttled INTEGER;
+         ALTER TABLE points ADD COLUMN gpu_sm_mhz REAL;
+         ALTER TABLE points ADD COLUMN gpu_memory_mhz REAL;
+         ALTER TABLE points ADD COLUMN gpu_sm_default_mhz REAL;
+         ALTER TABLE points ADD COLUMN gpu_temperature_c REAL;
+         ALTER TABLE points ADD COLUMN gpu_power_w REAL;
+         ALTER TABLE points ADD COLUMN gpu_reasons INTEGER;
+         ALTER TABLE points ADD COLUMN gpu_throttled INTEGER;)",
   };
   return m;
 }
 
+// A prepared statement whose parameters are bound by name (":label") and whose columns are
+// read by name: no position to keep in step between a column list and its values.
 class Stmt {
  public:
   Stmt(sqlite3* db, const std::string& sql) : db_(db) {
@@ -66,21 +95,24 @@ class Stmt {
       throw RuntimeFailure(std::string("database: ") + sqlite3_errmsg(db));
   }
   ~Stmt() { sqlite3_finalize(s_); }
-  Stmt& bind(int i, const std::string& v) {
-    sqlite3_bind_text(s_, i, v.c_str(), int(v.size()), SQLITE_TRANSIENT);
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  Stmt& bind(const char* name, const std::string& v) {
+    sqlite3_bind_text(s_, index(name), v.c_str(), int(v.size()), SQLITE_TRANSIENT);
     return *this;
   }
-  Stmt& bind(int i, int64_t v) {
-    sqlite3_bind_int64(s_, i, v);
+  Stmt& bind(const char* name, const char* v) { return bind(name, std::string(v)); }
+  Stmt& bind(const char* name, int64_t v) {
+    sqlite3_bind_int64(s_, index(name), v);
     return *this;
   }
-  Stmt& bind(int i, double v) {
-    if (std::isnan(v)) return null(i);
-    sqlite3_bind_double(s_, i, v);
+  Stmt& bind(const char* name, double v) {
+    if (std::isnan(v)) return null(name);
+    sqlite3_bind_double(s_, index(name), v);
     return *this;
   }
-  Stmt& null(int i) {
-    sqlite3_bind_null(s_, i);
+  Stmt& null(const char* name) {
+    sqlite3_bind_null(s_, index(name));
     return *this;
   }
   bool step() {
@@ -89,16 +121,28 @@ class Stmt {
     if (rc == SQLITE_DONE) return false;
     throw RuntimeFailure(std::string("database: ") + sqlite3_errmsg(db_));
   }
-  std::string text(int c) const {
-    auto p = sqlite3_column_text(s_, c);
+  std::string text(const char* col) const {
+    auto p = sqlite3_column_text(s_, column(col));
     return p ? reinterpret_cast<const char*>(p) : "";
   }
-  int64_t i64(int c) const { return sqlite3_column_int64(s_, c); }
-  double f64(int c) const {
+  int64_t i64(const char* col) const { return sqlite3_column_int64(s_, column(col)); }
+  double f64(const char* col) const {
+    const int c = column(col);
     return sqlite3_column_type(s_, c) == SQLITE_NULL ? std::nan("") : sqlite3_column_double(s_, c);
   }
+  bool is_null(const char* col) const { return sqlite3_column_type(s_, column(col)) == SQLITE_NULL; }
 
  private:
+  int index(const char* name) const {
+    const int i = sqlite3_bind_parameter_index(s_, name);
+    if (i == 0) throw std::logic_error(std::string("database: no parameter ") + name + " in " + sqlite3_sql(s_));
+    return i;
+  }
+  int column(const char* name) const {
+    for (int c = 0, n = sqlite3_column_count(s_); c < n; ++c)
+      if (std::strcmp(sqlite3_column_name(s_, c), name) == 0) return c;
+    throw std::logic_error(std::string("database: no column ") + name + " in " + sqlite3_sql(s_));
+  }
   sqlite3* db_;
   sqlite3_stmt* s_ = nullptr;
 };
@@ -118,38 +162,94 @@ const char* kRunColumns =
     "id, label, source, device, gpu, sm_count, memory_bytes, driver, cuda_runtime, torch_version, "
     "compute_capability, peak_gbps, host, git_commit, config_path, config_text, config_hash, op, "
     "stat, notation, started_at, finished_at, status, "
-    "(SELECT COUNT(*) FROM points WHERE points.run_id = runs.id), uuid";
+    "(SELECT COUNT(*) FROM points WHERE points.run_id = runs.id) AS points, uuid, flush_l2, rounds, "
+    "threads, warmup_ms, rep_ms, tuning, gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, "
+    "gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled";
+
+// The GPU state columns (gpu_sm_mhz ...), shared by runs and points: NULL when not read.
+void bind_state(Stmt& s, const DeviceState& st) {
+  if (!st.known) {
+    for (const char* c : {":gpu_sm_mhz", ":gpu_memory_mhz", ":gpu_sm_default_mhz", ":gpu_temperature_c",
+                          ":gpu_power_w", ":gpu_reasons", ":gpu_throttled"})
+      s.null(c);
+    return;
+  }
+  s.bind(":gpu_sm_mhz", st.sm_mhz).bind(":gpu_memory_mhz", st.memory_mhz)
+      .bind(":gpu_sm_default_mhz", st.sm_default_mhz).bind(":gpu_temperature_c", st.temperature_c)
+      .bind(":gpu_power_w", st.power_w).bind(":gpu_reasons", int64_t(st.reasons))
+      .bind(":gpu_throttled", int64_t(st.throttled));
+}
+
+DeviceState read_state(const Stmt& s) {
+  DeviceState st;
+  if (s.is_null("gpu_sm_mhz")) return st;
+  auto num = [&](const char* c) {
+    double v = s.f64(c);
+    return std::isnan(v) ? 0.0 : v;
+  };
+  st.known = true;
+  st.sm_mhz = num("gpu_sm_mhz");
+  st.memory_mhz = num("gpu_memory_mhz");
+  st.sm_default_mhz = num("gpu_sm_default_mhz");
+  st.temperature_c = num("gpu_temperature_c");
+  st.power_w = num("gpu_power_w");
+  st.reasons = uint64_t(s.i64("gpu_reasons"));
+  st.throttled = s.i64("gpu_throttled") != 0;
+  return st;
+}
+
+// Pairs as a JSON array of [a, b] (notation) or an object a -> b (tuning).
+std::string pairs_json(const std::vector<std::pair<std::string, std::string>>& v, bool object) {
+  json j = object ? json::object() : json::array();
+  for (const auto& [a, b] : v) {
+    if (object) j[a] = b;
+    else j.push_back({a, b});
+  }
+  return j.dump();
+}
 
 RunInfo read_run(const Stmt& s) {
   RunInfo r;
-  r.id = s.i64(0);
-  r.label = s.text(1);
-  r.source = s.text(2);
-  r.env.device = s.text(3);
-  r.env.gpu = s.text(4);
-  r.env.sm_count = s.i64(5);
-  r.env.memory_bytes = s.i64(6);
-  r.env.driver = s.text(7);
-  r.env.cuda_runtime = s.text(8);
-  r.env.torch_version = s.text(9);
-  r.env.compute_capability = s.text(10);
-  r.env.peak_gbps = s.f64(11);
+  r.id = s.i64("id");
+  r.label = s.text("label");
+  r.source = s.text("source");
+  r.env.device = s.text("device");
+  r.env.gpu = s.text("gpu");
+  r.env.sm_count = s.i64("sm_count");
+  r.env.memory_bytes = s.i64("memory_bytes");
+  r.env.driver = s.text("driver");
+  r.env.cuda_runtime = s.text("cuda_runtime");
+  r.env.torch_version = s.text("torch_version");
+  r.env.compute_capability = s.text("compute_capability");
+  r.env.peak_gbps = s.f64("peak_gbps");
   if (std::isnan(r.env.peak_gbps)) r.env.peak_gbps = 0;
-  r.host = s.text(12);
-  r.git_commit = s.text(13);
-  r.config_path = s.text(14);
-  r.config_text = s.text(15);
-  r.config_hash = s.text(16);
-  r.op = s.text(17);
-  r.stat = s.text(18);
-  std::string notation = s.text(19);
+  r.env.state = read_state(s);
+  const std::string tuning = s.text("tuning");
+  if (!tuning.empty()) {
+    r.env.tuning.emplace();
+    const json set = json::parse(tuning);
+    for (auto it = set.begin(); it != set.end(); ++it) r.env.tuning->emplace_back(it.key(), it.value().get<std::string>());
+  }
+  r.host = s.text("host");
+  r.git_commit = s.text("git_commit");
+  r.config_path = s.text("config_path");
+  r.config_text = s.text("config_text");
+  r.config_hash = s.text("config_hash");
+  r.op = s.text("op");
+  r.stat = s.text("stat");
+  std::string notation = s.text("notation");
   if (!notation.empty())
     for (auto& pair : json::parse(notation)) r.notation.emplace_back(pair[0], pair[1]);
-  r.started_at = s.text(20);
-  r.finished_at = s.text(21);
-  r.status = s.text(22);
-  r.points = s.i64(23);
-  r.uuid = s.text(24);
+  r.started_at = s.text("started_at");
+  r.finished_at = s.text("finished_at");
+  r.status = s.text("status");
+  r.points = s.i64("points");
+  r.uuid = s.text("uuid");
+  r.flush_l2 = s.text("flush_l2");
+  r.rounds = s.i64("rounds");
+  r.threads = s.is_null("threads") ? RunInfo::kThreadsUnknown : s.i64("threads");
+  r.warmup_ms = s.is_null("warmup_ms") ? 0 : s.f64("warmup_ms");
+  r.rep_ms = s.is_null("rep_ms") ? 0 : s.f64("rep_ms");
   return r;
 }
 
@@ -180,6 +280,14 @@ std::string random_uuid() {
                 (unsigned long long)((hi >> 16) & 0xffff), (unsigned long long)(hi & 0xffff),
                 (unsigned long long)(lo >> 48), (unsigned long long)(lo & 0xffffffffffffull));
   return buf;
+}
+
+void set_timing(RunInfo& run, const Timing& timing) {
+  run.flush_l2 = l2_flush_name(timing.flush_l2);
+  run.rounds = timing.rounds;
+  run.threads = timing.threads < 0 ? RunInfo::kThreadsUnknown : timing.threads;
+  run.warmup_ms = timing.warmup_ms;
+  run.rep_ms = timing.rep_ms;
 }
 
 int Store::schema_version() { return int(migrations().size()); }
@@ -213,7 +321,7 @@ void Store::exec(const std::string& sql) const {
 int Store::version() const {
   Stmt s(db_, "PRAGMA user_version");
   s.step();
-  return int(s.i64(0));
+  return int(s.i64("user_version"));
 }
 
 void Store::migrate() {
@@ -229,6 +337,7 @@ void Store::migrate() {
       exec("PRAGMA user_version = " + std::to_string(i + 1));
     }
     backfill_uuids();
+    if (v < 6) backfill_timing();
     exec("COMMIT");
   } catch (...) {
     exec("ROLLBACK");
@@ -246,17 +355,57 @@ void Store::backfill_uuids() {
            "SELECT id, label, source, device, gpu, host, git_commit, config_path, config_hash, op,"
            " started_at, finished_at, status,"
            " (SELECT COUNT(*) || '/' || IFNULL(MIN(created_at), '') || '/' || IFNULL(MAX(created_at), '')"
-           "  || '/' || IFNULL(SUM(value), '') FROM points WHERE points.run_id = runs.id)"
+           "  || '/' || IFNULL(SUM(value), '') FROM points WHERE points.run_id = runs.id) AS content"
            " FROM runs WHERE uuid IS NULL ORDER BY id");
     while (s.step()) {
-      std::string key;
-      for (int c = 0; c < 14; ++c) key += (c == 0 ? std::to_string(s.i64(0)) : s.text(c)) + '\x1f';
+      std::string key = std::to_string(s.i64("id")) + '\x1f';
+      for (const char* c : {"label", "source", "device", "gpu", "host", "git_commit", "config_path", "config_hash",
+                            "op", "started_at", "finished_at", "status", "content"})
+        key += s.text(c) + '\x1f';
       todo.emplace_back(s.i64(0), content_uuid(key));
     }
   }
   for (const auto& [id, uuid] : todo) {
-    Stmt u(db_, "UPDATE runs SET uuid=? WHERE id=?");
-    u.bind(1, uuid).bind(2, id);
+    Stmt u(db_, "UPDATE runs SET uuid=:uuid WHERE id=:id");
+    u.bind(":uuid", uuid).bind(":id", id);
+    u.step();
+  }
+}
+
+// Runs written before schema 6 get their timing columns from what they recorded: the flush,
+// budgets and rounds their stored config spells out (its defaults otherwise, except rounds:
+// the default changed over time, so a config without the key gives the round count its
+// points stored, or none); the thread count LibTorch chose itself (0) for a sweep, since
+// nothing pinned it then. Imported runs (no config text) keep every column unknown.
+void Store::backfill_timing() {
+  struct Todo {
+    int64_t id;
+    std::optional<StoredTiming> timing;
+    int64_t stored_rounds;
+  };
+  std::vector<Todo> todo;
+  {
+    Stmt s(db_,
+           "SELECT id, config_text, config_path,"
+           " (SELECT MAX(json_array_length(rounds)) FROM points WHERE points.run_id = runs.id) AS stored_rounds"
+           " FROM runs WHERE source = 'sweep' AND config_text <> ''");
+    while (s.step())
+      todo.push_back({s.i64("id"), stored_timing(s.text("config_text"), s.text("config_path")), s.i64("stored_rounds")});
+  }
+  for (const auto& t : todo) {
+    Stmt u(db_,
+           "UPDATE runs SET flush_l2=:flush_l2, rounds=:rounds, threads=0, warmup_ms=:warmup_ms, rep_ms=:rep_ms"
+           " WHERE id=:id");
+    u.bind(":id", t.id);
+    if (t.timing) {
+      const Timing& tm = t.timing->timing;
+      u.bind(":flush_l2", l2_flush_name(tm.flush_l2)).bind(":warmup_ms", tm.warmup_ms).bind(":rep_ms", tm.rep_ms);
+    } else {
+      u.null(":flush_l2").null(":warmup_ms").null(":rep_ms");
+    }
+    if (t.timing && t.timing->given.count("rounds")) u.bind(":rounds", int64_t(t.timing->timing.rounds));
+    else if (t.stored_rounds > 1) u.bind(":rounds", t.stored_rounds);
+    else u.null(":rounds");
     u.step();
   }
 }
@@ -272,23 +421,44 @@ void Store::transaction(const std::function<void()>& body) {
   }
 }
 
+// The columns a run is written with: its row but id and the points count.
+void bind_run(Stmt& s, const RunInfo& r) {
+  s.bind(":label", r.label).bind(":source", r.source).bind(":device", r.env.device).bind(":gpu", r.env.gpu)
+      .bind(":sm_count", r.env.sm_count).bind(":memory_bytes", r.env.memory_bytes).bind(":driver", r.env.driver)
+      .bind(":cuda_runtime", r.env.cuda_runtime).bind(":torch_version", r.env.torch_version)
+      .bind(":compute_capability", r.env.compute_capability).bind(":peak_gbps", r.env.peak_gbps)
+      .bind(":host", r.host).bind(":git_commit", r.git_commit).bind(":config_path", r.config_path)
+      .bind(":config_text", r.config_text).bind(":config_hash", r.config_hash).bind(":op", r.op)
+      .bind(":stat", r.stat).bind(":notation", pairs_json(r.notation, false)).bind(":started_at", r.started_at)
+      .bind(":finished_at", r.finished_at).bind(":status", r.status).bind(":uuid", r.uuid);
+  if (r.flush_l2.empty()) s.null(":flush_l2");
+  else s.bind(":flush_l2", r.flush_l2);
+  if (r.rounds > 0) s.bind(":rounds", r.rounds);
+  else s.null(":rounds");
+  if (r.threads >= 0) s.bind(":threads", r.threads);
+  else s.null(":threads");
+  s.bind(":warmup_ms", r.warmup_ms > 0 ? r.warmup_ms : std::nan(""));
+  s.bind(":rep_ms", r.rep_ms > 0 ? r.rep_ms : std::nan(""));
+  if (r.env.tuning) s.bind(":tuning", pairs_json(*r.env.tuning, true));
+  else s.null(":tuning");
+  bind_state(s, r.env.state);
+}
+
 int64_t Store::begin_run(RunInfo& r) {
   if (r.started_at.empty()) r.started_at = now_iso();
   if (r.uuid.empty()) r.uuid = random_uuid();
-  json notation = json::array();
-  for (const auto& [label, prov] : r.notation) notation.push_back({label, prov});
   Stmt s(db_,
          "INSERT INTO runs(label, source, device, gpu, sm_count, memory_bytes, driver, cuda_runtime,"
          " torch_version, compute_capability, peak_gbps, host, git_commit, config_path, config_text,"
-         " config_hash, op, stat, notation, started_at, finished_at, status, uuid)"
-         " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  s.bind(1, r.label).bind(2, r.source).bind(3, r.env.device).bind(4, r.env.gpu)
-      .bind(5, r.env.sm_count).bind(6, r.env.memory_bytes).bind(7, r.env.driver)
-      .bind(8, r.env.cuda_runtime).bind(9, r.env.torch_version).bind(10, r.env.compute_capability)
-      .bind(11, r.env.peak_gbps).bind(12, r.host).bind(13, r.git_commit).bind(14, r.config_path)
-      .bind(15, r.config_text).bind(16, r.config_hash).bind(17, r.op).bind(18, r.stat)
-      .bind(19, notation.dump()).bind(20, r.started_at).bind(21, r.finished_at).bind(22, r.status)
-      .bind(23, r.uuid);
+         " config_hash, op, stat, notation, started_at, finished_at, status, uuid, flush_l2, rounds, threads,"
+         " warmup_ms, rep_ms, tuning, gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, gpu_temperature_c,"
+         " gpu_power_w, gpu_reasons, gpu_throttled)"
+         " VALUES(:label, :source, :device, :gpu, :sm_count, :memory_bytes, :driver, :cuda_runtime,"
+         " :torch_version, :compute_capability, :peak_gbps, :host, :git_commit, :config_path, :config_text,"
+         " :config_hash, :op, :stat, :notation, :started_at, :finished_at, :status, :uuid, :flush_l2, :rounds,"
+         " :threads, :warmup_ms, :rep_ms, :tuning, :gpu_sm_mhz, :gpu_memory_mhz, :gpu_sm_default_mhz,"
+         " :gpu_temperature_c, :gpu_power_w, :gpu_reasons, :gpu_throttled)");
+  bind_run(s, r);
   s.step();
   r.id = sqlite3_last_insert_rowid(db_);
   return r.id;
@@ -296,42 +466,51 @@ int64_t Store::begin_run(RunInfo& r) {
 
 void Store::update_run(const RunInfo& r) {
   Stmt s(db_,
-         "UPDATE runs SET device=?, gpu=?, sm_count=?, memory_bytes=?, driver=?, cuda_runtime=?,"
-         " torch_version=?, compute_capability=?, peak_gbps=?, status=? WHERE id=?");
-  s.bind(1, r.env.device).bind(2, r.env.gpu).bind(3, r.env.sm_count).bind(4, r.env.memory_bytes)
-      .bind(5, r.env.driver).bind(6, r.env.cuda_runtime).bind(7, r.env.torch_version)
-      .bind(8, r.env.compute_capability).bind(9, r.env.peak_gbps).bind(10, r.status).bind(11, r.id);
+         "UPDATE runs SET device=:device, gpu=:gpu, sm_count=:sm_count, memory_bytes=:memory_bytes,"
+         " driver=:driver, cuda_runtime=:cuda_runtime, torch_version=:torch_version,"
+         " compute_capability=:compute_capability, peak_gbps=:peak_gbps, status=:status WHERE id=:id");
+  s.bind(":device", r.env.device).bind(":gpu", r.env.gpu).bind(":sm_count", r.env.sm_count)
+      .bind(":memory_bytes", r.env.memory_bytes).bind(":driver", r.env.driver)
+      .bind(":cuda_runtime", r.env.cuda_runtime).bind(":torch_version", r.env.torch_version)
+      .bind(":compute_capability", r.env.compute_capability).bind(":peak_gbps", r.env.peak_gbps)
+      .bind(":status", r.status).bind(":id", r.id);
   s.step();
 }
 
 void Store::finish_run(int64_t run_id, const std::string& status) {
-  Stmt s(db_, "UPDATE runs SET status=?, finished_at=? WHERE id=?");
-  s.bind(1, status).bind(2, now_iso()).bind(3, run_id);
+  Stmt s(db_, "UPDATE runs SET status=:status, finished_at=:finished_at WHERE id=:id");
+  s.bind(":status", status).bind(":finished_at", now_iso()).bind(":id", run_id);
   s.step();
 }
 
 static void insert_point(sqlite3* db, const StoredPoint& sp) {
   const Point& p = sp.point;
   const Result& r = sp.result;
-  json samples = json::array();
-  for (double v : r.samples) samples.push_back(v);
   Stmt s(db,
          "INSERT OR REPLACE INTO points(run_id, seq, section, title, op, params, x_name, x_value,"
          " provider, label, mode, metric, dtype, unit, stat, value, median, mean, min, max, p20, p80,"
          " stdev, count, samples, bytes, gbps, pct_peak, error, created_at, rel_err, check_failed,"
-         " rounds) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  s.bind(1, sp.run_id).bind(2, sp.seq).bind(3, sp.section).bind(4, p.title).bind(5, p.op)
-      .bind(6, params_json(p.params).dump()).bind(7, p.x_name).bind(8, p.x_value)
-      .bind(9, p.provider).bind(10, p.label).bind(11, p.params.s_or("mode", ""))
-      .bind(12, p.params.s_or("metric", "")).bind(13, p.params.s_or("dtype", ""))
-      .bind(14, r.unit).bind(15, sp.stat).bind(16, sp.value).bind(17, r.stats.median)
-      .bind(18, r.stats.mean).bind(19, r.stats.min).bind(20, r.stats.max).bind(21, r.stats.p20)
-      .bind(22, r.stats.p80).bind(23, r.stats.stdev).bind(24, r.stats.count)
-      .bind(25, samples.dump()).bind(26, r.bytes).bind(27, r.gbps).bind(28, r.pct_peak)
-      .bind(29, r.error).bind(30, sp.created_at.empty() ? now_iso() : sp.created_at)
-      .bind(31, r.rel_err).bind(32, int64_t(r.check_failed));
-  if (r.rounds.empty()) s.null(33);
-  else s.bind(33, json(r.rounds).dump());
+         " rounds, gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w,"
+         " gpu_reasons, gpu_throttled)"
+         " VALUES(:run_id, :seq, :section, :title, :op, :params, :x_name, :x_value,"
+         " :provider, :label, :mode, :metric, :dtype, :unit, :stat, :value, :median, :mean, :min, :max, :p20,"
+         " :p80, :stdev, :count, :samples, :bytes, :gbps, :pct_peak, :error, :created_at, :rel_err,"
+         " :check_failed, :rounds, :gpu_sm_mhz, :gpu_memory_mhz, :gpu_sm_default_mhz, :gpu_temperature_c,"
+         " :gpu_power_w, :gpu_reasons, :gpu_throttled)");
+  s.bind(":run_id", sp.run_id).bind(":seq", sp.seq).bind(":section", sp.section).bind(":title", p.title)
+      .bind(":op", p.op).bind(":params", params_json(p.params).dump()).bind(":x_name", p.x_name)
+      .bind(":x_value", p.x_value).bind(":provider", p.provider).bind(":label", p.label)
+      .bind(":mode", p.params.s_or("mode", "")).bind(":metric", p.params.s_or("metric", ""))
+      .bind(":dtype", p.params.s_or("dtype", "")).bind(":unit", r.unit).bind(":stat", sp.stat)
+      .bind(":value", sp.value).bind(":median", r.stats.median).bind(":mean", r.stats.mean)
+      .bind(":min", r.stats.min).bind(":max", r.stats.max).bind(":p20", r.stats.p20).bind(":p80", r.stats.p80)
+      .bind(":stdev", r.stats.stdev).bind(":count", r.stats.count).bind(":samples", json(r.samples).dump())
+      .bind(":bytes", r.bytes).bind(":gbps", r.gbps).bind(":pct_peak", r.pct_peak).bind(":error", r.error)
+      .bind(":created_at", sp.created_at.empty() ? now_iso() : sp.created_at).bind(":rel_err", r.rel_err)
+      .bind(":check_failed", int64_t(r.check_failed));
+  if (r.rounds.empty()) s.null(":rounds");
+  else s.bind(":rounds", json(r.rounds).dump());
+  bind_state(s, sp.state);
   s.step();
 }
 
@@ -350,18 +529,23 @@ void Store::insert_points(const std::vector<StoredPoint>& ps) {
 }
 
 void Store::add_compile(const CompileRecord& c) {
-  Stmt s(db_, "INSERT INTO compiles(run_id, title, provider, package_key, seconds, cached, error) VALUES(?,?,?,?,?,?,?)");
-  s.bind(1, c.run_id).bind(2, c.title).bind(3, c.provider).bind(4, c.key).bind(5, c.seconds)
-      .bind(6, int64_t(c.cached)).bind(7, c.error);
+  Stmt s(db_,
+         "INSERT INTO compiles(run_id, title, provider, package_key, seconds, cached, error)"
+         " VALUES(:run_id, :title, :provider, :package_key, :seconds, :cached, :error)");
+  s.bind(":run_id", c.run_id).bind(":title", c.title).bind(":provider", c.provider).bind(":package_key", c.key)
+      .bind(":seconds", c.seconds).bind(":cached", int64_t(c.cached)).bind(":error", c.error);
   s.step();
 }
 
 std::vector<CompileRecord> Store::compiles(int64_t run_id) const {
   std::vector<CompileRecord> out;
-  Stmt s(db_, "SELECT run_id, title, provider, package_key, seconds, cached, error FROM compiles WHERE run_id=? ORDER BY id");
-  s.bind(1, run_id);
+  Stmt s(db_,
+         "SELECT run_id, title, provider, package_key, seconds, cached, error FROM compiles"
+         " WHERE run_id=:run_id ORDER BY id");
+  s.bind(":run_id", run_id);
   while (s.step())
-    out.push_back({s.i64(0), s.text(1), s.text(2), s.text(3), s.f64(4), s.i64(5) != 0, s.text(6)});
+    out.push_back({s.i64("run_id"), s.text("title"), s.text("provider"), s.text("package_key"), s.f64("seconds"),
+                   s.i64("cached") != 0, s.text("error")});
   return out;
 }
 
@@ -373,15 +557,15 @@ std::vector<RunInfo> Store::runs() const {
 }
 
 std::optional<RunInfo> Store::run(int64_t id) const {
-  Stmt s(db_, std::string("SELECT ") + kRunColumns + " FROM runs WHERE id=?");
-  s.bind(1, id);
+  Stmt s(db_, std::string("SELECT ") + kRunColumns + " FROM runs WHERE id=:id");
+  s.bind(":id", id);
   if (!s.step()) return std::nullopt;
   return read_run(s);
 }
 
 std::optional<RunInfo> Store::run_by_uuid(const std::string& uuid) const {
-  Stmt s(db_, std::string("SELECT ") + kRunColumns + " FROM runs WHERE uuid=?");
-  s.bind(1, uuid);
+  Stmt s(db_, std::string("SELECT ") + kRunColumns + " FROM runs WHERE uuid=:uuid");
+  s.bind(":uuid", uuid);
   if (!s.step()) return std::nullopt;
   return read_run(s);
 }
@@ -418,51 +602,60 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
   Stmt s(db,
          "SELECT id, run_id, seq, section, title, op, params, x_name, x_value, provider, label, unit,"
          " stat, value, median, mean, min, max, p20, p80, stdev, count, samples, bytes, gbps,"
-         " pct_peak, error, created_at, rel_err, check_failed, rounds FROM points WHERE " + where);
+         " pct_peak, error, created_at, rel_err, check_failed, rounds, gpu_sm_mhz, gpu_memory_mhz,"
+         " gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled FROM points WHERE " +
+             where);
   bind(s);
   while (s.step()) {
     StoredPoint sp;
-    sp.id = s.i64(0);
-    sp.run_id = s.i64(1);
-    sp.seq = s.i64(2);
-    sp.section = s.text(3);
-    sp.point.title = s.text(4);
-    sp.point.op = s.text(5);
-    sp.point.params = params_from(s.text(6));
-    sp.point.x_name = s.text(7);
-    sp.point.x_value = s.i64(8);
-    sp.point.provider = s.text(9);
-    sp.point.label = s.text(10);
-    sp.result.unit = s.text(11);
-    sp.stat = s.text(12);
-    sp.value = s.f64(13);
+    sp.id = s.i64("id");
+    sp.run_id = s.i64("run_id");
+    sp.seq = s.i64("seq");
+    sp.section = s.text("section");
+    sp.point.title = s.text("title");
+    sp.point.op = s.text("op");
+    sp.point.params = params_from(s.text("params"));
+    sp.point.x_name = s.text("x_name");
+    sp.point.x_value = s.i64("x_value");
+    sp.point.provider = s.text("provider");
+    sp.point.label = s.text("label");
+    sp.result.unit = s.text("unit");
+    sp.stat = s.text("stat");
+    sp.value = s.f64("value");
     Stats& st = sp.result.stats;
-    st.median = s.f64(14); st.mean = s.f64(15); st.min = s.f64(16); st.max = s.f64(17);
-    st.p20 = s.f64(18); st.p80 = s.f64(19); st.stdev = s.f64(20); st.count = s.i64(21);
-    std::string samples = s.text(22);
+    st.median = s.f64("median");
+    st.mean = s.f64("mean");
+    st.min = s.f64("min");
+    st.max = s.f64("max");
+    st.p20 = s.f64("p20");
+    st.p80 = s.f64("p80");
+    st.stdev = s.f64("stdev");
+    st.count = s.i64("count");
+    std::string samples = s.text("samples");
     if (!samples.empty())
       for (auto& v : json::parse(samples)) sp.result.samples.push_back(v.get<double>());
-    sp.result.bytes = s.f64(23);
-    sp.result.gbps = s.f64(24);
-    sp.result.pct_peak = s.f64(25);
-    sp.result.error = s.text(26);
-    sp.created_at = s.text(27);
-    sp.result.rel_err = s.f64(28);
-    sp.result.check_failed = s.i64(29) != 0;
-    std::string rounds = s.text(30);
+    sp.result.bytes = s.f64("bytes");
+    sp.result.gbps = s.f64("gbps");
+    sp.result.pct_peak = s.f64("pct_peak");
+    sp.result.error = s.text("error");
+    sp.created_at = s.text("created_at");
+    sp.result.rel_err = s.f64("rel_err");
+    sp.result.check_failed = s.i64("check_failed") != 0;
+    std::string rounds = s.text("rounds");
     if (!rounds.empty())
       for (auto& v : json::parse(rounds)) sp.result.rounds.push_back(v.get<int64_t>());
+    sp.state = read_state(s);
     out.push_back(std::move(sp));
   }
   return out;
 }
 
 std::vector<StoredPoint> Store::points(int64_t run_id) const {
-  return read_points(db_, "run_id=? ORDER BY seq, id", [&](Stmt& s) { s.bind(1, run_id); });
+  return read_points(db_, "run_id=:run_id ORDER BY seq, id", [&](Stmt& s) { s.bind(":run_id", run_id); });
 }
 
 std::vector<StoredPoint> Store::points_titled(const std::string& title) const {
-  return read_points(db_, "title=? ORDER BY run_id, seq, id", [&](Stmt& s) { s.bind(1, title); });
+  return read_points(db_, "title=:title ORDER BY run_id, seq, id", [&](Stmt& s) { s.bind(":title", title); });
 }
 
 std::vector<std::string> Store::done_keys(int64_t run_id) const {

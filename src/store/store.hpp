@@ -22,6 +22,15 @@ struct RunInfo {
   std::string host, git_commit;
   std::string config_path, config_text, config_hash;
   std::string op, stat = "median";
+  // How the run was timed (set_timing; older runs backfilled from their stored config where
+  // it says; unknown for imported runs): the L2 flush ("" unknown), rounds (0 unknown),
+  // LibTorch's thread count (kThreadsUnknown, 0: LibTorch's own, N: pinned to N), the
+  // warm-up and repeat budgets of a point in ms (0 unknown).
+  std::string flush_l2;
+  int64_t rounds = 0;
+  static constexpr int64_t kThreadsUnknown = -1;
+  int64_t threads = kThreadsUnknown;
+  double warmup_ms = 0, rep_ms = 0;
   std::string started_at, finished_at;
   std::string status = "running";  // running | done | interrupted
   // column label -> provider, in column order (the report's Notation list)
@@ -41,7 +50,11 @@ struct StoredPoint {
   double value = 0;     // the shown statistic (-1 for an error)
   Result result;
   std::string created_at;
+  DeviceState state;    // the GPU's state right after its table cell was measured
 };
+
+// Records how a run is timed from its config's Timing (threads already resolved for the device).
+void set_timing(RunInfo& run, const Timing& timing);
 
 // A compiled baseline's package, built (or found cached) before a run measured its table.
 struct CompileRecord {
@@ -95,6 +108,7 @@ class Store {
   void exec(const std::string& sql) const;
   void migrate();
   void backfill_uuids();
+  void backfill_timing();
   sqlite3* db_ = nullptr;
   std::string path_;
 };

@@ -102,6 +102,7 @@ SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store,
     run.config_hash = cfg.hash;
     run.op = cfg.op;
     run.stat = cfg.timing.stat;
+    set_timing(run, cfg.timing);
     std::set<std::string> used;
     for (const auto& p : sw.points) used.insert(p.provider);
     for (const auto& [prov, label] : cfg.providers)
@@ -163,6 +164,7 @@ SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store,
         got[c].push_back(ex.measure(sw.points[cell[c]], per_round));
       }
     }
+    const DeviceState state = ex.device_state();  // the GPU right after the cell's measures
     for (size_t c = 0; c < cell.size(); ++c) {
       const Point& p = sw.points[cell[c]];
       StoredPoint sp;
@@ -173,6 +175,7 @@ SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store,
       sp.stat = p.metric() == "memory" ? "max" : cfg.timing.stat;
       sp.result = pool_rounds(got[c]);
       sp.value = shown_value(sp.result, sp.stat);
+      sp.state = state;
       store.add_point(sp);
       ++out.measured;
       ++measured_now;

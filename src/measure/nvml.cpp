@@ -1,0 +1,81 @@
+// NVML, opened at run time (nvml.hpp). The few entry points used are declared here by their
+// documented C signatures: every NVML call returns an int status (0: success), a device is an
+// opaque pointer, clocks are in MHz, power in mW, temperatures in degrees C.
+#include "measure/nvml.hpp"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace opbench {
+
+namespace {
+
+using Handle = void*;
+using InitFn = int (*)();
+using ByBusIdFn = int (*)(const char*, Handle*);
+using ClockFn = int (*)(Handle, int, unsigned*);
+using TemperatureFn = int (*)(Handle, int, unsigned*);
+using PowerFn = int (*)(Handle, unsigned*);
+using ReasonsFn = int (*)(Handle, unsigned long long*);
+
+constexpr int kClockSm = 1, kClockMemory = 2, kTemperatureGpu = 0;
+
+struct Api {
+  bool ok = false;
+  ByBusIdFn by_bus_id = nullptr;
+  ClockFn clock = nullptr, max_clock = nullptr;
+  TemperatureFn temperature = nullptr;
+  PowerFn power = nullptr;
+  ReasonsFn reasons = nullptr;
+};
+
+template <class Fn>
+Fn symbol(void* lib, const char* name) {
+  return reinterpret_cast<Fn>(dlsym(lib, name));
+}
+
+// Loads and initialises NVML once; ok stays false where that fails.
+const Api& api() {
+  static Api a;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return;
+    auto init = symbol<InitFn>(lib, "nvmlInit_v2");
+    a.by_bus_id = symbol<ByBusIdFn>(lib, "nvmlDeviceGetHandleByPciBusId_v2");
+    a.clock = symbol<ClockFn>(lib, "nvmlDeviceGetClockInfo");
+    a.max_clock = symbol<ClockFn>(lib, "nvmlDeviceGetMaxClockInfo");
+    a.temperature = symbol<TemperatureFn>(lib, "nvmlDeviceGetTemperature");
+    a.power = symbol<PowerFn>(lib, "nvmlDeviceGetPowerUsage");
+    // The reasons' newer name (drivers from 535 on), else the older one.
+    a.reasons = symbol<ReasonsFn>(lib, "nvmlDeviceGetCurrentClocksEventReasons");
+    if (!a.reasons) a.reasons = symbol<ReasonsFn>(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    a.ok = init && a.by_bus_id && a.clock && init() == 0;
+  });
+  return a;
+}
+
+}  // namespace
+
+DeviceState nvml_state(const std::string& pci_bus_id, double sm_default_mhz) {
+  DeviceState s;
+  const Api& a = api();
+  Handle dev = nullptr;
+  if (!a.ok || a.by_bus_id(pci_bus_id.c_str(), &dev) != 0) return s;
+  unsigned v = 0;
+  if (a.clock(dev, kClockSm, &v) != 0) return s;
+  s.known = true;
+  s.sm_mhz = v;
+  if (a.clock(dev, kClockMemory, &v) == 0) s.memory_mhz = v;
+  s.sm_default_mhz = sm_default_mhz;
+  if (!(s.sm_default_mhz > 0) && a.max_clock && a.max_clock(dev, kClockSm, &v) == 0) s.sm_default_mhz = v;
+  if (a.temperature && a.temperature(dev, kTemperatureGpu, &v) == 0) s.temperature_c = v;
+  if (a.power && a.power(dev, &v) == 0) s.power_w = v / 1000.0;
+  unsigned long long bits = 0;
+  if (a.reasons && a.reasons(dev, &bits) == 0) s.reasons = bits;
+  s.throttled = throttled_for_power_or_heat(s.sm_mhz, s.sm_default_mhz, s.reasons);
+  return s;
+}
+
+}  // namespace opbench

@@ -1,0 +1,98 @@
+// A run's provenance in words (provenance.hpp). Torch-free.
+#include "report/provenance.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <utility>
+
+namespace opbench {
+
+namespace {
+
+std::string num(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// "lo-hi unit" or "v unit" when they are equal (rounded as shown).
+std::string range(double lo, double hi, const char* unit) {
+  const std::string a = num("%.0f", lo), b = num("%.0f", hi);
+  return (a == b ? a : a + "-" + b) + " " + unit;
+}
+
+}  // namespace
+
+std::string threads_text(int64_t threads) {
+  if (threads < 0) return "";
+  if (threads == 0) return "LibTorch's own threads";
+  return std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+}
+
+std::string timing_line(const RunInfo& r) {
+  std::vector<std::string> parts;
+  if (!r.flush_l2.empty()) parts.push_back("L2 flush " + r.flush_l2);
+  if (r.rounds > 0) parts.push_back(std::to_string(r.rounds) + (r.rounds == 1 ? " round" : " rounds"));
+  if (r.warmup_ms > 0 && r.rep_ms > 0)
+    parts.push_back("warm-up " + num("%g", r.warmup_ms) + " ms and repeat " + num("%g", r.rep_ms) + " ms a point");
+  if (r.threads >= 0) parts.push_back(threads_text(r.threads));
+  if (parts.empty()) return "";
+  std::string out = "timing: ";
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out;
+}
+
+std::string tuning_text(const RunInfo& r) {
+  if (!r.env.tuning || r.env.tuning->empty()) return "";
+  std::string out = "tuning: ";
+  for (size_t i = 0; i < r.env.tuning->size(); ++i)
+    out += (i ? ", " : "") + (*r.env.tuning)[i].first + "=" + (*r.env.tuning)[i].second;
+  return out;
+}
+
+std::string state_text(const DeviceState& s) {
+  if (!s.known) return "";
+  std::string out = "SM " + num("%.0f", s.sm_mhz) + " MHz";
+  if (s.sm_default_mhz > 0) out += " (default " + num("%.0f", s.sm_default_mhz) + ")";
+  out += ", memory " + num("%.0f", s.memory_mhz) + " MHz, " + num("%.0f", s.temperature_c) + " C, " +
+         num("%.0f", s.power_w) + " W";
+  const std::string why = clock_reasons_text(s.reasons);
+  if (!why.empty()) out += " (" + why + ")";
+  return out;
+}
+
+std::vector<const StoredPoint*> throttled_points(const std::vector<StoredPoint>& points) {
+  std::vector<const StoredPoint*> out;
+  for (const auto& p : points)
+    if (p.state.known && p.state.throttled) out.push_back(&p);
+  return out;
+}
+
+std::string gpu_line(const RunInfo& r, const std::vector<StoredPoint>& points) {
+  // One state per table cell (its points share it).
+  std::set<std::pair<std::string, int64_t>> seen;
+  std::vector<const DeviceState*> cells;
+  for (const auto& p : points)
+    if (p.state.known && seen.insert({p.point.title, p.point.x_value}).second) cells.push_back(&p.state);
+  if (!r.env.state.known && cells.empty()) return "";
+  std::string out = "GPU: ";
+  if (r.env.state.known) out += state_text(r.env.state) + " at the start";
+  if (!cells.empty()) {
+    auto span = [&](double DeviceState::*field, const char* unit) {
+      double lo = cells.front()->*field, hi = lo;
+      for (const DeviceState* c : cells) lo = std::min(lo, c->*field), hi = std::max(hi, c->*field);
+      return range(lo, hi, unit);
+    };
+    size_t throttled = 0;
+    for (const DeviceState* c : cells) throttled += c->throttled ? 1 : 0;
+    if (r.env.state.known) out += "; ";
+    out += "after each of " + std::to_string(cells.size()) + " table cells: SM " +
+           span(&DeviceState::sm_mhz, "MHz") + ", memory " + span(&DeviceState::memory_mhz, "MHz") + ", " +
+           span(&DeviceState::temperature_c, "C") + ", " + span(&DeviceState::power_w, "W") +
+           "; throttled for power or heat after " + std::to_string(throttled) + " of them";
+  }
+  return out;
+}
+
+}  // namespace opbench

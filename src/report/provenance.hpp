@@ -1,0 +1,33 @@
+// How a run was measured, in words: its timing (flush, rounds, budgets, threads), the tuning
+// variables set for its providers, the GPU's state (clocks, temperature, power, throttling).
+// The report's run header and diff's warnings use them. Torch-free.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "store/store.hpp"
+
+namespace opbench {
+
+// "1 thread", "4 threads", "LibTorch's own threads"; "" when unknown.
+std::string threads_text(int64_t threads);
+
+// "timing: L2 flush write, 8 rounds, warm-up 25 ms and repeat 100 ms a point, 1 thread"
+// (the parts the run recorded); "" when it recorded none (an imported run).
+std::string timing_line(const RunInfo& r);
+
+// "tuning: OPBENCH_TUNING_1D=flat_units=4" (every variable set, ", "-separated); "" for none.
+std::string tuning_text(const RunInfo& r);
+
+// "SM 1980 MHz (default 1980), memory 2619 MHz, 41 C, 118 W" plus the active clock event
+// reasons in brackets; "" when the state is unknown.
+std::string state_text(const DeviceState& s);
+
+// "GPU: <state at the start>; over the N table cells: SM lo-hi MHz, lo-hi C, lo-hi W; throttled
+// for power or heat in K cells" from the run's and its points' states; "" when none was read.
+std::string gpu_line(const RunInfo& r, const std::vector<StoredPoint>& points);
+
+// The points measured while the GPU throttled for power or heat.
+std::vector<const StoredPoint*> throttled_points(const std::vector<StoredPoint>& points);
+
+}  // namespace opbench
