@@ -423,3 +423,41 @@ TEST(ImportDocument, NothingHalfImported) {
   EXPECT_EQ(store.runs().size(), 1u);
   EXPECT_THROW(import_file(store, path + ".missing", ""), InputError);
 }
+
+TEST(ImportDocument, TwoColumnsOneProviderIsAnError) {
+  // Two notation labels for torch: one run holds one point per provider, so the second
+  // column would silently replace the first.
+  expect_import_error("## Notation\n\n- to: torch\n- t2: torch\n\n# H100\n```\nt:\n     n   to   t2\n0  1.0  2.0  3.0\n```\n",
+                      9, "columns 'to' and 't2' both stand for provider 'torch'");
+  // A label the Notation maps to cuda beside a column named cuda.
+  expect_import_error("## Notation\n\n- tr: cuda\n\n# H100\n```\nt:\n     n   tr  cuda\n0  1.0  2.0  3.0\n```\n", 8,
+                      "columns 'tr' and 'cuda' both stand for provider 'cuda'");
+  // Different providers are fine, and every cell becomes a point.
+  ImportResult ok = import_document("## Notation\n\n- tr: cuda\n\n# H100\n```\nt:\n     n   tr  to\n0  1.0  2.0  3.0\n```\n",
+                                    "ok.md", "");
+  ASSERT_EQ(ok.runs.size(), 1u);
+  EXPECT_EQ(ok.runs[0].points.size(), 2u);
+}
+
+TEST(ImportDocument, NamesThatWouldBreakAReportAreRefused) {
+  expect_import_error("# H100\n```\nt\x01x:\n     n   to\n0  1.0  2.0\n```\n", 3, "title 't x' holds a control character");
+  expect_import_error(std::string("# H100\n```\nt\0x:\n     n   to\n0  1.0  2.0\n```\n", 44), 3, "control character");
+  expect_import_error("# H100\n```\nt~~~:\n     n   to\n0  1.0  2.0\n```\n", 3, "code fence");
+  expect_import_error("# H100\n```\nt:\n     n   t\x1bo\n0  1.0  2.0\n```\n", 3, "column");
+  expect_import_error("# H100 \x7f\n```\nt:\n     n   to\n0  1.0  2.0\n```\n", 3, "heading");
+  expect_import_error("# H100\n\n```\nt:\n     n   to\n0  1.0  2.0\n```\n\xff\n", 8, "not valid UTF-8");
+  expect_import_error("## Notation\n\n- to: tor\x07" "ch\n\n# H100\n```\nt:\n     n   to\n0  1.0  2.0\n```\n", 3, "notation");
+}
+
+TEST(ImportDocument, AReportOfImportedNamesImportsAgain) {
+  const std::string doc = "## Notation\n\n- tr: cuda\n- to: torch\n\n# H100\n\n## größe | x\n\n```\nact-ü:\n     n   tr   to\n0  1.0  2.0  3.0\n```\n";
+  ImportResult first = import_document(doc, "a.md", "");
+  ReportRun r{first.runs.at(0).run, first.runs.at(0).points};
+  r.run.id = 1;
+  const std::string report = render_report({r});
+  ImportResult again = import_document(report, "b.md", "");
+  ASSERT_EQ(again.runs.size(), 1u);
+  EXPECT_EQ(again.runs[0].points.size(), first.runs[0].points.size());
+  const std::string second = render_report({ReportRun{again.runs[0].run, again.runs[0].points}});
+  EXPECT_EQ(second.substr(second.find("### ")), report.substr(report.find("### ")));
+}

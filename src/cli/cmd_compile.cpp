@@ -4,6 +4,7 @@
 
 #include <iostream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "baselines/compiled/compiled.h"
@@ -17,12 +18,11 @@ namespace opbench {
 std::vector<CompileJob> compile_jobs(const Sweep& sw, const std::string& device) {
   std::vector<CompileJob> jobs;
   std::map<std::string, bool> seen;  // one request per package (speed and memory share one)
+  std::map<std::string, std::set<std::string>> compiled;  // title -> its compiled providers (one pass)
+  for (const auto& p : sw.points)
+    if (p.provider == "torch_compile" || p.provider == "torch_naive_compile") compiled[p.title].insert(p.provider);
   for (const auto& t : sw.tables) {
-    std::map<std::string, bool> providers;
-    for (const auto& p : sw.points)
-      if (p.title == t.title && (p.provider == "torch_compile" || p.provider == "torch_naive_compile"))
-        providers[p.provider] = true;
-    for (const auto& [prov, _] : providers) {
+    for (const auto& prov : compiled[t.title]) {
       CompileRequest r;
       r.op = sw.op->name;
       r.provider = prov;
@@ -75,15 +75,19 @@ void add_compile_command(CLI::App& app, Cli& cli) {
   struct Opts {
     std::string config, device;
     int jobs = 0;
+    size_t max_points = kDefaultMaxPoints;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("compile", "build the AOTInductor packages a config's torch_compile providers need");
   cmd->add_option("config", o->config, "the sweep config")->required();
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N (default: cuda when present)");
   cmd->add_option("--jobs", o->jobs, "exporter processes at a time (default: half the cores)");
+  cmd->add_option("--max-points", o->max_points, "refuse a config of more points than this")
+      ->check(positive_count())
+      ->capture_default_str();
   cmd->callback([o, &cli] {
     Config cfg = load_config(o->config);
-    Sweep sw = expand(cfg);
+    Sweep sw = expand(cfg, o->max_points);
     std::string device = o->device.empty() ? default_device() : o->device;
     std::string why = compiled::unavailable(device);
     if (!why.empty()) throw RuntimeFailure("torch_compile is unavailable: " + why);

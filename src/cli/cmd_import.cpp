@@ -15,8 +15,8 @@ void add_import_command(CLI::App& app, Cli& cli) {
   auto* cmd = app.add_subcommand(
       "import", "store the tables of a markdown benchmark report (one run per GPU); prints the new run ids");
   cmd->add_option("file", o->file, "the markdown document (shared/reference/*.md, or an opbench report)")->required();
-  cmd->add_option("--db", cli.db, "the SQLite database (created when missing)")->capture_default_str();
-  cmd->add_option("--label", o->label, "a label for the runs (select them later with label:TEXT)");
+  cmd->add_option("--db", cli.db, "the SQLite database (created when missing)")->capture_default_str()->check(file_arg());
+  cmd->add_option("--label", o->label, "a label for the runs (select them later with label:TEXT)")->check(name_arg());
   cmd->callback([o, &cli] {
     // Parse first: an unreadable document leaves no database and no run behind.
     ImportResult res = import_document(read_document(o->file), o->file, o->label);

@@ -15,12 +15,13 @@ void add_report_command(CLI::App& app, Cli& cli) {
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("report", "write a markdown report of one or more runs");
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str();
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
   cmd->add_option("--run", o->runs, "run selector: ID, latest, label:TEXT, gpu:TEXT (repeatable; default latest)");
-  cmd->add_option("--out", o->out, "write to this file instead of stdout");
+  cmd->add_option("--out", o->out, "write to this file instead of stdout")->check(file_arg());
   cmd->add_option("--show", o->show, "cells: value (the stored statistic), gbps, pct (of peak bandwidth)")
       ->check(CLI::IsMember({"value", "gbps", "pct"}));
   cmd->callback([o, &cli] {
+    check_out_path(o->out, cli.db);
     auto store = open_existing_store(cli.db);
     std::vector<std::string> sels = o->runs.empty() ? std::vector<std::string>{"latest"} : o->runs;
     std::vector<ReportRun> runs;
@@ -37,7 +38,7 @@ void add_report_command(CLI::App& app, Cli& cli) {
 void add_runs_command(CLI::App& app, Cli& cli) {
   auto format = std::make_shared<std::string>("table");
   auto* cmd = app.add_subcommand("runs", "list the runs in a database");
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str();
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
   cmd->add_option("--format", *format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->callback([format, &cli] {
     auto store = open_existing_store(cli.db);
@@ -50,7 +51,8 @@ void add_runs_command(CLI::App& app, Cli& cli) {
                      {"finished_at", r.finished_at}, {"status", r.status}, {"points", r.points},
                      {"op", r.op}, {"config", r.config_path}, {"commit", r.git_commit},
                      {"peak_gbps", r.env.peak_gbps}, {"source", r.source}});
-      std::cout << a.dump(2) << "\n";
+      // replace: a text an older opbench stored unchecked cannot stop the listing
+      std::cout << a.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     } else {
       std::printf("%-5s %-24s %-12s %-10s %-8s %-12s %-16s %s\n", "id", "started_at", "status", "points",
                   "torch", "op", "label", "gpu");

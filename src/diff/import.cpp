@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/hash.hpp"
+#include "core/text.hpp"
 #include "ops/op.hpp"
 #include "report/document.hpp"
 
@@ -74,6 +75,31 @@ const std::vector<Pattern>& patterns() {
   return ps;
 }
 
+// A name the document gives (title, column, heading, notation) must print back as it reads:
+// InputError at `where` otherwise.
+void check_name(const std::string& name, const std::string& where, const std::string& what) {
+  const std::string why = name_problem(name);
+  if (!why.empty()) throw InputError(where, "", what + " '" + name + "' " + why);
+}
+
+// Each column's provider (its notation description, else the label). Two columns of one
+// table standing for one provider would be one point twice: an InputError naming both.
+std::vector<std::string> column_providers(const ParsedDocument& doc, const ParsedTable& pt, const std::string& path) {
+  std::vector<std::string> out;
+  std::map<std::string, std::string> first;  // provider -> the column that gave it
+  for (const auto& c : pt.table.columns) {
+    const std::string* desc = notation_for(doc, c);
+    out.push_back(desc ? *desc : c);
+    auto [it, fresh] = first.emplace(out.back(), c);
+    if (!fresh)
+      throw InputError(path + ":" + std::to_string(pt.line + 1), "",
+                       "table '" + pt.table.title + "': columns '" + it->second + "' and '" + c +
+                           "' both stand for provider '" + out.back() +
+                           "' (by the Notation list or by name): a run holds one point per provider");
+  }
+  return out;
+}
+
 }  // namespace
 
 TitleInfo parse_title(const std::string& title) {
@@ -123,8 +149,12 @@ TitleInfo parse_title(const std::string& title) {
 
 ImportResult import_document(const std::string& text, const std::string& path,
                              const std::string& label) {
+  size_t bad = 0;
+  if (!valid_utf8(text, &bad))
+    throw InputError(path + ":" + std::to_string(line_of(text, bad)), "", "not valid UTF-8");
   const ParsedDocument doc = parse_document(text, path);
   ImportResult res;
+
   if (doc.tables.empty())
     throw InputError(path + ":1", "", "no tables found (fenced blocks of 'TITLE:' lines, each followed by a pandas table)");
 
@@ -141,6 +171,12 @@ ImportResult import_document(const std::string& text, const std::string& path,
 
   for (const ParsedTable& pt : doc.tables) {
     const Table& t = pt.table;
+    const std::string at = path + ":" + std::to_string(pt.line);
+    check_name(t.title, at, "title");
+    check_name(t.index_name, at, "index column");
+    for (const auto& c : t.columns) check_name(c, at, "column");
+    if (!pt.headings.empty()) check_name(pt.headings.back(), at, "heading");
+    const std::vector<std::string> providers = column_providers(doc, pt, path);
     if (t.index.empty()) {
       res.warnings.push_back(path + ":" + std::to_string(pt.line) + ": table '" + t.title +
                              "' has no rows: nothing to import");
@@ -217,8 +253,7 @@ ImportResult import_document(const std::string& text, const std::string& path,
         sp.point.x_name = t.index_name;
         sp.point.x_value = x;
         sp.point.label = t.columns[col];
-        const std::string* desc = notation_for(doc, t.columns[col]);
-        sp.point.provider = desc ? *desc : t.columns[col];
+        sp.point.provider = providers[col];
         sp.stat = metric == "memory" ? "max" : "median";
         sp.value = v;
         sp.created_at = now;
@@ -258,6 +293,8 @@ ImportResult import_document(const std::string& text, const std::string& path,
 }
 
 std::string read_document(const std::string& path) {
+  const std::string why = text_problem(path);  // stored as the runs' config_path
+  if (!why.empty()) throw InputError(one_line(path), "", "the file name " + why);
   if (!fs::is_regular_file(path))
     throw InputError(path, "", fs::exists(path) ? "not a regular file" : "no such file");
   std::ifstream in(path, std::ios::binary);

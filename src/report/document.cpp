@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace opbench {
 namespace {
@@ -186,6 +187,9 @@ class Parser {
     std::string desc = colon == std::string::npos ? "" : trim(item.substr(colon + 1));
     if (label.empty() || desc.empty() || split_ws(label).size() != 1)
       fail(path_, ln.no, "notation item must read '- label: description', got '" + t + "'");
+    for (const std::string* name : {&label, &desc})
+      if (!name_problem(*name).empty())
+        fail(path_, ln.no, "notation item '" + t + "': '" + *name + "' " + name_problem(*name));
     if (!labels->insert(to_lower(label)).second)
       fail(path_, ln.no, "notation label '" + label + "' is defined twice");
     doc_.notation.emplace_back(label, desc);

@@ -1,0 +1,55 @@
+#include "store/selector.hpp"
+
+#include <cctype>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+
+namespace opbench {
+
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool starts_with(const std::string& s, const std::string& pre) { return s.compare(0, pre.size(), pre) == 0; }
+
+}  // namespace
+
+RunSelector parse_selector(const std::string& text, const std::string& where) {
+  auto fail = [&](const std::string& msg) -> RunSelector { throw InputError(where, "run " + text, msg); };
+  const std::string why = text_problem(text);
+  if (!why.empty()) return fail("the selector " + why);
+  RunSelector s;
+  if (text == "latest") return s;
+  if (starts_with(text, "label:")) {
+    s.kind = RunSelector::Label;
+    s.text = text.substr(6);
+    return s;
+  }
+  if (starts_with(text, "gpu:")) {
+    s.kind = RunSelector::Gpu;
+    s.text = text.substr(4);
+    if (s.text.empty()) return fail("gpu: needs part of a GPU's name (e.g. gpu:H100)");
+    return s;
+  }
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    return fail("not a run selector (an id, latest, label:TEXT or gpu:TEXT)");
+  const size_t first = text.find_first_not_of('0');
+  const std::string digits = first == std::string::npos ? "0" : text.substr(first);
+  const std::string max = std::to_string(INT64_MAX);
+  if (digits.size() > max.size() || (digits.size() == max.size() && digits > max))
+    return fail("run id out of range (ids are 1 to " + max + ")");
+  s.kind = RunSelector::Id;
+  s.id = std::stoll(digits);
+  if (s.id == 0) return fail("run ids start at 1");
+  return s;
+}
+
+bool gpu_matches(const std::string& gpu, const std::string& text) {
+  return !text.empty() && lower(gpu).find(lower(text)) != std::string::npos;
+}
+
+}  // namespace opbench
