@@ -1,5 +1,6 @@
 // Runs a fuzz target's entry point over files without libFuzzer: each argument is a file or
-// a directory of files (not descended into further). Built with the ordinary compiler, so
+// a directory of files (not descended into further); a directory that does not exist holds
+// no input yet. Built with the ordinary compiler, so
 // ctest replays the seeds and every kept crash input on every build. Torch-free.
 #include <dirent.h>
 #include <sys/stat.h>
@@ -16,12 +17,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace {
 
+bool exists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+
 bool is_dir(const std::string& p) {
   struct stat st;
   return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 std::vector<std::string> files_of(const std::string& arg) {
+  if (!exists(arg)) return {};
   if (!is_dir(arg)) return {arg};
   std::vector<std::string> out;
   if (DIR* d = ::opendir(arg.c_str())) {

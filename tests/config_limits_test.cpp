@@ -92,12 +92,14 @@ TEST(ConfigLimits, TextMustBeUtf8WithoutControlCharacters) {
   expect_refused(std::string("op: act\nx: {n: [16]}\ntitle: \"a\0b\"\n", 31), "c.yaml", "c.yaml:3: control character");
   expect_refused(kBase + "title: \"a\x1b[31m\"\n", "c.yaml", "control character");
   // Escapes that decode to control characters or code fences, in the strings stored with a run.
-  expect_refused(kBase + "providers: {torch: \"t\\0o\"}\n", "c.yaml", "providers.torch: column label holds a control character");
+  expect_refused(kBase + "providers: {torch: \"t\\0o\"}\n", "c.yaml", "providers.torch: column label 't o' holds a control character");
   expect_refused(kBase + "providers: {torch: \"t\\u001bo\"}\n", "c.yaml", "control character");
   expect_refused(R"({"op": "act", "x": {"n": [16]}, "providers": {"torch": "a\u0000b"}})", "c.json", "control character");
   expect_refused(kBase + "title: \"{op}\\n```\"\n", "c.yaml", "title: the title holds a control character");
   expect_refused(kBase + "title: \"{op}-```\"\n", "c.yaml", "title: the title holds a code fence");
   expect_refused(kBase + "providers: {torch: \"~~~\"}\n", "c.yaml", "code fence");
+  expect_refused(kBase + "providers: {torch: \"a:b\"}\n", "c.yaml", "providers.torch: column label 'a:b' holds ':'");
+  expect_refused(kBase + "providers: {torch: to, cuda: TO}\n", "c.yaml", "providers.cuda: listed twice");
   // UTF-8 itself is fine.
   EXPECT_EQ(error_of(kBase + "title: \"{op}-größe\"\nproviders: {torch: \"τ\"}\n"), "");
 }

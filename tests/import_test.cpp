@@ -461,3 +461,26 @@ TEST(ImportDocument, AReportOfImportedNamesImportsAgain) {
   const std::string second = render_report({ReportRun{again.runs[0].run, again.runs[0].points}});
   EXPECT_EQ(second.substr(second.find("### ")), report.substr(report.find("### ")));
 }
+
+TEST(ImportDocument, ColumnLabelsTheNotationListCanHold) {
+  // ':' would split the label in "- label: provider"; two labels differing only in case are
+  // one entry of a list read ignoring case.
+  expect_import_error("# H100\n```\nt:\n     n  a:b  a:c\n0  1.0  2.0  3.0\n```\n", 3, "column 'a:b' holds ':'");
+  expect_import_error("# H100\n```\nt:\n     n   to   TO\n0  1.0  2.0  3.0\n```\n", 4, "columns 'to' and 'TO' differ only in case");
+}
+
+TEST(ImportDocument, TheNotationListEndsAtItsFirstOtherLine) {
+  // A section named Notation holding a failed point: the report lists the failure under it,
+  // and that list is not read as notation.
+  const std::string doc = "# H100\n\n## Notation\n\n```\nt:\n     n   to\n0  1.0  -1.0\n```\n";
+  ImportResult first = import_document(doc, "a.md", "");
+  ASSERT_EQ(first.runs.size(), 1u);
+  const std::string report = render_report({ReportRun{first.runs[0].run, first.runs[0].points}});
+  ASSERT_NE(report.find("\n- t n=1 to: error: imported as -1\n"), std::string::npos) << report;
+  ImportResult again = import_document(report, "b.md", "");
+  ASSERT_EQ(again.runs.size(), 1u);
+  EXPECT_EQ(again.runs[0].points.size(), 1u);
+  // prose after the list ends it too
+  ParsedDocument d = parse_document("## Notation\n\n- tr: cuda\n\nSome prose.\n\n- x y: z\n", "c.md");
+  ASSERT_EQ(d.notation.size(), 1u);
+}

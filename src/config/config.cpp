@@ -427,11 +427,10 @@ Config parse_config(const std::string& text, const std::string& path) {
         for (const auto& p : op->providers) list += (list.empty() ? "" : ", ") + p.first;
         c.fail(field, "unknown provider '" + name + "' for " + cfg.op + " (one of: " + list + ")");
       }
-      if (label.empty() || label.find_first_of(" \t\n") != std::string::npos)
-        c.fail(field, "column label must be one word, got '" + label + "'");
-      c.printable_name(label, field, "column label");
-      for (const auto& p : cfg.providers)
-        if (p.first == name || p.second == label) c.fail(field, "listed twice");
+      const std::string why = label_problem(label);
+      if (!why.empty()) c.fail(field, "column label '" + label + "' " + why);
+      for (const auto& p : cfg.providers)  // labels as the Notation list matches them: ignoring case
+        if (p.first == name || to_lower(p.second) == to_lower(label)) c.fail(field, "listed twice");
       cfg.providers.emplace_back(name, label);
     };
     if (ps.is_object()) {

@@ -1,5 +1,7 @@
 #include "core/text.hpp"
 
+#include <cctype>
+
 namespace opbench {
 
 namespace {
@@ -64,6 +66,20 @@ std::string name_problem(const std::string& s) {
   if (s.find("```") != std::string::npos || s.find("~~~") != std::string::npos)
     return "holds a code fence (``` or ~~~)";
   return "";
+}
+
+std::string label_problem(const std::string& s) {
+  if (s.empty()) return "is empty";
+  std::string why = name_problem(s);
+  if (!why.empty()) return why;
+  if (s.find(' ') != std::string::npos) return "is not one word";
+  if (s.find(':') != std::string::npos) return "holds ':' (the Notation list reads 'label: provider')";
+  return "";
+}
+
+std::string to_lower(std::string s) {
+  for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
 }
 
 std::string md_cell(const std::string& s) {

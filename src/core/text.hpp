@@ -23,6 +23,13 @@ std::string text_problem(const std::string& s);
 // any of which would truncate the name or break the markdown it is printed into.
 std::string name_problem(const std::string& s);
 
+// Why `s` cannot be a column label, or "" when it can: a name (above) of one word without
+// ':', as the Notation list of a report reads "- label: provider".
+std::string label_problem(const std::string& s);
+
+// `s` with ASCII letters in lower case (labels and GPU names are matched ignoring case).
+std::string to_lower(std::string s);
+
 // `s` as one markdown table cell: '|' escaped, control characters (line breaks included)
 // shown as spaces.
 std::string md_cell(const std::string& s);

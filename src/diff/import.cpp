@@ -19,11 +19,6 @@ namespace opbench {
 
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // A word axis value the op accepts.
 bool word_ok(const OpSpec& op, const std::string& axis, const std::string& v) {
   const AxisSpec* a = op.axis(axis);
@@ -83,11 +78,17 @@ void check_name(const std::string& name, const std::string& where, const std::st
 }
 
 // Each column's provider (its notation description, else the label). Two columns of one
-// table standing for one provider would be one point twice: an InputError naming both.
+// table standing for one provider would be one point twice, and two labels differing only in
+// case one Notation entry: an InputError naming both.
 std::vector<std::string> column_providers(const ParsedDocument& doc, const ParsedTable& pt, const std::string& path) {
   std::vector<std::string> out;
-  std::map<std::string, std::string> first;  // provider -> the column that gave it
+  std::map<std::string, std::string> first, spelled;  // provider / lower-case label -> the column
   for (const auto& c : pt.table.columns) {
+    auto [s, new_label] = spelled.emplace(to_lower(c), c);
+    if (!new_label)
+      throw InputError(path + ":" + std::to_string(pt.line + 1), "",
+                       "table '" + pt.table.title + "': columns '" + s->second + "' and '" + c +
+                           "' differ only in case (the Notation list does not tell them apart)");
     const std::string* desc = notation_for(doc, c);
     out.push_back(desc ? *desc : c);
     auto [it, fresh] = first.emplace(out.back(), c);
@@ -174,7 +175,8 @@ ImportResult import_document(const std::string& text, const std::string& path,
     const std::string at = path + ":" + std::to_string(pt.line);
     check_name(t.title, at, "title");
     check_name(t.index_name, at, "index column");
-    for (const auto& c : t.columns) check_name(c, at, "column");
+    for (const auto& c : t.columns)
+      if (!label_problem(c).empty()) throw InputError(at, "", "column '" + c + "' " + label_problem(c));
     if (!pt.headings.empty()) check_name(pt.headings.back(), at, "heading");
     const std::vector<std::string> providers = column_providers(doc, pt, path);
     if (t.index.empty()) {
@@ -282,7 +284,7 @@ ImportResult import_document(const std::string& text, const std::string& path,
     std::set<std::string> listed;
     for (const auto& [doc_label, desc] : doc.notation)
       for (const auto& l : b.labels)
-        if (lower(l) == lower(doc_label) && listed.insert(l).second) notation.emplace_back(l, desc);
+        if (to_lower(l) == to_lower(doc_label) && listed.insert(l).second) notation.emplace_back(l, desc);
     for (const auto& l : b.labels)
       if (listed.insert(l).second) notation.emplace_back(l, l);
     b.r.run.notation = notation;

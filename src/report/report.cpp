@@ -116,10 +116,10 @@ std::string render_report(const std::vector<ReportRun>& runs, Show show) {
   if (show == Show::GBps) o << "Cells: GB/s of the minimal bytes (speed tables only).\n\n";
   if (show == Show::PctPeak) o << "Cells: % of the measured peak bandwidth (speed tables only).\n\n";
   o << "## Notation\n\n";
-  std::set<std::string> listed;
+  std::set<std::string> listed;  // lower case: the list's labels are read ignoring case
   for (const auto& r : runs)
     for (const auto& [label, prov] : r.run.notation)
-      if (listed.insert(label).second) o << "- " << one_line(label) << ": " << one_line(prov) << "\n";
+      if (listed.insert(to_lower(label)).second) o << "- " << one_line(label) << ": " << one_line(prov) << "\n";
   for (const auto& r : runs) {
     o << "\n## " << (r.run.env.gpu.empty() ? "unknown device" : one_line(r.run.env.gpu)) << "\n\n";
     o << describe_run(r.run) << "\n";

@@ -1,18 +1,11 @@
 #include "store/selector.hpp"
 
-#include <cctype>
-
 #include "core/error.hpp"
 #include "core/text.hpp"
 
 namespace opbench {
 
 namespace {
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool starts_with(const std::string& s, const std::string& pre) { return s.compare(0, pre.size(), pre) == 0; }
 
@@ -49,7 +42,7 @@ RunSelector parse_selector(const std::string& text, const std::string& where) {
 }
 
 bool gpu_matches(const std::string& gpu, const std::string& text) {
-  return !text.empty() && lower(gpu).find(lower(text)) != std::string::npos;
+  return !text.empty() && to_lower(gpu).find(to_lower(text)) != std::string::npos;
 }
 
 }  // namespace opbench
