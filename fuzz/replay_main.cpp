@@ -1,9 +1,8 @@
 // Runs a fuzz target's entry point over files without libFuzzer: each argument is a file or
 // a directory of files (not descended into further); a directory that does not exist holds
-// no input yet. Built with the ordinary compiler, so
-// ctest replays the seeds and every kept crash input on every build. Torch-free.
+// no input yet. Built with the ordinary compiler, so ctest replays the seeds and every kept
+// crash input on every build. Torch-free.
 #include <dirent.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -13,28 +12,20 @@
 #include <string>
 #include <vector>
 
+#include "core/fs.hpp"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace {
 
-bool exists(const std::string& p) {
-  struct stat st;
-  return ::stat(p.c_str(), &st) == 0;
-}
-
-bool is_dir(const std::string& p) {
-  struct stat st;
-  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 std::vector<std::string> files_of(const std::string& arg) {
-  if (!exists(arg)) return {};
-  if (!is_dir(arg)) return {arg};
+  if (!opbench::fs::exists(arg)) return {};
+  if (!opbench::fs::is_directory(arg)) return {arg};
   std::vector<std::string> out;
   if (DIR* d = ::opendir(arg.c_str())) {
     while (dirent* e = ::readdir(d)) {
       const std::string name = e->d_name;
-      if (name == "." || name == ".." || is_dir(arg + "/" + name)) continue;
+      if (name == "." || name == ".." || opbench::fs::is_directory(arg + "/" + name)) continue;
       out.push_back(arg + "/" + name);
     }
     ::closedir(d);

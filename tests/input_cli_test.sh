@@ -2,9 +2,9 @@
 # Hostile input through the command line: every case is a usage or input error (exit 2, one
 # line) that writes nothing, or a damaged database refused (exit 3) -- never lost data, a
 # crash or a silent wrong result.
-# Usage: input_cli_test.sh OPBENCH
+# Usage: input_cli_test.sh OPBENCH SOURCE_DIR
 set -u
-bin=$1
+bin=$1; src=$2
 . "$(dirname "$0")/cli_lib.sh"
 
 one_line() { # one_line NAME: the last command's stderr is one line
@@ -44,6 +44,8 @@ check out-db-diff 2 "$bin" diff label:base label:head --db "$db" --out "$db"
 check out-db-versus 2 "$bin" versus latest --provider torch --against torch_naive --db "$db" --out "$db"
 check out-db-sweep 2 "$bin" sweep "$work/tiny.yaml" --db "$db" --device cpu --out "$db"
 check out-dir 2 "$bin" report --db "$db" --out "$work/sub"
+check out-db-ci-report 2 "$src/scripts/ci-report" "$work/tiny.yaml" --opbench "$bin" --db "$db" --label x --out "$work/link.db"
+contains out-db-ci-report-msg "$work/err" "is the database"
 same out-db-untouched "$db" "$sum"
 check runs-after-out 0 "$bin" runs --db "$db" --format json
 pycheck runs-after-out-two 'import json,sys; assert len(json.load(open(sys.argv[1]))) == 2' "$work/out"
@@ -137,7 +139,7 @@ check label-newline 2 "$bin" import "$work/dup.md" --db "$db" --label $'a\n```'
 check label-fence 2 "$bin" sweep "$work/tiny.yaml" --db "$db" --device cpu --label 'x```y'
 printf 'op: act\nx: {n: [16]}\nproviders: {torch: "t\\x1b"}\n' > "$work/badlabel.yaml"
 check config-label-escape 2 "$bin" sweep "$work/badlabel.yaml" --dry-run
-contains config-label-escape-msg "$work/err" "providers.torch: column label holds a control character"
+contains config-label-escape-msg "$work/err" "providers.torch: column label 't ' holds a control character (byte 27)"
 printf 'op: act\nx: {n: [16]}\nproviders: {torch: "t\xff"}\n' > "$work/rawlabel.yaml"
 check config-label-raw 2 "$bin" sweep "$work/rawlabel.yaml" --dry-run
 contains config-label-raw-msg "$work/err" "rawlabel.yaml:3: not valid UTF-8"
