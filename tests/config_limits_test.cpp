@@ -108,6 +108,7 @@ TEST(ConfigLimits, TimingValuesAreFiniteWithMaxima) {
   expect_refused(kBase + "timing: {rep_ms: .inf}\n", "c.yaml", "timing.rep_ms: must be a number of milliseconds above 0 and at most 60000, got .inf");
   expect_refused(kBase + "timing: {rep_ms: .nan}\n", "c.yaml", "got .nan");
   expect_refused(kBase + "timing: {rep_ms: nan}\n", "c.yaml", "timing.rep_ms: must be a number, got \"nan\"");
+  expect_refused(kBase + "timing: {rep_ms: inf}\n", "c.yaml", "timing.rep_ms: must be a number, got \"inf\"");
   expect_refused(kBase + "timing: {warmup_ms: 1e400}\n", "c.yaml", "timing.warmup_ms");
   expect_refused(R"({"op": "act", "x": {"n": [16]}, "timing": {"rep_ms": 1e999}})", "c.json", "not valid JSON");
   expect_refused(kBase + "timing: {rep_ms: 60001}\n", "c.yaml", "at most 60000, got 60001");
