@@ -64,7 +64,7 @@ CLI::Validator finite_range(double lo, double hi);
 CLI::Validator run_id_arg();
 // A name stored and printed back (--label): UTF-8, no control character, no code fence.
 CLI::Validator name_arg();
-// A count of at least 1 (--max-points, --jobs).
+// A count of at least 1 (--max-points).
 CLI::Validator positive_count();
 // --out must not name the database or its -wal, -shm or -journal file (compared as resolved
 // paths, so another spelling or a link to it counts): InputError otherwise. No-op when empty.

@@ -42,8 +42,7 @@ CLI::Validator finite_range(double lo, double hi) {
         errno = 0;
         const double v = std::strtod(s.c_str(), &end);
         if (s.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v) || v < lo || v > hi)
-          return "must be a number from " + num(lo) + " to " + num(hi) +
-                 ", got '" + s + "'";
+          return "must be a number from " + num(lo) + " to " + num(hi) + ", got '" + s + "'";
         return "";
       },
       "NUMBER in [" + num(lo) + ", " + num(hi) + "]");
@@ -52,12 +51,10 @@ CLI::Validator finite_range(double lo, double hi) {
 CLI::Validator run_id_arg() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        try {
-          if (parse_selector(s, "run id").kind != RunSelector::Id) return "must be a run id, got '" + s + "'";
-        } catch (const InputError& e) {
-          return e.what();
-        }
-        return "";
+        RunSelector sel;
+        const std::string why = selector_problem(s, &sel);
+        if (!why.empty()) return why + ", got '" + s + "'";
+        return sel.kind == RunSelector::Id ? "" : "must be a run id, got '" + s + "'";
       },
       "RUN");
 }

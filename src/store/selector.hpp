@@ -13,8 +13,12 @@ struct RunSelector {
   std::string text;  // Label: the label (may be empty: runs without one); Gpu: part of a GPU's name
 };
 
-// Throws InputError(where, "run " + text, ...) for anything else: an empty selector, an id
-// of 0 or beyond 2^63-1, gpu: without a name, text that is not UTF-8 or holds a control character.
+// Why `text` is no selector ("" when it is one, then stored in *out when given): an empty
+// selector, an id of 0 or beyond 2^63-1, gpu: without a name, text that is not UTF-8 or
+// holds a control character.
+std::string selector_problem(const std::string& text, RunSelector* out = nullptr);
+
+// The selector `text`; throws InputError(where, "run " + text, selector_problem(...)).
 RunSelector parse_selector(const std::string& text, const std::string& where);
 
 // Whether `gpu` names the GPU a selector's gpu:TEXT means (TEXT inside it, case-insensitive).
