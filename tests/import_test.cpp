@@ -484,3 +484,14 @@ TEST(ImportDocument, TheNotationListEndsAtItsFirstOtherLine) {
   ParsedDocument d = parse_document("## Notation\n\n- tr: cuda\n\nSome prose.\n\n- x y: z\n", "c.md");
   ASSERT_EQ(d.notation.size(), 1u);
 }
+
+TEST(ImportDocument, ATableWithoutValueColumnsHoldsNoPoint) {
+  // Only an index column: no cell to store, so no run either (a run of no points would
+  // render into a report with no table, which no import accepts).
+  expect_import_error("# H100\n```\nt:\n  -\n0  10\n```\n", 1, "every table is empty");
+  ImportResult r = import_document("# H100\n```\nt:\n  -\n0  10\n```\n```\nu:\n     n   to\n0  1.0  2.0\n```\n", "a.md", "");
+  ASSERT_EQ(r.runs.size(), 1u);
+  EXPECT_EQ(r.runs[0].tables, 1u);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("has no columns besides -"), std::string::npos) << r.warnings[0];
+}

@@ -179,9 +179,9 @@ ImportResult import_document(const std::string& text, const std::string& path,
       if (!label_problem(c).empty()) throw InputError(at, "", "column '" + c + "' " + label_problem(c));
     if (!pt.headings.empty()) check_name(pt.headings.back(), at, "heading");
     const std::vector<std::string> providers = column_providers(doc, pt, path);
-    if (t.index.empty()) {
-      res.warnings.push_back(path + ":" + std::to_string(pt.line) + ": table '" + t.title +
-                             "' has no rows: nothing to import");
+    if (t.index.empty() || t.columns.empty()) {  // no cell: no point, and no run for it
+      res.warnings.push_back(path + ":" + std::to_string(pt.line) + ": table '" + t.title + "' has no " +
+                             (t.index.empty() ? "rows" : "columns besides " + t.index_name) + ": nothing to import");
       continue;
     }
     auto cur = current.find(pt.gpu);

@@ -40,7 +40,7 @@ struct ImportedRun {
 
 struct ImportResult {
   std::vector<ImportedRun> runs;
-  std::vector<std::string> warnings;  // tables with nothing to store (pandas' Empty DataFrame)
+  std::vector<std::string> warnings;  // tables with nothing to store (no rows, or an index column alone)
 };
 
 // Builds the runs of a document without touching a store. `path` names the file in errors
