@@ -946,6 +946,39 @@ TEST(Merge, BadSources) {
   EXPECT_TRUE(d.runs().empty());
 }
 
+TEST(Merge, CopiesCompileRecords) {
+  const std::string src = temp_db("cs.db"), dest = temp_db("cd.db");
+  int64_t from = 0;
+  {
+    Store s(src);
+    from = add_run(s, "compiled", {speed_point(kTitle, 256, "torch_compile", "toc", {1, 2, 3})});
+    s.add_compile({from, kTitle, "torch_compile", "key-a", 41.5, false, ""});
+    s.add_compile({from, kTitle, "torch_naive_compile", "key-b", 0.25, true, "export failed"});
+  }
+  Store d(dest);
+  add_run(d, "own", {});
+  auto st = merge_databases(d, {src});
+  ASSERT_EQ(st.at(0).remapped.size(), 1u);
+  const int64_t to = st[0].remapped[0].second;
+  EXPECT_NE(to, from);
+  auto c = d.compiles(to);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].run_id, to);
+  EXPECT_EQ(c[0].key, "key-a");
+  EXPECT_DOUBLE_EQ(c[0].seconds, 41.5);
+  EXPECT_FALSE(c[0].cached);
+  EXPECT_EQ(c[1].provider, "torch_naive_compile");
+  EXPECT_TRUE(c[1].cached);
+  EXPECT_EQ(c[1].error, "export failed");
+}
+
+TEST(Merge, BadSourcesAreFoundBeforeTheDestinationIsOpened) {
+  const std::string text = temp_db("junk.db"), dest = temp_db("never.db");
+  std::ofstream(text) << "this is not a database, just text long enough to be read as a header....\n";
+  EXPECT_THROW(open_merge_sources({text}, dest), InputError);
+  EXPECT_FALSE(fs::exists(dest));
+}
+
 // --- history -----------------------------------------------------------------------------
 
 TEST(History, StepsBeyondNoise) {

@@ -522,4 +522,75 @@ TEST(ImportDocument, TheSameDocumentTwiceIsOneRun) {
   ImportResult other = import_document(changed, path, "");
   EXPECT_EQ(store_import(store, other), std::vector<bool>{true});
   EXPECT_EQ(store.runs().size(), 2u);
+
+TEST(ImportDocument, TwoColumnsOneProviderIsAnError) {
+  // Two notation labels for torch: one run holds one point per provider, so the second
+  // column would silently replace the first.
+  expect_import_error("## Notation\n\n- to: torch\n- t2: torch\n\n# H100\n```\nt:\n     n   to   t2\n0  1.0  2.0  3.0\n```\n",
+                      9, "columns 'to' and 't2' both stand for provider 'torch'");
+  // A label the Notation maps to cuda beside a column named cuda.
+  expect_import_error("## Notation\n\n- tr: cuda\n\n# H100\n```\nt:\n     n   tr  cuda\n0  1.0  2.0  3.0\n```\n", 8,
+                      "columns 'tr' and 'cuda' both stand for provider 'cuda'");
+  // Different providers are fine, and every cell becomes a point.
+  ImportResult ok = import_document("## Notation\n\n- tr: cuda\n\n# H100\n```\nt:\n     n   tr  to\n0  1.0  2.0  3.0\n```\n",
+                                    "ok.md", "");
+  ASSERT_EQ(ok.runs.size(), 1u);
+  EXPECT_EQ(ok.runs[0].points.size(), 2u);
+}
+
+TEST(ImportDocument, NamesThatWouldBreakAReportAreRefused) {
+  expect_import_error("# H100\n```\nt\x01x:\n     n   to\n0  1.0  2.0\n```\n", 3, "title 't x' holds a control character");
+  expect_import_error(std::string("# H100\n```\nt\0x:\n     n   to\n0  1.0  2.0\n```\n", 44), 3, "control character");
+  expect_import_error("# H100\n```\nt~~~:\n     n   to\n0  1.0  2.0\n```\n", 3, "code fence");
+  expect_import_error("# H100\n```\nt:\n     n   t\x1bo\n0  1.0  2.0\n```\n", 3, "column");
+  expect_import_error("# H100 \x7f\n```\nt:\n     n   to\n0  1.0  2.0\n```\n", 3, "heading");
+  expect_import_error("# H100\n\n```\nt:\n     n   to\n0  1.0  2.0\n```\n\xff\n", 8, "not valid UTF-8");
+  expect_import_error("## Notation\n\n- to: tor\x07" "ch\n\n# H100\n```\nt:\n     n   to\n0  1.0  2.0\n```\n", 3, "notation");
+}
+
+TEST(ImportDocument, AReportOfImportedNamesImportsAgain) {
+  const std::string doc = "## Notation\n\n- tr: cuda\n- to: torch\n\n# H100\n\n## größe | x\n\n```\nact-ü:\n     n   tr   to\n0  1.0  2.0  3.0\n```\n";
+  ImportResult first = import_document(doc, "a.md", "");
+  ReportRun r{first.runs.at(0).run, first.runs.at(0).points};
+  r.run.id = 1;
+  const std::string report = render_report({r});
+  ImportResult again = import_document(report, "b.md", "");
+  ASSERT_EQ(again.runs.size(), 1u);
+  EXPECT_EQ(again.runs[0].points.size(), first.runs[0].points.size());
+  const std::string second = render_report({ReportRun{again.runs[0].run, again.runs[0].points}});
+  EXPECT_EQ(second.substr(second.find("### ")), report.substr(report.find("### ")));
+}
+
+TEST(ImportDocument, ColumnLabelsTheNotationListCanHold) {
+  // ':' would split the label in "- label: provider"; two labels differing only in case are
+  // one entry of a list read ignoring case.
+  expect_import_error("# H100\n```\nt:\n     n  a:b  a:c\n0  1.0  2.0  3.0\n```\n", 3, "column 'a:b' holds ':'");
+  expect_import_error("# H100\n```\nt:\n     n   to   TO\n0  1.0  2.0  3.0\n```\n", 4, "columns 'to' and 'TO' differ only in case");
+}
+
+TEST(ImportDocument, TheNotationListEndsAtItsFirstOtherLine) {
+  // A section named Notation holding a failed point: the report lists the failure under it,
+  // and that list is not read as notation.
+  const std::string doc = "# H100\n\n## Notation\n\n```\nt:\n     n   to\n0  1.0  -1.0\n```\n";
+  ImportResult first = import_document(doc, "a.md", "");
+  ASSERT_EQ(first.runs.size(), 1u);
+  const std::string report = render_report({ReportRun{first.runs[0].run, first.runs[0].points}});
+  ASSERT_NE(report.find("\n- t n=1 to: error: imported as -1\n"), std::string::npos) << report;
+  ImportResult again = import_document(report, "b.md", "");
+  ASSERT_EQ(again.runs.size(), 1u);
+  EXPECT_EQ(again.runs[0].points.size(), 1u);
+  // prose after the list ends it too
+  ParsedDocument d = parse_document("## Notation\n\n- tr: cuda\n\nSome prose.\n\n- x y: z\n", "c.md");
+  ASSERT_EQ(d.notation.size(), 1u);
+}
+
+TEST(ImportDocument, ATableWithoutValueColumnsHoldsNoPoint) {
+  // Only an index column: no cell to store, so no run either (a run of no points would
+  // render into a report with no table, which no import accepts).
+  expect_import_error("# H100\n```\nt:\n  -\n0  10\n```\n", 1, "every table is empty");
+  ImportResult r = import_document("# H100\n```\nt:\n  -\n0  10\n```\n```\nu:\n     n   to\n0  1.0  2.0\n```\n", "a.md", "");
+  ASSERT_EQ(r.runs.size(), 1u);
+  EXPECT_EQ(r.runs[0].tables, 1u);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("has no columns besides -"), std::string::npos) << r.warnings[0];
 }

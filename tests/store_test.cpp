@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "core/error.hpp"
 #include "store/store.hpp"
@@ -185,4 +187,81 @@ TEST(Store, TwoProcessesWriteOneDatabase) {
     EXPECT_EQ(r.points, kPoints) << r.label;
     EXPECT_EQ(r.status, "done");
   }
+}
+
+// Overwrites one page of the file (1-based) with bytes that are no b-tree page.
+static void damage_page(const std::string& path, int64_t page, int64_t page_size) {
+  FILE* f = std::fopen(path.c_str(), "r+b");
+  ASSERT_NE(f, nullptr);
+  std::string junk(size_t(page_size), '\0');
+  for (size_t i = 0; i < junk.size(); ++i) junk[i] = char((i * 131 + 7) & 0xff);
+  std::fseek(f, long((page - 1) * page_size), SEEK_SET);
+  std::fwrite(junk.data(), 1, junk.size(), f);
+  std::fclose(f);
+}
+
+TEST(Store, ADamagedFileIsRefusedOnOpen) {
+  const std::string path = temp_db("damaged.db");
+  int64_t root = 0, page_size = 0;
+  {
+    Store s(path);
+    for (int i = 0; i < 3; ++i) {
+      RunInfo r;
+      r.label = "run" + std::to_string(i);
+      s.begin_run(r);
+      s.add_point(make_point(r.id, 0, "torch", 256, 1));
+    }
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(s.handle(), "SELECT rootpage FROM sqlite_master WHERE name='runs'", -1, &st, nullptr);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    root = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_prepare_v2(s.handle(), "PRAGMA page_size", -1, &st, nullptr);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    page_size = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+  }  // closing the last connection checkpoints the WAL into the file
+  damage_page(path, root, page_size);
+  try {
+    Store s(path, /*create=*/false);
+    ADD_FAILURE() << "a damaged database opened; runs: " << s.runs().size();
+  } catch (const RuntimeFailure& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("database " + path + " is damaged"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(".recover"), std::string::npos) << msg;
+  }
+}
+
+TEST(Store, ErrorsNameTheFile) {
+  const std::string path = temp_db("errors.db");
+  Store s(path);
+  try {
+    s.add_point(make_point(12345, 0, "torch", 256, 1));  // no run 12345: a foreign key fails
+    ADD_FAILURE() << "a point of no run was stored";
+  } catch (const RuntimeFailure& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  // A file that is no database at all.
+  const std::string text = temp_db("text.db");
+  { std::ofstream(text) << "this is not a database, it is a text file long enough to have a header\n"; }
+  try {
+    Store t(text, /*create=*/false);
+    ADD_FAILURE() << "a text file opened as a database";
+  } catch (const RuntimeFailure& e) {
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
+TEST(Store, SelectorsBeyondSixtyFourBitsAreInputErrors) {
+  Store s(temp_db("sel64.db"));
+  RunInfo r;
+  s.begin_run(r);
+  try {
+    s.select("99999999999999999999999");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("run 99999999999999999999999: run id out of range"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(s.select("0"), InputError);
+  EXPECT_THROW(s.select("gpu:"), InputError);
 }

@@ -48,6 +48,21 @@ struct JudgeOptions {
 void add_judge_options(CLI::App* cmd, Cli& cli, JudgeOptions& o, const std::string& metric_help);
 // The runs `selectors` name (and every run with `all`), each with its points and compiles.
 std::vector<RunRecord> selected_runs(const Store& store, const std::vector<std::string>& selectors, bool all);
+// Checks of option values (CLI11 validators: a failure is a usage error, exit 2, one line).
+// A file argument (--db, --out): not empty, not a directory.
+CLI::Validator file_arg();
+// A finite number from lo to hi (--threshold: "nan" and "inf" are refused).
+CLI::Validator finite_range(double lo, double hi);
+// A run id (--resume): 1 to 2^63-1.
+CLI::Validator run_id_arg();
+// A name stored and printed back (--label): UTF-8, no control character, no code fence.
+CLI::Validator name_arg();
+// A count of at least 1 (--max-points).
+CLI::Validator positive_count();
+// --out must not name the database or its -wal, -shm or -journal file (compared as resolved
+// paths, so another spelling or a link to it counts): InputError otherwise. No-op when empty.
+void check_out_path(const std::string& out, const std::string& db);
+
 // Opens a database that must exist (InputError naming --db otherwise); never creates one.
 std::unique_ptr<Store> open_existing_store(const std::string& path);
 

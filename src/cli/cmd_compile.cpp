@@ -17,6 +17,7 @@ void add_compile_command(CLI::App& app, Cli& cli) {
   struct Opts {
     std::string config, device;
     int jobs = 0;
+    size_t max_points = kDefaultMaxPoints;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand(
@@ -24,9 +25,12 @@ void add_compile_command(CLI::App& app, Cli& cli) {
   cmd->add_option("config", o->config, "the sweep config")->required();
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N (default: cuda when present)");
   cmd->add_option("--jobs", o->jobs, "tables prepared at a time (default: half the cores)");
+  cmd->add_option("--max-points", o->max_points, "refuse a config of more points than this")
+      ->check(positive_count())
+      ->capture_default_str();
   cmd->callback([o, &cli] {
     Config cfg = load_config(o->config);
-    Sweep sw = expand(cfg);
+    Sweep sw = expand(cfg, o->max_points);
     std::string device = o->device.empty() ? default_device() : o->device;
     cfg.timing.threads = pin_threads(cfg.timing.threads, device);  // before any LibTorch work
     auto jobs = table_jobs(sw, device);

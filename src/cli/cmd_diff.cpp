@@ -20,6 +20,7 @@ void add_diff_command(CLI::App& app, Cli& cli) {
   cmd->add_flag("--fail-on-regression", o->fail, "exit 1 when a point is SLOWER by more than the threshold (or newly fails)");
   cmd->add_option("--map", o->map, "BASE_LABEL=HEAD_LABEL,...: match a base column to a head provider or label (e.g. tr=cuda)");
   cmd->callback([o, &cli] {
+    check_out_path(o->out, cli.db);
     auto db = open_existing_store(cli.db);
     Store& store = *db;
     DiffOptions opt;

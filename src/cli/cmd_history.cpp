@@ -18,9 +18,9 @@ void add_history_command(CLI::App& app, Cli& cli) {
   cmd->add_option("title", o->title, "the table title")->required();
   auto* xopt = cmd->add_option("--x", o->x, "only this x value (default: every x of the table)");
   cmd->add_option("--provider", o->provider, "only this provider (name or column label)");
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str();
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
   cmd->add_option("--threshold", o->threshold, "the smallest step that counts, in percent")
-      ->check(CLI::Range(0.0, 1000.0))
+      ->check(finite_range(0, 1000))
       ->capture_default_str();
   cmd->add_option("--format", o->format, "markdown or json")->check(CLI::IsMember({"markdown", "json"}))->capture_default_str();
   cmd->add_option("--out", o->out, "write to this file instead of stdout");

@@ -13,13 +13,12 @@ void add_merge_command(CLI::App& app, Cli& cli) {
   auto* cmd = app.add_subcommand(
       "merge", "copy the runs of other databases into --db (ids remapped; a run already there, by uuid, is skipped)");
   cmd->add_option("sources", *sources, "databases to copy from")->required();
-  cmd->add_option("--db", cli.db, "the destination database (created when missing)")->capture_default_str();
+  cmd->add_option("--db", cli.db, "the destination database (created when missing)")->capture_default_str()->check(file_arg());
   cmd->callback([sources, &cli] {
-    for (const auto& s : *sources)  // check the sources before creating the destination
-      if (!fs::is_regular_file(s)) throw InputError(s, "", "no such database");
+    auto srcs = open_merge_sources(*sources, cli.db);  // before the destination is created
     ensure_parent_dir(cli.db);
     Store dest(cli.db);
-    auto stats = merge_databases(dest, *sources);
+    auto stats = merge_stores(dest, srcs);
     for (size_t i = 0; i < stats.size(); ++i) {
       for (const auto& w : stats[i].warnings) std::cerr << "warning: " << w << "\n";
       std::cout << (*sources)[i] << ": " << stats[i].copied << " runs copied (" << stats[i].points << " points), "

@@ -17,9 +17,9 @@ void add_report_command(CLI::App& app, Cli& cli) {
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("report", "write a report of one or more runs: markdown tables, JSON or CSV");
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str();
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
   cmd->add_option("--run", o->runs, "run selector: ID, latest, label:TEXT, gpu:TEXT (repeatable; default latest)");
-  cmd->add_option("--out", o->out, "write to this file instead of stdout");
+  cmd->add_option("--out", o->out, "write to this file instead of stdout")->check(file_arg());
   cmd->add_option("--show", o->show, "cells: value (the stored statistic), gbps, pct (of peak bandwidth)")
       ->check(CLI::IsMember({"value", "gbps", "pct"}));
   cmd->add_option("--format", o->format,
@@ -27,6 +27,7 @@ void add_report_command(CLI::App& app, Cli& cli) {
       ->check(CLI::IsMember({"markdown", "json", "csv"}))
       ->capture_default_str();
   cmd->callback([o, &cli] {
+    check_out_path(o->out, cli.db);
     auto store = open_existing_store(cli.db);
     std::vector<std::string> sels = o->runs.empty() ? std::vector<std::string>{"latest"} : o->runs;
     if (o->format == "json") {
@@ -49,7 +50,7 @@ void add_runs_command(CLI::App& app, Cli& cli) {
   auto format = std::make_shared<std::string>("table");
   auto out = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("runs", "list the runs in a database");
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str();
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
   cmd->add_option("--format", *format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--out", *out, "write to this file instead of stdout");
   cmd->callback([format, out, &cli] {
@@ -74,7 +75,8 @@ void add_runs_command(CLI::App& app, Cli& cli) {
                      {"rounds", r.rounds > 0 ? nlohmann::ordered_json(r.rounds) : nlohmann::ordered_json()},
                      {"threads", r.threads >= 0 ? nlohmann::ordered_json(r.threads) : nlohmann::ordered_json()},
                      {"tuning", tuning_json(r)}});
-      text = a.dump(2) + "\n";
+      // replace: a text an older opbench stored unchecked cannot stop the listing
+      text = a.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     } else {
       char line[1024];
       std::snprintf(line, sizeof line, "%-5s %-24s %-12s %-10s %-8s %-12s %-16s %s\n", "id", "started_at", "status",

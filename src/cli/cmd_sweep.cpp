@@ -5,9 +5,11 @@
 #include <atomic>
 #include <cstdio>
 #include <iostream>
+#include <unordered_map>
 
 #include "cli/cli.hpp"
 #include "core/error.hpp"
+#include "core/fs.hpp"
 #include "measure/torch_executor.hpp"
 #include "providers/table_jobs.hpp"
 #include "measure/threads.hpp"
@@ -74,21 +76,28 @@ void add_sweep_command(CLI::App& app, Cli& cli) {
     std::string config, label, device, providers, out;
     bool dry_run = false, no_report = false;
     int64_t resume = 0;
+    size_t max_points = kDefaultMaxPoints;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("sweep", "run a sweep config, store every point, print its report");
   cmd->add_option("config", o->config, "the sweep config (.yaml, .yml or .json)")->required();
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str();
-  cmd->add_option("--label", o->label, "a label for the run (select it later with label:TEXT)");
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
+  cmd->add_option("--label", o->label, "a label for the run (select it later with label:TEXT)")->check(name_arg());
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N (default: cuda when present)");
   cmd->add_option("--providers", o->providers, "only these providers (comma-separated)");
   cmd->add_flag("--dry-run", o->dry_run, "list the tables and points; run and store nothing");
-  cmd->add_option("--resume", o->resume, "continue run RUN: skip its stored points");
-  cmd->add_option("--out", o->out, "also write the report to this file");
+  cmd->add_option("--resume", o->resume, "continue run RUN: skip its stored points")->check(run_id_arg());
+  cmd->add_option("--out", o->out, "also write the report to this file")->check(file_arg());
+  cmd->add_option("--max-points", o->max_points, "refuse a config of more points than this")
+      ->check(positive_count())
+      ->capture_default_str();
   cmd->add_flag("--no-report", o->no_report, "do not print the report at the end");
   cmd->callback([o, &cli] {
+    check_out_path(o->out, cli.db);
+    if (o->resume && !o->dry_run && !fs::is_regular_file(cli.db))
+      throw InputError(cli.db, "--resume " + std::to_string(o->resume), "no such database (nothing to resume)");
     Config cfg = load_config(o->config);
-    Sweep sw = expand(cfg);
+    Sweep sw = expand(cfg, o->max_points);
     filter_providers(sw, cfg, split_list(o->providers));
     std::string device = o->device.empty() ? default_device() : o->device;
     cfg.timing.threads = pin_threads(cfg.timing.threads, device);  // before any LibTorch work
@@ -100,11 +109,10 @@ void add_sweep_command(CLI::App& app, Cli& cli) {
     if (o->dry_run) {
       std::cout << cfg.path << ": " << cfg.op << " on " << device << ", " << sw.tables.size() << " tables, "
                 << sw.points.size() << " points\n";
-      for (const auto& t : sw.tables) {
-        size_t n = 0;
-        for (const auto& p : sw.points) n += p.title == t.title;
-        std::cout << "  [" << t.section << "] " << t.title << ": " << n << " points\n";
-      }
+      std::unordered_map<std::string, size_t> per_table;
+      for (const auto& p : sw.points) ++per_table[p.title];
+      for (const auto& t : sw.tables)
+        std::cout << "  [" << t.section << "] " << t.title << ": " << per_table[t.title] << " points\n";
       cli.status = kExitOk;
       return;
     }

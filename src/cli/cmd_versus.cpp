@@ -27,6 +27,7 @@ void add_versus_command(CLI::App& app, Cli& cli) {
   add_judge_options(cmd, cli, *o, "speed or memory points");
   cmd->add_flag("--fail-on-slower", o->fail, "exit 1 when a point of the provider is SLOWER than the best against");
   cmd->callback([o, &cli] {
+    check_out_path(o->out, cli.db);
     auto db = open_existing_store(cli.db);
     Store& store = *db;
     RunInfo r = store.select(o->run);

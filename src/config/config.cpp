@@ -4,13 +4,20 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/fs.hpp"
 #include "core/hash.hpp"
+#include "core/text.hpp"
 #include "ops/op.hpp"
 
 namespace opbench {
@@ -33,6 +40,45 @@ const char* l2_flush_name(L2Flush f) {
 
 namespace {
 
+bool all_digits(const std::string& s, size_t from) {
+  if (from >= s.size()) return false;
+  for (size_t i = from; i < s.size(); ++i)
+    if (s[i] < '0' || s[i] > '9') return false;
+  return true;
+}
+
+// YAML 1.2's core schema: [-+]?[0-9]+ is an integer; [-+]?(.[0-9]+|[0-9]+(.[0-9]*)?)([eE][-+]?[0-9]+)?
+// and .inf, -.inf, .nan are floats. Anything else is a string.
+bool yaml_float(const std::string& s, double* out) {
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  const bool neg = i && s[0] == '-';
+  const std::string rest = s.substr(i);
+  if (rest == ".inf" || rest == ".Inf" || rest == ".INF") {
+    *out = neg ? -HUGE_VAL : HUGE_VAL;
+    return true;
+  }
+  if (i == 0 && (s == ".nan" || s == ".NaN" || s == ".NAN")) {
+    *out = std::nan("");
+    return true;
+  }
+  size_t digits = 0, j = i;
+  while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j, ++digits;
+  if (j < s.size() && s[j] == '.') {
+    ++j;
+    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j, ++digits;
+  }
+  if (digits == 0) return false;
+  if (j < s.size() && (s[j] == 'e' || s[j] == 'E')) {
+    size_t k = j + 1;
+    if (k < s.size() && (s[k] == '-' || s[k] == '+')) ++k;
+    if (!all_digits(s, k)) return false;
+    j = s.size();
+  }
+  if (j != s.size()) return false;
+  *out = std::strtod(s.c_str(), nullptr);
+  return true;
+}
+
 // A YAML scalar as the JSON value it spells: integer, float, bool, null or string.
 json scalar_to_json(const YAML::Node& n) {
   const std::string& s = n.Scalar();
@@ -40,41 +86,170 @@ json scalar_to_json(const YAML::Node& n) {
   if (s == "true" || s == "True") return true;
   if (s == "false" || s == "False") return false;
   if (s == "null" || s == "~" || s.empty()) return nullptr;
-  try {
-    size_t used = 0;
-    long long v = std::stoll(s, &used, 10);
-    if (used == s.size()) return v;
-  } catch (...) {
+  if (all_digits(s, (s[0] == '-' || s[0] == '+') ? 1 : 0)) {
+    errno = 0;
+    long long v = std::strtoll(s.c_str(), nullptr, 10);
+    if (errno != ERANGE) return v;
   }
-  try {
-    size_t used = 0;
-    double v = std::stod(s, &used);
-    if (used == s.size()) return v;
-  } catch (...) {
-  }
+  double d = 0;
+  if (yaml_float(s, &d)) return d;
   return s;
 }
 
-json yaml_to_json(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Map: {
-      json j = json::object();
-      for (const auto& kv : n) j[kv.first.as<std::string>()] = yaml_to_json(kv.second);
-      return j;
+// A value for messages: JSON, with non-finite numbers spelled as YAML does, and cut short.
+std::string show(const json& j) {
+  if (j.is_number_float() && !std::isfinite(j.get<double>())) {
+    const double v = j.get<double>();
+    return std::isnan(v) ? ".nan" : v > 0 ? ".inf" : "-.inf";
+  }
+  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+}
+
+std::string child(const std::string& field, const std::string& key) {
+  return field.empty() ? key : field + "." + key;
+}
+
+std::string item(const std::string& field, size_t i) { return field + "[" + std::to_string(i) + "]"; }
+
+// The YAML node tree as JSON, bounded: at most kMaxConfigDepth levels of mappings and lists
+// and kMaxConfigValues values, aliases expanded (a "billion laughs" file stops at the budget);
+// an alias inside the collection it names, and a key given twice, are errors.
+class YamlTree {
+ public:
+  explicit YamlTree(const std::string& path) : path_(path) {}
+
+  json convert(const YAML::Node& n, const std::string& field) {
+    if (++values_ > kMaxConfigValues)
+      fail(n, field, "more than " + std::to_string(kMaxConfigValues) + " values (aliases expanded)");
+    if (!n.IsMap() && !n.IsSequence()) return n.IsScalar() ? scalar_to_json(n) : json(nullptr);
+    if (open_.size() >= size_t(kMaxConfigDepth))
+      fail(n, field, "nested deeper than " + std::to_string(kMaxConfigDepth) + " levels");
+    for (const auto& o : open_)
+      if (o.is(n)) fail(n, field, "an alias refers to a mapping or list that contains it");
+    open_.push_back(n);
+    json j = n.IsMap() ? mapping(n, field) : list(n, field);
+    open_.pop_back();
+    return j;
+  }
+
+ private:
+  json mapping(const YAML::Node& n, const std::string& field) {
+    json j = json::object();
+    std::map<std::string, int> lines;  // key -> its line
+    for (const auto& kv : n) {
+      if (!kv.first.IsScalar()) fail(kv.first, field, "a key must be a plain word");
+      const std::string key = kv.first.Scalar();
+      const int line = kv.first.Mark().line + 1;
+      auto [it, fresh] = lines.emplace(key, line);
+      if (!fresh)
+        fail(kv.first, child(field, key),
+             "duplicate key (lines " + std::to_string(it->second) + " and " + std::to_string(line) + ")");
+      j[key] = convert(kv.second, child(field, key));
     }
-    case YAML::NodeType::Sequence: {
-      json j = json::array();
-      for (const auto& v : n) j.push_back(yaml_to_json(v));
-      return j;
+    return j;
+  }
+
+  json list(const YAML::Node& n, const std::string& field) {
+    json j = json::array();
+    size_t i = 0;
+    for (const auto& v : n) j.push_back(convert(v, item(field, i++)));
+    return j;
+  }
+
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& field, const std::string& msg) const {
+    const int line = n.Mark().line;
+    throw InputError(line >= 0 ? path_ + ":" + std::to_string(line + 1) : path_, field, msg);
+  }
+
+  std::string path_;
+  size_t values_ = 0;
+  std::vector<YAML::Node> open_;  // the collections being converted, outermost first
+};
+
+// JSON parsed under the same bounds as YAML: depth, number of values, no key twice (the
+// parser's callback sees every event; our own stack of open collections names the field).
+class JsonTree {
+ public:
+  explicit JsonTree(const std::string& path) : path_(path) {}
+
+  json parse(const std::string& text) {
+    return json::parse(text, [this](int, json::parse_event_t ev, json& parsed) { return on_event(ev, parsed); });
+  }
+
+ private:
+  struct Frame {
+    bool object = false;
+    std::set<std::string> keys;
+    std::string key;   // the current key (object)
+    size_t next = 0;   // the next index (array)
+    std::string field;
+  };
+
+  bool on_event(json::parse_event_t ev, const json& parsed) {
+    using E = json::parse_event_t;
+    switch (ev) {
+      case E::object_start:
+      case E::array_start: {
+        const std::string field = value_field();
+        if (stack_.size() >= size_t(kMaxConfigDepth))
+          throw InputError(path_, field, "nested deeper than " + std::to_string(kMaxConfigDepth) + " levels");
+        count(field);
+        Frame f;
+        f.object = ev == E::object_start;
+        f.field = field;
+        stack_.push_back(std::move(f));
+        break;
+      }
+      case E::key: {
+        Frame& f = stack_.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second) throw InputError(path_, child(f.field, f.key), "duplicate key");
+        break;
+      }
+      case E::value:
+        count(value_field());
+        break;
+      case E::object_end:
+      case E::array_end:
+        stack_.pop_back();
+        break;
     }
-    case YAML::NodeType::Scalar:
-      return scalar_to_json(n);
-    default:
-      return nullptr;
+    return true;
+  }
+
+  // The field of the value that starts now (advances the enclosing list's index).
+  std::string value_field() {
+    if (stack_.empty()) return "";
+    Frame& f = stack_.back();
+    return f.object ? child(f.field, f.key) : item(f.field, f.next++);
+  }
+
+  void count(const std::string& field) {
+    if (++values_ > kMaxConfigValues)
+      throw InputError(path_, field, "more than " + std::to_string(kMaxConfigValues) + " values");
+  }
+
+  std::string path_;
+  size_t values_ = 0;
+  std::vector<Frame> stack_;
+};
+
+// Config text must be UTF-8 without control characters other than tab and line breaks (as
+// YAML requires of any document): every string read from it is stored and printed back.
+void check_text(const std::string& text, const std::string& path) {
+  size_t bad = 0;
+  if (!valid_utf8(text, &bad))
+    throw InputError(path + ":" + std::to_string(line_of(text, bad)), "", "not valid UTF-8");
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+      throw InputError(path + ":" + std::to_string(line_of(text, i)), "",
+                       "control character (byte " + std::to_string(int(c)) + ") in the config");
   }
 }
 
-std::string show(const json& j) { return j.dump(); }
+
 
 struct Checker {
   std::string path;
@@ -94,6 +269,8 @@ struct Checker {
   Value axis_value(const AxisSpec& a, const json& j, const std::string& field) const {
     if (a.kind == AxisKind::Int) {
       if (!j.is_number_integer()) fail(field, "must be an integer, got " + show(j));
+      if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX))
+        fail(field, "must be an integer below 2^63, got " + show(j));
       int64_t v = j.get<int64_t>();
       if (a.positive && v <= 0) fail(field, "must be positive, got " + std::to_string(v));
       return v;
@@ -124,11 +301,18 @@ struct Checker {
     }
     return out;
   }
-  double positive_number(const json& j, const std::string& field) const {
+  // Milliseconds: a finite number above 0 and at most `max`.
+  double milliseconds(const json& j, const std::string& field, double max) const {
     if (!j.is_number()) fail(field, "must be a number, got " + show(j));
     double v = j.get<double>();
-    if (!(v > 0)) fail(field, "must be positive, got " + show(j));
+    if (!std::isfinite(v) || !(v > 0) || v > max)
+      fail(field, "must be a number of milliseconds above 0 and at most " + std::to_string(int64_t(max)) + ", got " + show(j));
     return v;
+  }
+  // A name printed back in reports (a column label, the title template).
+  void printable_name(const std::string& s, const std::string& field, const std::string& what) const {
+    const std::string why = name_problem(s);
+    if (!why.empty()) fail(field, what + " " + why);
   }
 };
 
@@ -136,19 +320,22 @@ json parse_tree(const std::string& text, const std::string& path) {
   auto ends_with = [&](const std::string& suf) {
     return path.size() >= suf.size() && path.compare(path.size() - suf.size(), suf.size(), suf) == 0;
   };
-  if (ends_with(".json")) {
+  const bool is_json = ends_with(".json");
+  if (!is_json && !ends_with(".yaml") && !ends_with(".yml"))
+    throw InputError(path, "", "unknown config format (use .yaml, .yml or .json)");
+  check_text(text, path);
+  if (is_json) {
     try {
-      return json::parse(text);
-    } catch (const json::parse_error& e) {
+      return JsonTree(path).parse(text);
+    } catch (const json::exception& e) {  // a syntax error, or a number beyond a double
       throw InputError(path, "", std::string("not valid JSON: ") + e.what());
     }
   }
-  if (!ends_with(".yaml") && !ends_with(".yml"))
-    throw InputError(path, "", "unknown config format (use .yaml, .yml or .json)");
   try {
-    return yaml_to_json(YAML::Load(text));
+    return YamlTree(path).convert(YAML::Load(text), "");
   } catch (const YAML::Exception& e) {
-    throw InputError(path, "", "not valid YAML: line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    const std::string at = e.mark.is_null() ? "" : "line " + std::to_string(e.mark.line + 1) + ": ";
+    throw InputError(path, "", "not valid YAML: " + at + e.msg);
   }
 }
 
@@ -169,8 +356,8 @@ Timing parse_timing(const json& block, const Checker& c) {
       c.fail("timing.threads", "must be an integer from 0 (LibTorch's own count) to 1024, got " + show(n));
     timing.threads = int(n.get<int64_t>());
   }
-  if (t.contains("warmup_ms")) timing.warmup_ms = c.positive_number(t["warmup_ms"], "timing.warmup_ms");
-  if (t.contains("rep_ms")) timing.rep_ms = c.positive_number(t["rep_ms"], "timing.rep_ms");
+  if (t.contains("warmup_ms")) timing.warmup_ms = c.milliseconds(t["warmup_ms"], "timing.warmup_ms", kMaxWarmupMs);
+  if (t.contains("rep_ms")) timing.rep_ms = c.milliseconds(t["rep_ms"], "timing.rep_ms", kMaxRepMs);
   if (t.contains("stat")) {
     if (!t["stat"].is_string()) c.fail("timing.stat", "must be a word");
     timing.stat = t["stat"].get<std::string>();
@@ -280,10 +467,10 @@ Config parse_config(const std::string& text, const std::string& path) {
         for (const auto& p : op->providers) list += (list.empty() ? "" : ", ") + p.first;
         c.fail(field, "unknown provider '" + name + "' for " + cfg.op + " (one of: " + list + ")");
       }
-      if (label.empty() || label.find_first_of(" \t\n") != std::string::npos)
-        c.fail(field, "column label must be one word, got '" + label + "'");
-      for (const auto& p : cfg.providers)
-        if (p.first == name || p.second == label) c.fail(field, "listed twice");
+      const std::string why = label_problem(label);
+      if (!why.empty()) c.fail(field, "column label '" + label + "' " + why);
+      for (const auto& p : cfg.providers)  // labels as the Notation list matches them: ignoring case
+        if (p.first == name || to_lower(p.second) == to_lower(label)) c.fail(field, "listed twice");
       cfg.providers.emplace_back(name, label);
     };
     if (ps.is_object()) {
@@ -307,6 +494,7 @@ Config parse_config(const std::string& text, const std::string& path) {
     if (!root["title"].is_string() || root["title"].get<std::string>().empty())
       c.fail("title", "must be a non-empty template string");
     cfg.title = root["title"].get<std::string>();
+    c.printable_name(cfg.title, "title", "the title");
   }
 
   if (root.contains("timing")) cfg.timing = parse_timing(root["timing"], c);
@@ -328,6 +516,12 @@ std::optional<StoredTiming> stored_timing(const std::string& text, const std::st
 }
 
 Config load_config(const std::string& path) {
+  if (!fs::is_regular_file(path))
+    throw InputError(path, "", fs::is_directory(path) ? "is a directory, not a config file"
+                               : fs::exists(path)     ? "not a regular file"
+                                                      : "no such file");
+  const std::string why = text_problem(path);
+  if (!why.empty()) throw InputError(one_line(path), "", "the file name " + why);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot read the file");
   std::stringstream ss;

@@ -1,5 +1,6 @@
 // A sweep config (YAML or JSON, one schema): what to run and how to time it. Torch-free.
 #pragma once
+#include <cstddef>
 #include <optional>
 #include <set>
 #include <string>
@@ -14,6 +15,15 @@ namespace opbench {
 // than the cache, as triton.testing.do_bench: the call pays the write-back of the dirty lines
 // it evicts); read (a read of that buffer: the cache is cold and clean).
 enum class L2Flush { none, write, read };
+
+// Limits of a config (README "Limits"), far beyond any real one; they bound what a hostile
+// file can cost. The tree: mappings and lists nested at most kMaxConfigDepth deep, at most
+// kMaxConfigValues values with YAML aliases expanded. Timing: each of warmup_ms and rep_ms
+// finite, above 0 and at most these (a point's measuring time, not counting its calls' setup).
+constexpr int kMaxConfigDepth = 64;
+constexpr size_t kMaxConfigValues = 1000000;
+constexpr double kMaxWarmupMs = 60000;
+constexpr double kMaxRepMs = 60000;
 
 struct Timing {
   double warmup_ms = 25;
@@ -54,7 +64,9 @@ struct Config {
   Timing timing;
 };
 
-// Reads and validates a config file; throws InputError naming the file and field.
+// Reads and validates a config file; throws InputError naming the file and field. Configs are
+// UTF-8 without control characters; a key given twice, an alias inside what it names, and a
+// tree beyond the limits above are errors.
 Config load_config(const std::string& path);
 // Parses config text; `path` decides the syntax (.json or .yaml/.yml) and names errors.
 Config parse_config(const std::string& text, const std::string& path);

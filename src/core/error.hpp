@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/text.hpp"
+
 namespace opbench {
 
 // Exit statuses of the opbench command (README "Exit codes").
@@ -14,11 +16,12 @@ enum ExitCode : int {
 };
 
 // Bad user input: a config, a selector, a file. `where` names the file (and line if known),
-// `field` the offending key or value; what() is the one-line message shown to the user.
+// `field` the offending key or value; what() is the one-line message shown to the user (any
+// line break or other control character the input put into it shown as a space).
 class InputError : public std::runtime_error {
  public:
   InputError(std::string where, std::string field, const std::string& message)
-      : std::runtime_error(where + (field.empty() ? "" : ": " + field) + ": " + message),
+      : std::runtime_error(one_line(where + (field.empty() ? "" : ": " + field) + ": " + message)),
         where_(std::move(where)), field_(std::move(field)) {}
   const std::string& where() const { return where_; }
   const std::string& field() const { return field_; }

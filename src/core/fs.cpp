@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 
@@ -20,6 +22,22 @@ bool exists(const std::string& path) {
 bool is_regular_file(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool is_directory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string resolved(const std::string& path) {
+  char buf[PATH_MAX];
+  if (::realpath(path.c_str(), buf)) return buf;
+  const auto slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (::realpath(dir.c_str(), buf)) return std::string(buf) + (std::string(buf) == "/" ? "" : "/") + name;
+  if (!path.empty() && path[0] == '/') return path;
+  return ::getcwd(buf, sizeof buf) ? std::string(buf) + "/" + path : path;
 }
 
 bool same_file(const std::string& a, const std::string& b) {

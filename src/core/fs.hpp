@@ -10,6 +10,11 @@ namespace opbench::fs {
 
 bool exists(const std::string& path);
 bool is_regular_file(const std::string& path);
+bool is_directory(const std::string& path);
+// `path` made absolute with symbolic links and ".." resolved, as far as it exists: the real
+// path of the file, else that of its directory followed by its name, else `path` itself
+// (absolute). Two names of one file (or of one file to be) resolve alike.
+std::string resolved(const std::string& path);
 // The same file (device and inode) under two names.
 bool same_file(const std::string& a, const std::string& b);
 // Creates the directories above `path` (like mkdir -p of its parent); throws RuntimeFailure.

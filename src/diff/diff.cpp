@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "report/provenance.hpp"
 
 namespace opbench {
@@ -37,16 +38,6 @@ std::string num(double v) {
 std::string pct_change(double ratio) {
   if (!std::isfinite(ratio)) return "-";
   return fmt("%+.1f%%", (ratio - 1) * 100);
-}
-
-std::string cell(std::string s) {  // a markdown table cell: '|' escaped
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
-  }
-  return out;
 }
 
 json num_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
@@ -118,7 +109,7 @@ std::string run_brief(const RunInfo& r) {
   if (r.source == "import") o << ", imported from " << r.config_path;
   if (!r.git_commit.empty()) o << ", commit " << r.git_commit.substr(0, 12);
   if (!r.started_at.empty()) o << ", " << r.started_at.substr(0, 10);
-  return o.str();
+  return one_line(o.str());
 }
 
 namespace {
@@ -391,7 +382,7 @@ std::string diff_markdown(const DiffResult& d) {
       auto it = s.counts.find(v);
       return it == s.counts.end() ? size_t(0) : it->second;
     };
-    o << "| " << cell(s.provider) << " | " << s.points << " | " << num(s.geomean) << " |";
+    o << "| " << md_cell(s.provider) << " | " << s.points << " | " << num(s.geomean) << " |";
     if (d.peaks) o << " " << num(s.geomean_pct) << " |";
     o << " " << c(Verdict::Slower) << " | " << c(Verdict::Error) << " | " << c(Verdict::Unsure) << " | "
       << c(Verdict::Faster) << " | " << c(Verdict::Same) << " | " << c(Verdict::Fixed) << " | "
@@ -406,7 +397,7 @@ std::string diff_markdown(const DiffResult& d) {
     if (d.peaks) o << "---:|";
     o << "\n";
     for (const DiffRow* r : rows) {
-      o << "| " << cell(r->title) << " | " << r->x_name << "=" << r->x << " | " << cell(r->provider()) << " | "
+      o << "| " << md_cell(r->title) << " | " << r->x_name << "=" << r->x << " | " << md_cell(r->provider()) << " | "
         << (r->base_error.empty() ? num(r->base) : "error") << " | "
         << (r->head_error.empty() ? num(r->head) : "error") << " | "
         << (std::isfinite(r->j.ratio) ? fmt("%.3f", r->j.ratio) : "-") << " | " << pct_change(r->j.ratio)

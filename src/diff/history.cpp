@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace opbench {
 
@@ -92,20 +93,21 @@ std::string num(double v, const char* f = "%.6g") {
 
 std::string history_markdown(const std::vector<HistorySeries>& series, double threshold) {
   std::ostringstream o;
-  o << "# History of " << series.front().title << "\n\n";
+  o << "# History of " << one_line(series.front().title) << "\n\n";
   o << "Each value against the previous run that has the point (threshold " << num(threshold * 100)
     << "%, noise-aware as in opbench diff): a step up is SLOWER (more time or memory), a step down "
        "FASTER.\n";
   for (const auto& s : series) {
-    o << "\n## " << s.x_name << "=" << s.x << " " << s.provider;
-    if (!s.label.empty() && s.label != s.provider) o << " (" << s.label << ")";
+    o << "\n## " << one_line(s.x_name) << "=" << s.x << " " << one_line(s.provider);
+    if (!s.label.empty() && s.label != s.provider) o << " (" << one_line(s.label) << ")";
     o << "\n\n| run | started | commit | gpu | label | value | vs previous | verdict | step |\n"
       << "|---:|---|---|---|---|---:|---:|---|---|\n";
     for (const auto& e : s.entries) {
       std::string commit = e.run.git_commit.substr(0, 12);
       if (e.run.source == "import") commit = commit.empty() ? "import" : commit;
-      o << "| " << e.run.id << " | " << e.run.started_at.substr(0, 19) << " | " << (commit.empty() ? "-" : commit)
-        << " | " << (e.run.env.gpu.empty() ? "-" : e.run.env.gpu) << " | " << (e.run.label.empty() ? "-" : e.run.label)
+      o << "| " << e.run.id << " | " << md_cell(e.run.started_at.substr(0, 19)) << " | "
+        << (commit.empty() ? "-" : md_cell(commit)) << " | " << (e.run.env.gpu.empty() ? "-" : md_cell(e.run.env.gpu))
+        << " | " << (e.run.label.empty() ? "-" : md_cell(e.run.label))
         << " | " << (e.point.result.ok() ? num(e.point.value) : "error") << " | ";
       if (e.has_prev && std::isfinite(e.vs_prev.ratio)) {
         char buf[32];
@@ -144,7 +146,7 @@ std::string history_json(const std::vector<HistorySeries>& series, double thresh
     a.push_back({{"title", s.title}, {"x_name", s.x_name}, {"x", s.x}, {"provider", s.provider},
                  {"label", s.label}, {"threshold_pct", threshold * 100}, {"entries", entries}});
   }
-  return a.dump(2) + "\n";
+  return a.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace opbench

@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/hash.hpp"
+#include "core/text.hpp"
 #include "ops/op.hpp"
 #include "report/document.hpp"
 
@@ -19,12 +20,7 @@ namespace opbench {
 
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
-}  // namespace
 
 TitleInfo parse_title(const std::string& title) {
   // An op's title, read by inverting its template (OpSpec::title).
@@ -46,6 +42,37 @@ TitleInfo parse_title(const std::string& title) {
 }
 
 namespace {
+
+// A name the document gives (title, column, heading, notation) must print back as it reads:
+// InputError at `where` otherwise.
+void check_name(const std::string& name, const std::string& where, const std::string& what) {
+  const std::string why = name_problem(name);
+  if (!why.empty()) throw InputError(where, "", what + " '" + name + "' " + why);
+}
+
+// Each column's provider (its notation description, else the label). Two columns of one
+// table standing for one provider would be one point twice, and two labels differing only in
+// case one Notation entry: an InputError naming both.
+std::vector<std::string> column_providers(const ParsedDocument& doc, const ParsedTable& pt, const std::string& path) {
+  std::vector<std::string> out;
+  std::map<std::string, std::string> first, spelled;  // provider / lower-case label -> the column
+  for (const auto& c : pt.table.columns) {
+    auto [s, new_label] = spelled.emplace(to_lower(c), c);
+    if (!new_label)
+      throw InputError(path + ":" + std::to_string(pt.line + 1), "",
+                       "table '" + pt.table.title + "': columns '" + s->second + "' and '" + c +
+                           "' differ only in case (the Notation list does not tell them apart)");
+    const std::string* desc = notation_for(doc, c);
+    out.push_back(desc ? *desc : c);
+    auto [it, fresh] = first.emplace(out.back(), c);
+    if (!fresh)
+      throw InputError(path + ":" + std::to_string(pt.line + 1), "",
+                       "table '" + pt.table.title + "': columns '" + it->second + "' and '" + c +
+                           "' both stand for provider '" + out.back() +
+                           "' (by the Notation list or by name): a run holds one point per provider");
+  }
+  return out;
+}
 
 // What an opbench report's run line says of its run: "run 3 (label), 2026-11-22, cuda:0,
 // commit 1a2b3c4d5e6f, torch 2.11.0, measured peak bandwidth 2941 GB/s, median of each
@@ -145,6 +172,7 @@ void add_table(Building& b, const ParsedDocument& doc, const ParsedTable& pt, co
   const std::string metric = info.params.s_or("metric", "");
   const std::string section = pt.headings.empty() ? "" : pt.headings.back();
   const double peak = b.r.run.env.peak_gbps;
+  const std::vector<std::string> providers = column_providers(doc, pt, path);
   for (const auto& c : t.columns)
     if (std::find(b.labels.begin(), b.labels.end(), c) == b.labels.end()) b.labels.push_back(c);
 
@@ -165,8 +193,7 @@ void add_table(Building& b, const ParsedDocument& doc, const ParsedTable& pt, co
       sp.point.x_name = t.index_name;
       sp.point.x_value = x;
       sp.point.label = t.columns[col];
-      const std::string* desc = notation_for(doc, t.columns[col]);
-      sp.point.provider = desc ? *desc : t.columns[col];
+      sp.point.provider = providers[col];
       sp.stat = metric == "memory" ? "max" : b.r.run.stat;
       sp.value = v;
       sp.created_at = now;
@@ -195,7 +222,7 @@ std::vector<std::pair<std::string, std::string>> run_notation(const ParsedDocume
   std::set<std::string> listed;
   for (const auto& [doc_label, desc] : doc.notation)
     for (const auto& l : labels)
-      if (lower(l) == lower(doc_label) && listed.insert(l).second) notation.emplace_back(l, desc);
+      if (to_lower(l) == to_lower(doc_label) && listed.insert(l).second) notation.emplace_back(l, desc);
   for (const auto& l : labels)
     if (listed.insert(l).second) notation.emplace_back(l, l);
   return notation;
@@ -205,6 +232,9 @@ std::vector<std::pair<std::string, std::string>> run_notation(const ParsedDocume
 
 ImportResult import_document(const std::string& text, const std::string& path,
                              const std::string& label) {
+  size_t bad = 0;
+  if (!valid_utf8(text, &bad))
+    throw InputError(path + ":" + std::to_string(line_of(text, bad)), "", "not valid UTF-8");
   const ParsedDocument doc = parse_document(text, path);
   ImportResult res;
   if (doc.tables.empty())
@@ -215,9 +245,16 @@ ImportResult import_document(const std::string& text, const std::string& path,
   std::map<std::string, size_t> current;  // gpu and run line -> its run being filled
   int64_t seq = 0;
   for (const ParsedTable& pt : doc.tables) {
-    if (pt.table.index.empty()) {
-      res.warnings.push_back(path + ":" + std::to_string(pt.line) + ": table '" + pt.table.title +
-                             "' has no rows: nothing to import");
+    const Table& t = pt.table;
+    const std::string at = path + ":" + std::to_string(pt.line);
+    check_name(t.title, at, "title");
+    check_name(t.index_name, at, "index column");
+    for (const auto& c : t.columns)
+      if (!label_problem(c).empty()) throw InputError(at, "", "column '" + c + "' " + label_problem(c));
+    if (!pt.headings.empty()) check_name(pt.headings.back(), at, "heading");
+    if (t.index.empty() || t.columns.empty()) {  // no cell: no point, and no run for it
+      res.warnings.push_back(at + ": table '" + t.title + "' has no " +
+                             (t.index.empty() ? "rows" : "columns besides " + t.index_name) + ": nothing to import");
       continue;
     }
     const std::string key = pt.gpu + "\x1f" + pt.run_line;
@@ -239,6 +276,8 @@ ImportResult import_document(const std::string& text, const std::string& path,
 }
 
 std::string read_document(const std::string& path) {
+  const std::string why = text_problem(path);  // stored as the runs' config_path
+  if (!why.empty()) throw InputError(one_line(path), "", "the file name " + why);
   if (!fs::is_regular_file(path))
     throw InputError(path, "", fs::exists(path) ? "not a regular file" : "no such file");
   std::ifstream in(path, std::ios::binary);

@@ -46,13 +46,15 @@ struct ImportedRun {
 
 struct ImportResult {
   std::vector<ImportedRun> runs;
-  std::vector<std::string> warnings;  // tables with nothing to store (pandas' Empty DataFrame)
+  std::vector<std::string> warnings;  // tables with nothing to store (no rows, or an index column alone)
 };
 
 // Builds the runs of a document without touching a store. `path` names the file in errors
 // and in each run's config_path. Throws InputError("path:line", ...) for unreadable input:
-// what parse_document rejects, a non-integer x value, an x value twice in one table, a
-// document with no tables.
+// text that is not UTF-8, what parse_document rejects, a title, column or section heading
+// that is not a printable name (core/text.hpp: a report of it could not be read back), two
+// columns of one table standing for one provider, a non-integer x value, an x value twice
+// in one table, a document with no tables.
 ImportResult import_document(const std::string& text, const std::string& path,
                              const std::string& label);
 

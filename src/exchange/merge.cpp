@@ -28,22 +28,31 @@ MergeStats merge_runs(Store& dest, const Store& src) {
   return st;
 }
 
-std::vector<MergeStats> merge_databases(Store& dest, const std::vector<std::string>& sources) {
+std::vector<std::unique_ptr<Store>> open_merge_sources(const std::vector<std::string>& sources,
+                                                       const std::string& dest_path) {
   std::vector<std::unique_ptr<Store>> srcs;
   for (const auto& path : sources) {
     if (!fs::is_regular_file(path)) throw InputError(path, "", "no such database");
-    if (fs::same_file(path, dest.path())) throw InputError(path, "", "is the destination database");
+    if (fs::same_file(path, dest_path)) throw InputError(path, "", "is the destination database");
     try {
       srcs.push_back(std::make_unique<Store>(path, /*create=*/false));
     } catch (const RuntimeFailure& e) {
       throw InputError(path, "", std::string("not a readable opbench database: ") + e.what());
     }
   }
+  return srcs;
+}
+
+std::vector<MergeStats> merge_stores(Store& dest, const std::vector<std::unique_ptr<Store>>& sources) {
   std::vector<MergeStats> out;
   dest.transaction([&] {
-    for (auto& s : srcs) out.push_back(merge_runs(dest, *s));
+    for (const auto& s : sources) out.push_back(merge_runs(dest, *s));
   });
   return out;
+}
+
+std::vector<MergeStats> merge_databases(Store& dest, const std::vector<std::string>& sources) {
+  return merge_stores(dest, open_merge_sources(sources, dest.path()));
 }
 
 }  // namespace opbench

@@ -7,6 +7,7 @@
 // agree on them.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,8 +26,17 @@ struct MergeStats {
 // dest.transaction() (merge_databases does).
 MergeStats merge_runs(Store& dest, const Store& src);
 
-// Opens each source (which must exist; an unreadable one is an InputError), then copies
-// them all into `dest` in one transaction. Returns one MergeStats per source.
+// Opens each source: it must exist, be an opbench database and not be `dest_path`
+// (InputError otherwise). Called before the destination is opened, so that bad input
+// creates no database.
+std::vector<std::unique_ptr<Store>> open_merge_sources(const std::vector<std::string>& sources,
+                                                       const std::string& dest_path);
+
+// Copies every source into `dest` in one transaction (runs, their points and compile
+// records). Returns one MergeStats per source.
+std::vector<MergeStats> merge_stores(Store& dest, const std::vector<std::unique_ptr<Store>>& sources);
+
+// open_merge_sources + merge_stores.
 std::vector<MergeStats> merge_databases(Store& dest, const std::vector<std::string>& sources);
 
 }  // namespace opbench

@@ -1,5 +1,6 @@
 #include "points/points.hpp"
 
+#include <cstdint>
 #include <set>
 
 #include "core/error.hpp"
@@ -51,12 +52,35 @@ std::string section_name(const Params& p, const std::vector<std::string>& varyin
   return s.empty() ? "all" : s;
 }
 
+size_t mul_sat(size_t a, size_t b) {
+  if (a != 0 && b > SIZE_MAX / a) return SIZE_MAX;
+  return a * b;
+}
+
+size_t add_sat(size_t a, size_t b) { return b > SIZE_MAX - a ? SIZE_MAX : a + b; }
+
 }  // namespace
 
-Sweep expand(const Config& cfg) {
+size_t count_points(const Config& cfg) {
+  size_t combos = 1;
+  for (const auto& [axis, values] : cfg.params) combos = mul_sat(combos, values.size());
+  size_t xs = cfg.variants.empty() ? cfg.x_values.size() : 0;  // x values per params combination
+  for (size_t r = 0; r < cfg.variants.size(); ++r) {
+    const bool own = r < cfg.variant_x.size() && !cfg.variant_x[r].empty();
+    xs = add_sat(xs, own ? cfg.variant_x[r].size() : cfg.x_values.size());
+  }
+  return mul_sat(mul_sat(combos, xs), cfg.providers.size());
+}
+
+Sweep expand(const Config& cfg, size_t max_points) {
   Sweep sw;
   sw.op = find_op(cfg.op);
   if (!sw.op) throw InputError(cfg.path, "op", "unknown op '" + cfg.op + "'");
+  const size_t n = count_points(cfg);
+  if (n > max_points)
+    throw InputError(cfg.path, "", (n == SIZE_MAX ? std::string("more than ") + std::to_string(SIZE_MAX) : std::to_string(n)) +
+                                       " points (tables x values x providers), more than the limit of " +
+                                       std::to_string(max_points) + " a sweep (--max-points raises it)");
   const OpSpec& op = *sw.op;
 
   // Cartesian product of params (first listed varies slowest), crossed with variants.

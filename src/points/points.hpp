@@ -2,6 +2,7 @@
 // points (table x value x provider). Every combination is validated by the op here, so a
 // shape the op rejects is a config error before anything runs. Torch-free.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,16 @@ struct Sweep {
   std::vector<Point> points;  // table-major, then x, then provider (column order)
 };
 
-// Throws InputError(config path, field, ...) for a combination the op rejects.
-Sweep expand(const Config& cfg);
+// The default cap on the points of one sweep (README "Limits"; --max-points raises it).
+constexpr size_t kDefaultMaxPoints = 100000;
+
+// How many points a config expands to (tables x their x values x providers), counted from
+// the config alone, without expanding it; saturates at SIZE_MAX.
+size_t count_points(const Config& cfg);
+
+// Throws InputError(config path, field, ...) for a combination the op rejects, and before
+// expanding anything when the config has more than `max_points` points.
+Sweep expand(const Config& cfg, size_t max_points = kDefaultMaxPoints);
 
 // Fills a title template (src/ops/title.hpp: {axis}, {op}, {?axis=value:text}); InputError
 // naming `path` and "title" for a template that does not parse or names an axis `p` lacks.

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace opbench {
 namespace {
@@ -32,11 +33,6 @@ std::string rtrim(const std::string& s) {
   size_t e = s.size();
   while (e > 0 && is_space(s[e - 1])) --e;
   return s.substr(0, e);
-}
-
-std::string to_lower(std::string s) {
-  for (char& c : s) c = lower(c);
-  return s;
 }
 
 bool is_blank(const std::string& s) { return trim(s).empty(); }
@@ -154,6 +150,7 @@ class Parser {
       std::string info;
       size_t run = fence_of(ln.text, &ch, &info);
       if (run) {
+        in_notation = false;
         i = fenced_block(i, ch, run, info);
         continue;
       }
@@ -173,7 +170,9 @@ class Parser {
         }
         continue;
       }
-      if (in_notation) notation_item(ln, &labels);
+      // The Notation list is the run of list items after its heading: any other line (a
+      // fence included, above) ends it.
+      if (in_notation && !is_blank(ln.text) && !notation_item(ln, &labels)) in_notation = false;
     }
     return std::move(doc_);
   }
@@ -192,18 +191,23 @@ class Parser {
     return k < t.size() && (t[k] == ',' || t[k] == ' ') ? t : "";
   }
 
-  void notation_item(const Line& ln, std::set<std::string>* labels) {
+  // Reads a list item of the Notation list; false when the line is no list item.
+  bool notation_item(const Line& ln, std::set<std::string>* labels) {
     std::string t = trim(ln.text);
-    if (t.size() < 2 || (t[0] != '-' && t[0] != '*' && t[0] != '+') || !is_space(t[1])) return;
+    if (t.size() < 2 || (t[0] != '-' && t[0] != '*' && t[0] != '+') || !is_space(t[1])) return false;
     std::string item = trim(t.substr(2));
     size_t colon = item.find(':');
     std::string label = colon == std::string::npos ? "" : trim(item.substr(0, colon));
     std::string desc = colon == std::string::npos ? "" : trim(item.substr(colon + 1));
     if (label.empty() || desc.empty())
       fail(path_, ln.no, "notation item must read '- label: description', got '" + t + "'");
+    for (const std::string* name : {&label, &desc})
+      if (!name_problem(*name).empty())
+        fail(path_, ln.no, "notation item '" + t + "': '" + *name + "' " + name_problem(*name));
     if (!labels->insert(to_lower(label)).second)
       fail(path_, ln.no, "notation label '" + label + "' is defined twice");
     doc_.notation.emplace_back(label, desc);
+    return true;
   }
 
   // Handles the fence opened at lines_[open]; returns the index of its closing line.

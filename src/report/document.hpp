@@ -44,8 +44,9 @@ struct ParsedDocument {
 // Parses a whole document. `path` is only used in error locations.
 // Throws opbench::InputError(path + ":" + line, "", message) for bad input: a table row
 // with the wrong number of cells or a wrong RangeIndex label, an unparsable number, a
-// missing title or header, a duplicate column, a malformed or duplicate notation item, a
-// fence that is never closed.
+// missing title or header, a duplicate column, a malformed or duplicate notation item (or
+// one whose label or description is not a printable name: core/text.hpp), a fence that is
+// never closed.
 ParsedDocument parse_document(const std::string& text, const std::string& path);
 
 // The first device a heading (or any text) names, or "" if it names none. Known names

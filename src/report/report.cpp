@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/text.hpp"
+
 namespace opbench {
 
 static double cell_value(const StoredPoint& p, Show show) {
@@ -24,7 +26,7 @@ std::vector<Section> build_sections(const ReportRun& r, Show show) {
   std::map<std::string, std::pair<size_t, size_t>> table_index;  // title -> (section, table)
   // Column order: the run's Notation order (labels), then any label it does not list.
   std::vector<std::string> order;
-  for (const auto& [label, prov] : r.run.notation) order.push_back(label);
+  for (const auto& [label, prov] : r.run.notation) order.push_back(one_line(label));
 
   struct Acc {
     std::vector<double> xs;
@@ -43,8 +45,8 @@ std::vector<Section> build_sections(const ReportRun& r, Show show) {
         out.push_back({p.section, {}});
       }
       Table t;
-      t.title = p.point.title;
-      t.index_name = p.point.x_name;
+      t.title = one_line(p.point.title);
+      t.index_name = one_line(p.point.x_name);
       out[s->second].tables.push_back(t);
       it = table_index.emplace(p.point.title, std::make_pair(s->second, out[s->second].tables.size() - 1)).first;
     }
@@ -53,13 +55,14 @@ std::vector<Section> build_sections(const ReportRun& r, Show show) {
     bool seen = false;
     for (double v : a.xs) seen = seen || v == x;
     if (!seen) a.xs.push_back(x);
-    a.cells[p.point.label][x] = cell_value(p, show);
-    if (!a.labels.count(p.point.label)) {
-      a.labels.insert(p.point.label);
-      a.label_order.push_back(p.point.label);
+    const std::string label = one_line(p.point.label);
+    a.cells[label][x] = cell_value(p, show);
+    if (!a.labels.count(label)) {
+      a.labels.insert(label);
+      a.label_order.push_back(label);
       bool known = false;
-      for (const auto& l : order) known = known || l == p.point.label;
-      if (!known) order.push_back(p.point.label);
+      for (const auto& l : order) known = known || l == label;
+      if (!known) order.push_back(label);
     }
   }
   for (auto& s : out)
@@ -105,7 +108,7 @@ static std::string describe_run(const RunInfo& r) {
     o << ", " << (r.stat.empty() ? "median" : r.stat) << " of each point's samples";
     if (r.status != "done") o << " (" << r.status << ")";
   }
-  return o.str();
+  return one_line(o.str());
 }
 
 std::string render_report(const std::vector<ReportRun>& runs, Show show) {
@@ -115,12 +118,12 @@ std::string render_report(const std::vector<ReportRun>& runs, Show show) {
   if (show == Show::GBps) o << "Cells: GB/s of the minimal bytes (speed tables only).\n\n";
   if (show == Show::PctPeak) o << "Cells: % of the measured peak bandwidth (speed tables only).\n\n";
   o << "## Notation\n\n";
-  std::set<std::string> listed;
+  std::set<std::string> listed;  // lower case: the list's labels are read ignoring case
   for (const auto& r : runs)
     for (const auto& [label, prov] : r.run.notation)
-      if (listed.insert(label).second) o << "- " << label << ": " << prov << "\n";
+      if (listed.insert(to_lower(label)).second) o << "- " << one_line(label) << ": " << one_line(prov) << "\n";
   for (const auto& r : runs) {
-    o << "\n## " << (r.run.env.gpu.empty() ? "unknown device" : r.run.env.gpu) << "\n\n";
+    o << "\n## " << (r.run.env.gpu.empty() ? "unknown device" : one_line(r.run.env.gpu)) << "\n\n";
     o << describe_run(r.run) << "\n";
     if (r.run.source != "import")
       for (const std::string& line : {timing_line(r.run), tuning_text(r.run), gpu_line(r.run, r.points)})
@@ -129,7 +132,7 @@ std::string render_report(const std::vector<ReportRun>& runs, Show show) {
     for (const auto& p : r.points)
       if (p.result.check_failed || !p.result.ok()) flagged.push_back(&p);
     for (const auto& s : build_sections(r, show)) {
-      o << "\n### " << s.name << "\n\n```\n";
+      o << "\n### " << one_line(s.name) << "\n\n```\n";
       for (size_t i = 0; i < s.tables.size(); ++i) {
         if (i) o << "\n";
         o << format_block(s.tables[i]);
@@ -139,9 +142,9 @@ std::string render_report(const std::vector<ReportRun>& runs, Show show) {
     if (!flagged.empty()) {
       o << "\nPoints shown as -1 failed; points marked here differ from the torch provider:\n\n";
       for (const auto* p : flagged) {
-        o << "- " << p->point.title << " " << p->point.x_name << "=" << p->point.x_value << " "
-          << p->point.provider << ": ";
-        if (!p->result.ok()) o << "error: " << p->result.error << "\n";
+        o << "- " << one_line(p->point.title) << " " << one_line(p->point.x_name) << "=" << p->point.x_value << " "
+          << one_line(p->point.provider) << ": ";
+        if (!p->result.ok()) o << "error: " << one_line(p->result.error) << "\n";
         else {
           char buf[64];
           std::snprintf(buf, sizeof buf, "relative error %.3g over tolerance\n", p->result.rel_err);

@@ -14,6 +14,8 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/value_json.hpp"
+#include "core/text.hpp"
+#include "store/selector.hpp"
 
 namespace opbench {
 
@@ -86,13 +88,19 @@ const std::vector<std::string>& migrations() {
   return m;
 }
 
+// A database error naming the file: "database PATH: message".
+std::string db_error(sqlite3* db) {
+  const char* file = sqlite3_db_filename(db, "main");
+  return std::string("database ") + (file && *file ? file : "(in memory)") + ": " + sqlite3_errmsg(db);
+}
+
 // A prepared statement whose parameters are bound by name (":label") and whose columns are
 // read by name: no position to keep in step between a column list and its values.
 class Stmt {
  public:
   Stmt(sqlite3* db, const std::string& sql) : db_(db) {
     if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr) != SQLITE_OK)
-      throw RuntimeFailure(std::string("database: ") + sqlite3_errmsg(db));
+      throw RuntimeFailure(db_error(db));
   }
   ~Stmt() { sqlite3_finalize(s_); }
   Stmt(const Stmt&) = delete;
@@ -119,7 +127,7 @@ class Stmt {
     int rc = sqlite3_step(s_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    throw RuntimeFailure(std::string("database: ") + sqlite3_errmsg(db_));
+    throw RuntimeFailure(db_error(db_));
   }
   std::string text(const char* col) const {
     auto p = sqlite3_column_text(s_, column(col));
@@ -206,6 +214,16 @@ std::string pairs_json(const std::vector<std::pair<std::string, std::string>>& v
     else j.push_back({a, b});
   }
   return j.dump();
+}
+
+// A damaged file is refused when opened, before anything reads or writes it: SQLite's
+// quick_check (the structure of every page, linear in the file's size) must find nothing.
+void check_integrity(sqlite3* db, const std::string& path) {
+  Stmt s(db, "PRAGMA quick_check(1)");
+  const std::string verdict = s.step() ? s.text(0) : "no answer";
+  if (verdict != "ok")
+    throw RuntimeFailure("database " + path + " is damaged (" + one_line(verdict) +
+                         "); restore it from a copy, or recover what is readable with `sqlite3 " + path + " .recover`");
 }
 
 RunInfo read_run(const Stmt& s) {
@@ -301,6 +319,13 @@ Store::Store(const std::string& path, bool create) : path_(path) {
     throw RuntimeFailure("cannot open database " + path + ": " + msg);
   }
   sqlite3_busy_timeout(db_, 30000);  // another process writing: wait, do not fail
+  try {
+    check_integrity(db_, path_);
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
   exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;");
   migrate();
 }
@@ -571,30 +596,20 @@ std::optional<RunInfo> Store::run_by_uuid(const std::string& uuid) const {
 }
 
 RunInfo Store::select(const std::string& sel) const {
-  auto all = runs();
+  const RunSelector want = parse_selector(sel, path_);
   auto fail = [&](const std::string& msg) -> RunInfo { throw InputError(path_, "run " + sel, msg); };
+  if (want.kind == RunSelector::Id) {
+    if (auto r = run(want.id)) return *r;
+    return fail(runs().empty() ? "the database holds no runs" : "no run with that id");
+  }
+  auto all = runs();
   if (all.empty()) return fail("the database holds no runs");
-  if (sel == "latest") return all.back();
-  auto starts = [&](const std::string& pre) { return sel.rfind(pre, 0) == 0; };
-  if (starts("label:") || starts("gpu:")) {
-    bool by_label = starts("label:");
-    std::string want = sel.substr(by_label ? 6 : 4);
-    for (auto it = all.rbegin(); it != all.rend(); ++it) {
-      if (by_label && it->label == want) return *it;
-      if (!by_label) {
-        std::string g = it->env.gpu, w = want;
-        for (auto& c : g) c = char(std::tolower(c));
-        for (auto& c : w) c = char(std::tolower(c));
-        if (!w.empty() && g.find(w) != std::string::npos) return *it;
-      }
-    }
-    return fail(by_label ? "no run has that label" : "no run on a GPU matching that name");
+  if (want.kind == RunSelector::Latest) return all.back();
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    if (want.kind == RunSelector::Label && it->label == want.text) return *it;
+    if (want.kind == RunSelector::Gpu && gpu_matches(it->env.gpu, want.text)) return *it;
   }
-  if (!sel.empty() && sel.find_first_not_of("0123456789") == std::string::npos) {
-    if (auto r = run(std::stoll(sel))) return *r;
-    return fail("no run with that id");
-  }
-  return fail("not a run selector (an id, latest, label:TEXT or gpu:TEXT)");
+  return fail(want.kind == RunSelector::Label ? "no run has that label" : "no run on a GPU matching that name");
 }
 
 static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& where, const std::function<void(Stmt&)>& bind) {
