@@ -467,6 +467,26 @@ std::string find_package(const std::string& dir, int64_t x) {
   return is_file(st) ? st : "";
 }
 
+// The packages in `dir` serving every x of `xs` (sorted): one for the whole range, else one per
+// x value; empty when some x has none.
+std::map<int64_t, std::string> packages_on_disk(const std::string& dir, const std::vector<int64_t>& xs) {
+  std::map<int64_t, std::string> served;
+  const int64_t lo = xs.front(), hi = xs.back();
+  const std::string whole = find_package(dir, lo);
+  bool covered = !whole.empty();
+  if (covered) {
+    long long a = 0, b = 0;
+    const std::string name = base_name(whole);
+    covered = std::sscanf(name.c_str(), "dyn-%lld-%lld", &a, &b) == 2 ? b >= hi : lo == hi;
+  }
+  for (int64_t x : xs) {
+    const std::string p = covered ? whole : find_package(dir, x);
+    if (p.empty()) return {};
+    served[x] = p;
+  }
+  return served;
+}
+
 // Process-wide memory: which package each point uses (set by compile_packages, so that a table
 // runs on the package built for it), and the exports that failed (not retried in-process).
 struct Memory {
@@ -595,6 +615,15 @@ std::string unavailable(const std::string& device) {
 
 std::string package_key(const CompileRequest& request) { return make_key(request).key; }
 
+bool is_cached(const CompileRequest& request) {
+  CompileRequest r = request;
+  r.device = normalize_device(r.device);
+  std::vector<int64_t> xs = r.x_values;
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  return !xs.empty() && !packages_on_disk(cache_dir() + "/" + make_key(r).key, xs).empty();
+}
+
 }  // namespace compiled
 
 // ------------------------------------------------------------------------- compile_packages
@@ -704,26 +733,7 @@ std::vector<CompileOutcome> compile_packages(
       s.xs.erase(std::unique(s.xs.begin(), s.xs.end()), s.xs.end());
       if (s.xs.front() < 1) throw std::runtime_error(r.x_name + " values must be >= 1");
       const int64_t lo = s.xs.front(), hi = s.xs.back();
-      // A package on disk for the whole range, else one per x value.
-      const std::string whole = find_package(s.dir, lo);
-      bool covered = !whole.empty();
-      if (covered) {
-        long long a = 0, b = 0;
-        const std::string name = base_name(whole);
-        covered = std::sscanf(name.c_str(), "dyn-%lld-%lld", &a, &b) == 2 ? b >= hi : lo == hi;
-      }
-      if (covered) {
-        for (int64_t x : s.xs) s.served[x] = whole;
-      } else {
-        for (int64_t x : s.xs) {
-          std::string p = find_package(s.dir, x);
-          if (p.empty()) {
-            s.served.clear();
-            break;
-          }
-          s.served[x] = p;
-        }
-      }
+      s.served = packages_on_disk(s.dir, s.xs);
       if (!s.served.empty()) {
         s.cached = true;
         continue;

@@ -75,6 +75,9 @@ std::string source_dir();
 std::string unavailable(const std::string& device);
 // The cache key of a request (throws std::runtime_error when unavailable()).
 std::string package_key(const CompileRequest& request);
+// Whether packages serving every x value of the request are in the cache already (throws
+// std::runtime_error when unavailable()).
+bool is_cached(const CompileRequest& request);
 // The swept axis a compiled op's packages are dynamic over when prepare() builds them:
 // m for tpa_decode, n otherwise.
 std::string default_x_name(const std::string& op);

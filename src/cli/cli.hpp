@@ -12,6 +12,7 @@
 #include "baselines/compiled/compiled.h"
 #include "store/store.hpp"
 #include "sweep/points.hpp"
+#include "sweep/progress.hpp"
 
 namespace opbench {
 
@@ -38,7 +39,7 @@ struct CompileJob {
   CompileRequest request;
 };
 std::vector<CompileJob> compile_jobs(const Sweep& sw, const std::string& device);
-std::vector<CompileOutcome> run_compile_jobs(const std::vector<CompileJob>& jobs, int parallel, bool tty,
+std::vector<CompileOutcome> run_compile_jobs(const std::vector<CompileJob>& jobs, int parallel, ProgressMode progress,
                                              std::ostream& log);
 int default_compile_jobs();
 
@@ -55,7 +56,8 @@ struct JudgeOptions {
   bool fail = false;
 };
 void add_judge_options(CLI::App* cmd, Cli& cli, JudgeOptions& o, const std::string& metric_help);
-// Opens a database that must exist (InputError naming --db otherwise); never creates one.
+// Opens a database that must exist (InputError naming --db otherwise) for reading only: never
+// creates, migrates or writes it (Store::open_read_only).
 std::unique_ptr<Store> open_existing_store(const std::string& path);
 
 }  // namespace opbench

@@ -41,26 +41,31 @@ std::vector<CompileJob> compile_jobs(const Sweep& sw, const std::string& device)
   return jobs;
 }
 
-std::vector<CompileOutcome> run_compile_jobs(const std::vector<CompileJob>& jobs, int parallel, bool tty,
+std::vector<CompileOutcome> run_compile_jobs(const std::vector<CompileJob>& jobs, int parallel, ProgressMode mode,
                                              std::ostream& log) {
   std::vector<CompileRequest> reqs;
   for (const auto& j : jobs) reqs.push_back(j.request);
   if (reqs.empty()) return {};
   size_t failed = 0;
-  auto outcomes = compile_packages(reqs, parallel, [&](size_t done, size_t total, const CompileOutcome& o) {
-    if (!o.error.empty()) ++failed;
-    if (tty)
-      log << "\r\033[Kcompile [" << done << "/" << total << "] " << (o.cached ? "cached " : "built ") << o.key
-          << std::flush;
-    if (!o.error.empty()) log << (tty ? "\n" : "") << "compile failed: " << o.key << ": " << o.error << "\n";
+  Progress progress(mode, log, reqs.size(), 0, "packages");
+  progress.begin("compiling", 0);
+  auto outcomes = compile_packages(reqs, parallel, [&](size_t done, size_t, const CompileOutcome& o) {
+    if (!o.error.empty()) {
+      ++failed;
+      progress.note("compile failed: " + o.key + ": " + o.error);
+    }
+    const std::string what = (o.cached ? "cached " : o.error.empty() ? "built " : "failed ") + o.key +
+                             (o.cached ? "" : " (" + format_duration(o.seconds) + ")");
+    progress.end(what, done, 1);
+    progress.begin(what, done);
   });
+  progress.finish();
   double total_s = 0;
   size_t cached = 0;
   for (const auto& o : outcomes) {
     total_s += o.seconds;
     cached += o.cached;
   }
-  if (tty) log << "\r\033[K";
   log << "compiled baselines: " << outcomes.size() << " packages (" << cached << " cached, " << failed
       << " failed), " << int(total_s) << " s of export time\n";
   return outcomes;
@@ -73,7 +78,7 @@ int default_compile_jobs() {
 
 void add_compile_command(CLI::App& app, Cli& cli) {
   struct Opts {
-    std::string config, device;
+    std::string config, device, progress = "auto";
     int jobs = 0;
   };
   auto o = std::make_shared<Opts>();
@@ -81,6 +86,9 @@ void add_compile_command(CLI::App& app, Cli& cli) {
   cmd->add_option("config", o->config, "the sweep config")->required();
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N (default: cuda when present)");
   cmd->add_option("--jobs", o->jobs, "exporter processes at a time (default: half the cores)");
+  cmd->add_option("--progress", o->progress, "auto (a bar on a terminal, else a line per package), bar, lines or none")
+      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}))
+      ->capture_default_str();
   cmd->callback([o, &cli] {
     Config cfg = load_config(o->config);
     Sweep sw = expand(cfg);
@@ -93,7 +101,8 @@ void add_compile_command(CLI::App& app, Cli& cli) {
       cli.status = kExitOk;
       return;
     }
-    auto outcomes = run_compile_jobs(jobs, o->jobs > 0 ? o->jobs : default_compile_jobs(), isatty(2), std::cerr);
+    auto outcomes = run_compile_jobs(jobs, o->jobs > 0 ? o->jobs : default_compile_jobs(),
+                                     parse_progress(o->progress, isatty(2)), std::cerr);
     bool failed = false;
     for (size_t i = 0; i < outcomes.size(); ++i) {
       std::cout << (outcomes[i].error.empty() ? (outcomes[i].cached ? "cached " : "built  ") : "FAILED ")

@@ -11,7 +11,7 @@ void ensure_parent_dir(const std::string& path) { fs::make_parent_dirs(path); }
 
 std::unique_ptr<Store> open_existing_store(const std::string& path) {
   if (!fs::is_regular_file(path)) throw InputError(path, "--db", "no such database");
-  return std::make_unique<Store>(path, /*create=*/false);
+  return Store::open_read_only(path);
 }
 
 void add_judge_options(CLI::App* cmd, Cli& cli, JudgeOptions& o, const std::string& metric_help) {

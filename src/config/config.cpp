@@ -271,7 +271,7 @@ Config parse_config(const std::string& text, const std::string& path) {
 
   if (root.contains("timing")) {
     const json& t = c.object(root["timing"], "timing");
-    c.known_keys(t, "timing", {"warmup_ms", "rep_ms", "stat", "flush_l2", "rounds"});
+    c.known_keys(t, "timing", {"warmup_ms", "rep_ms", "stat", "flush_l2", "rounds", "max_point_s"});
     if (t.contains("rounds")) {
       const json& r = t["rounds"];
       if (!r.is_number_integer() || r.get<int64_t>() < 1 || r.get<int64_t>() > 100)
@@ -280,6 +280,10 @@ Config parse_config(const std::string& text, const std::string& path) {
     }
     if (t.contains("warmup_ms")) cfg.timing.warmup_ms = c.positive_number(t["warmup_ms"], "timing.warmup_ms");
     if (t.contains("rep_ms")) cfg.timing.rep_ms = c.positive_number(t["rep_ms"], "timing.rep_ms");
+    if (t.contains("max_point_s")) {
+      cfg.timing.max_point_s = c.positive_number(t["max_point_s"], "timing.max_point_s");
+      if (!(cfg.timing.max_point_s <= 86400)) c.fail("timing.max_point_s", "must be at most 86400 (a day), got " + show(t["max_point_s"]));
+    }
     if (t.contains("stat")) {
       if (!t["stat"].is_string()) c.fail("timing.stat", "must be a word");
       cfg.timing.stat = t["stat"].get<std::string>();

@@ -24,6 +24,10 @@ struct Timing {
   // Each round takes warmup_ms / rounds and rep_ms / rounds; the samples are pooled, and each
   // round's count is kept (Result::rounds): the verdicts compare rounds, not samples.
   int rounds = 8;
+  // The wall time one point may take, all its rounds together (a CPU call can take far longer
+  // than rep_ms, and a call may never finish): past it the point is stored as failed and the
+  // sweep goes on. A measure receives what is left of it.
+  double max_point_s = 120;
 };
 
 struct Config {

@@ -37,7 +37,7 @@ std::vector<MergeStats> merge_databases(Store& dest, const std::vector<std::stri
     if (!fs::is_regular_file(path)) throw InputError(path, "", "no such database");
     if (fs::same_file(path, dest.path())) throw InputError(path, "", "is the destination database");
     try {
-      srcs.push_back(std::make_unique<Store>(path, /*create=*/false));
+      srcs.push_back(Store::open_read_only(path));
     } catch (const RuntimeFailure& e) {
       throw InputError(path, "", std::string("not a readable opbench database: ") + e.what());
     }
