@@ -64,16 +64,7 @@ class SweepLoop {
     try {
       watch_ = std::make_unique<Watch>(opt_.heartbeat_s, [this] { heartbeat(); });
       if (opt_.before_measure) opt_.before_measure(run_.id);
-      const std::vector<Cell> cells = plan_cells(sw_, done_);
-      Progress progress(opt_.progress, log_, sw_.points.size(), out_.skipped, "points");
-      for (const Cell& cell : cells) {
-        if (stop_requested()) break;
-        progress.begin(cell_name(sw_.points[cell.points.front()]) + " (" + providers_text(cell) + ")", cell.last + 1);
-        const CellResult got = measure_cell(ex_, points_of(cell), cfg_.timing, guard());
-        store_cell(cell, got);
-        report_cell(cell, got, progress);
-      }
-      progress.finish();
+      measure(plan_cells(sw_, done_));
       watch_.reset();
       finish();
     } catch (...) {
@@ -138,7 +129,19 @@ class SweepLoop {
       log_ << "warning: resuming run " << run_.id << " measured on '" << run_.env.gpu << "' on '" << env.gpu << "'\n";
   }
 
-  // --- measure
+  // --- measure each cell, store it, report it
+  void measure(const std::vector<Cell>& cells) {
+    Progress progress(opt_.progress, log_, sw_.points.size(), out_.skipped, "points");
+    for (const Cell& cell : cells) {
+      if (stop_requested()) break;
+      progress.begin(cell_name(sw_.points[cell.points.front()]) + " (" + providers_text(cell) + ")", cell.last + 1);
+      const CellResult got = measure_cell(ex_, points_of(cell), cfg_.timing, guard());
+      store_cell(cell, got);
+      report_cell(cell, got, progress);
+    }
+    progress.finish();
+  }
+
   bool stop_requested() {
     out_.interrupted = opt_.stop && opt_.stop->load();
     return out_.interrupted;
