@@ -132,7 +132,10 @@ void stop_now(const std::string& db) {
   }
   try {
     Store store(db);
-    store.end_run(id, "interrupted", this_process());
+    if (!store.end_run(id, "interrupted", this_process())) {  // it had just ended
+      std::cerr << "\nstopped\n" << std::flush;
+      return;
+    }
     const std::string cmd = resume_command(stored_shape(store, *store.run(id)), db, id);
     std::cerr << "\nstopped: run " << id << " interrupted; continue with `" << cmd << "`\n" << std::flush;
   } catch (const std::exception& e) {
