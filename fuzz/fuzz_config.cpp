@@ -3,7 +3,7 @@
 // the syntax by extension. Accepted configs are expanded under a small points cap.
 #include "config/config.hpp"
 #include "fuzz/fuzz_input.hpp"
-#include "sweep/points.hpp"
+#include "points/points.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace opbench;

@@ -1,7 +1,7 @@
 // Fuzz target: the markdown importer (parse_document + import_document). Whatever it
 // accepts must render into a report (render_report) that it accepts again with as many
 // points: a document opbench stores is one it can read back.
-#include "diff/import.hpp"
+#include "exchange/import.hpp"
 #include "fuzz/fuzz_input.hpp"
 #include "report/report.hpp"
 

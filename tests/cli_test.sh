@@ -23,9 +23,11 @@ for op in doc["ops"]:
 PY
 check dry-run 0 "$bin" sweep "$src/configs/quick.yaml" --dry-run --db "$db"
 contains dry-run-tables "$work/out" "lrpe_rotate-speed-fwd-batch2-head4-dim64-act_silu-fp32"
+dryrun_out=$work/dry-run-out; cp "$work/out" "$dryrun_out"
 [ -e "$db" ] && { echo "FAIL dry-run wrote $db"; fails=$((fails+1)); }
 
 check sweep 0 "$bin" sweep "$src/configs/quick.yaml" --db "$db" --providers torch --label ci --out "$work/report.md"
+cp "$work/err" "$work/sweep-err"
 contains sweep-report "$work/out" "lrpe_rotate-memory-bwd-batch2-head4-dim64-act_softmax-dim_1-fp32:"
 contains sweep-notation "$work/out" "- to: torch"
 cmp -s "$work/out" "$work/report.md" && echo "ok   report-file" || { echo "FAIL report-file differs"; fails=$((fails+1)); }
@@ -69,6 +71,66 @@ check bad-flag 2 "$bin" sweep --frobnicate
 [ -e "$work/none.db" ] && { echo "FAIL a failed command created a database"; fails=$((fails+1)); }
 check runs-unchanged 0 "$bin" runs --db "$db" --format json
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert len(r)==1" "$work/out" && echo "ok   no-run-added" || { echo "FAIL runs added by bad input"; fails=$((fails+1)); }
+
+# Progress on a pipe (auto = lines): one line per table cell with the elapsed time and an ETA.
+contains progress-lines "$work/sweep-err" "[1/36 points] lrpe_rotate-speed-fwd-batch2-head4-dim64-act_none-fp32 n=64: 1 point in "
+[ "$(grep -c '; elapsed .*, ETA ' "$work/sweep-err")" = 36 ] && echo "ok   progress-line-per-cell" ||
+  { echo "FAIL progress: not one line per cell"; head -3 "$work/sweep-err"; fails=$((fails+1)); }
+check progress-bad 2 "$bin" sweep "$src/configs/quick.yaml" --db "$work/none.db" --progress fancy
+contains dry-run-estimate "$dryrun_out" "estimated time: "
+
+# Runs that tell the truth: a run is held while measured (a second writer is refused, naming
+# the holder), a killed one reads as abandoned with the command that continues it (every
+# option that shaped it), a resume with other options is refused, the printed one completes it.
+printf '%s\n' 'op: lrpe_rotate' 'x: {n: [16, 32, 64, 128, 256, 512]}' \
+  'params: {batch: 1, head: 2, dim: 16, dtype: fp32, mode: [fwd, bwd], metric: speed}' \
+  'providers: {torch: to, cuda: tr}' 'timing: {warmup_ms: 10, rep_ms: 2000, rounds: 1, flush_l2: false}' >"$work/slow.yaml"
+sdb=$work/slow.db
+wait_for() { # wait_for FILE TEXT: up to 120 s
+  for _ in $(seq 1200); do grep -qF -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1
+}
+"$bin" sweep "$work/slow.yaml" --db "$sdb" --device cpu --label slow --no-report --progress lines 2>"$work/a-err" &
+apid=$!
+wait_for "$work/a-err" "[1/12 points]" || { echo "FAIL slow sweep: no progress"; cat "$work/a-err"; fails=$((fails+1)); }
+check second-writer 2 "$bin" sweep "$work/slow.yaml" --db "$sdb" --resume 1
+contains second-writer-names-holder "$work/err" "run 1 is being measured by pid $apid on host $(hostname)"
+check runs-running 0 "$bin" runs --db "$sdb"
+contains runs-running-holder "$work/out" "run 1: measured by pid $apid on $(hostname)"
+kill -KILL "$apid"; wait "$apid" 2>/dev/null
+check runs-abandoned 0 "$bin" runs --db "$sdb" --format json
+pycheck runs-abandoned-json '
+import json, sys
+r = json.load(open(sys.argv[1]))[0]
+assert r["status"] == "abandoned", r
+want = "opbench sweep %s --db %s --device cpu --providers torch --label slow --resume 1" % (sys.argv[2], sys.argv[3])
+assert r["resume"] == want, (r["resume"], want)
+assert r["holder"]["pid"] == int(sys.argv[4]), r
+' "$work/out" "$work/slow.yaml" "$sdb" "$apid"
+check report-abandoned 0 "$bin" report --db "$sdb"
+contains report-abandoned-header "$work/out" "(abandoned)"
+contains report-abandoned-hint "$work/err" "run 1 is abandoned: continue with \`opbench sweep"
+check resume-other-providers 2 "$bin" sweep "$work/slow.yaml" --db "$sdb" --resume 1 --providers torch,cuda
+contains resume-other-providers-msg "$work/err" "--providers: torch,cuda: run 1 was measured with --providers torch"
+check resume-other-device 2 "$bin" sweep "$work/slow.yaml" --db "$sdb" --resume 1 --device cuda
+check resume-missing-db 2 "$bin" sweep "$work/slow.yaml" --db "$work/none.db" --resume 1
+[ -e "$work/none.db" ] && { echo "FAIL --resume created a database"; fails=$((fails+1)); }
+
+# A second SIGINT stops now (not after the 2-second cell) and still marks the run interrupted.
+"$bin" sweep "$work/slow.yaml" --db "$work/int.db" --device cpu --providers torch --no-report --progress lines 2>"$work/b-err" &
+bpid=$!
+wait_for "$work/b-err" "[1/12 points]"
+kill -INT "$bpid"; sleep 0.5; kill -INT "$bpid"
+wait "$bpid"; code=$?
+[ "$code" = 130 ] && echo "ok   second-sigint-exit" || { echo "FAIL second SIGINT: exit $code"; fails=$((fails+1)); }
+contains second-sigint-msg "$work/b-err" "stopped: run 1 interrupted; continue with \`opbench sweep $work/slow.yaml --db $work/int.db --device cpu --providers torch --resume 1\`"
+check second-sigint-status 0 "$bin" runs --db "$work/int.db" --format json
+pycheck second-sigint-status-json 'import json, sys; r = json.load(open(sys.argv[1]))[0]; assert r["status"] == "interrupted" and "holder" not in r, r' "$work/out"
+
+# The printed resume command completes the abandoned run.
+cmd=$("$bin" runs --db "$sdb" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["resume"])')
+check resume-printed 0 ${cmd/opbench/$bin} --no-report --progress none
+check runs-done 0 "$bin" runs --db "$sdb" --format json
+pycheck runs-done-json 'import json, sys; r = json.load(open(sys.argv[1]))[0]; assert r["status"] == "done" and r["points"] == 12 and "resume" not in r, r' "$work/out"
 
 echo "cli_test: $fails failed"
 [ "$fails" = 0 ]

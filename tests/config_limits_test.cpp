@@ -12,7 +12,7 @@
 
 #include "config/config.hpp"
 #include "core/error.hpp"
-#include "sweep/points.hpp"
+#include "points/points.hpp"
 
 using namespace opbench;
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "measure/executor.hpp"
+#include "measure/torch_executor.hpp"
 #include "measure/threads.hpp"
 #include "report/report.hpp"
 #include "sweep/runner.hpp"

@@ -1,14 +1,24 @@
 // The sweep loop with a fake executor: every point stored, unavailable providers skipped
-// with one line, failures stored and shown as -1, an interrupted run resumed.
+// with one line, failures stored and shown as -1, an interrupted run resumed with the options
+// it was started with, a point over its wall-time budget or whose call never returns stored
+// as failed while the sweep goes on, a full disk leaving the run abandoned and resumable.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "core/error.hpp"
 #include "report/report.hpp"
+#include "sweep/resume.hpp"
 #include "sweep/runner.hpp"
 
 using namespace opbench;
@@ -45,10 +55,20 @@ class FakeExecutor : public Executor {
   }
 };
 
-std::string temp_db() {
-  auto p = std::filesystem::temp_directory_path() / ("opbench_runner_" + std::to_string(getpid()) + ".db");
+std::string temp_db(const std::string& name = "") {
+  auto p = std::filesystem::temp_directory_path() / ("opbench_runner_" + std::to_string(getpid()) + name + ".db");
   std::filesystem::remove(p);
+  std::filesystem::remove(p.string() + "-wal");
+  std::filesystem::remove(p.string() + "-shm");
   return p.string();
+}
+
+Result ok_result(const Point& p) {
+  Result r;
+  r.unit = p.metric() == "memory" ? "MiB" : "ms";
+  r.samples = {1.0, 1.1};
+  r.stats = summarize(r.samples);
+  return r;
 }
 
 const char* kConfig = R"(
@@ -209,6 +229,230 @@ TEST(Runner, ProvidersFilter) {
   filter_providers(sw, cfg, {"torch"});
   for (const auto& p : sw.points) EXPECT_EQ(p.provider, "torch");
   EXPECT_THROW(filter_providers(sw, cfg, {"torch_compile"}), InputError);
+}
+
+TEST(Runner, StoresTheOptionsThatShapedTheRunAndResumesWithThem) {
+  Config cfg = parse_config(kConfig, "c.yaml");
+  cfg.timing.rounds = 1;
+  Store store(temp_db("shape"));
+  std::atomic<bool> stop{false};
+  FakeExecutor ex;
+  ex.stop = &stop;
+  ex.stop_after = 2;
+  SweepOptions opt;
+  opt.stop = &stop;
+  opt.device = "cpu";
+  opt.label = "base";
+  std::ostringstream log;
+  Sweep sw = expand(cfg);
+  drop_unavailable(sw, ex, log);  // cuda: no GPU here
+  int64_t started = 0;
+  opt.started = [&](const RunInfo& r) { started = r.id; };
+  SweepOutcome first = run_sweep(cfg, sw, ex, store, opt, log);
+  EXPECT_EQ(started, first.run_id);
+  const RunInfo run = *store.run(first.run_id);
+  const RunShape shape = stored_shape(store, run);
+  EXPECT_EQ(shape.device, "cpu");
+  EXPECT_EQ(shape.providers, std::vector<std::string>{"torch"});  // cuda never ran
+  EXPECT_EQ(shape.label, "base");
+  EXPECT_EQ(resume_command(shape, "results/my db.db", run.id),
+            "opbench sweep c.yaml --db 'results/my db.db' --device cpu --providers torch --label base --resume " +
+                std::to_string(run.id));
+  // Options given again must agree with the stored ones; left out, the stored ones hold.
+  EXPECT_EQ(resume_shape(shape, RunShape{}, run.id).providers, std::vector<std::string>{"torch"});
+  EXPECT_THROW(resume_shape(shape, RunShape{"", "", {"torch", "cuda"}, ""}, run.id), InputError);
+  EXPECT_THROW(resume_shape(shape, RunShape{"", "cuda", {}, ""}, run.id), InputError);
+  EXPECT_THROW(resume_shape(shape, RunShape{"", "", {}, "other"}, run.id), InputError);
+  EXPECT_NO_THROW(resume_shape(shape, RunShape{"c.yaml", "cpu", {"torch"}, "base"}, run.id));
+  try {
+    resume_shape(shape, RunShape{"", "", {"cuda", "torch"}, ""}, run.id);
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--providers"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("measured with --providers torch"), std::string::npos) << e.what();
+  }
+  // A run written before options were stored: its device and its notation's providers.
+  RunInfo old = run;
+  old.id = 0;
+  old.uuid.clear();
+  old.env.device = "cuda:0";
+  store.begin_run(old);
+  EXPECT_EQ(stored_shape(store, old).device, "cuda:0");
+  EXPECT_EQ(stored_shape(store, old).providers, std::vector<std::string>{"torch"});
+}
+
+// Sleeps in every measure: a point's rounds add up past its budget.
+class SlowExecutor : public Executor {
+ public:
+  double sleep_s = 0.03;
+  int calls = 0;
+  Environment environment() override { return {}; }
+  std::string unavailable(const std::string&, const std::string&) override { return ""; }
+  Result measure(const Point& p, const Timing& t) override {
+    ++calls;
+    EXPECT_GT(t.max_point_s, 0);  // what is left of the point's budget
+    EXPECT_LE(t.max_point_s, 0.045);
+    std::this_thread::sleep_for(std::chrono::duration<double>(sleep_s));
+    return ok_result(p);
+  }
+};
+
+TEST(Runner, APointOverItsBudgetFailsAndTheSweepGoesOn) {
+  Config cfg = parse_config(R"(
+op: act
+x: {n: [256, 512]}
+params: {batch: 1, head: 1, dim: 16, metric: speed}
+providers: {torch: to}
+timing: {rounds: 4, max_point_s: 0.045}
+)",
+                            "c.yaml");
+  SlowExecutor ex;
+  Store store(temp_db("budget"));
+  std::ostringstream log;
+  SweepOutcome out = run_sweep(cfg, expand(cfg), ex, store, {}, log);
+  EXPECT_EQ(out.measured, 2u);
+  EXPECT_EQ(out.failed, 2u);
+  EXPECT_LT(ex.calls, 8);  // no point ran all its four rounds
+  for (const auto& sp : store.points(out.run_id)) {
+    EXPECT_NE(sp.result.error.find("over its wall-time budget (timing.max_point_s = 0.045 s) before round"),
+              std::string::npos)
+        << sp.result.error;
+    EXPECT_EQ(sp.value, -1);
+  }
+  EXPECT_EQ(store.run(out.run_id)->status, "done");
+  EXPECT_NE(log.str().find("point failed: act-speed-fwd"), std::string::npos) << log.str();
+}
+
+// One point's call never returns until released.
+class HangingExecutor : public Executor {
+ public:
+  Environment environment() override { return {}; }
+  std::string unavailable(const std::string&, const std::string&) override { return ""; }
+  Result measure(const Point& p, const Timing&) override {
+    if (p.x_value == 512) {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return released_; });
+    }
+    return ok_result(p);
+  }
+  void release() {
+    std::lock_guard<std::mutex> lock(mu_);
+    released_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool released_ = false;
+};
+
+TEST(Runner, AMeasureThatNeverReturnsIsStoredFailedAndTheSweepGoesOn) {
+  Config cfg = parse_config(R"(
+op: act
+x: {n: [256, 512, 1024]}
+params: {batch: 1, head: 1, dim: 16, metric: speed}
+providers: {torch: to}
+timing: {rounds: 2, max_point_s: 0.1}
+)",
+                            "c.yaml");
+  HangingExecutor ex;
+  Store store(temp_db("hang"));
+  SweepOptions opt;
+  opt.hang_grace_s = 0.1;
+  int64_t hung_run = 0;
+  std::string stored_when_hung;
+  opt.on_hung = [&](int64_t run_id) {
+    hung_run = run_id;
+    // The point is stored before on_hung runs (the command re-executes itself here).
+    for (const auto& sp : store.points(run_id))
+      stored_when_hung += std::to_string(sp.point.x_value) + (sp.result.ok() ? " ok;" : " failed;");
+    ex.release();
+  };
+  std::ostringstream log;
+  SweepOutcome out = run_sweep(cfg, expand(cfg), ex, store, opt, log);
+  EXPECT_EQ(hung_run, out.run_id);
+  EXPECT_EQ(stored_when_hung, "256 ok;512 failed;") << stored_when_hung;
+  EXPECT_EQ(out.measured, 3u);
+  EXPECT_EQ(out.failed, 1u);
+  auto pts = store.points(out.run_id);
+  ASSERT_EQ(pts.size(), 3u);  // the late result did not replace the failure, nor double it
+  for (const auto& sp : pts) {
+    if (sp.point.x_value != 512) {
+      EXPECT_TRUE(sp.result.ok()) << sp.result.error;
+      continue;
+    }
+    EXPECT_NE(sp.result.error.find("a call did not return within the wall-time budget (timing.max_point_s = 0.1 s)"),
+              std::string::npos)
+        << sp.result.error;
+  }
+  EXPECT_EQ(store.run(out.run_id)->status, "done");
+}
+
+// Limits the database's files to their present size from the `at`-th measure on, as a full
+// disk would: every later write fails.
+class DiskFillingExecutor : public FakeExecutor {
+ public:
+  std::string wal;
+  int at = 3;
+  Result measure(const Point& p, const Timing& t) override {
+    if (calls + 1 == at) {
+      struct stat st {};
+      ::stat(wal.c_str(), &st);
+      signal(SIGXFSZ, SIG_IGN);
+      rlimit lim{rlim_t(st.st_size), rlim_t(st.st_size)};
+      setrlimit(RLIMIT_FSIZE, &lim);
+    }
+    return FakeExecutor::measure(p, t);
+  }
+};
+
+TEST(Runner, AFullDiskLeavesTheRunAbandonedAndResumable) {
+  Config cfg = parse_config(kConfig, "c.yaml");
+  cfg.timing.rounds = 1;
+  const std::string path = temp_db("full");
+  Sweep sw = expand(cfg);
+  {
+    FakeExecutor probe;
+    std::ostringstream log;
+    drop_unavailable(sw, probe, log);
+  }
+  const pid_t child = fork();
+  if (child == 0) {
+    int code = 1;
+    try {
+      Store store(path);
+      DiskFillingExecutor ex;
+      ex.wal = path + "-wal";
+      std::ostringstream log;
+      run_sweep(cfg, sw, ex, store, {}, log);
+    } catch (const RuntimeFailure&) {
+      code = 7;  // the store failed, as it should
+    } catch (...) {
+      code = 2;
+    }
+    _exit(code);
+  }
+  int st = 0;
+  waitpid(child, &st, 0);
+  ASSERT_TRUE(WIFEXITED(st));
+  ASSERT_EQ(WEXITSTATUS(st), 7);
+  Store store(path);
+  auto runs = store.runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, "running");  // what the dead process could not change
+  EXPECT_EQ(effective_status(store, runs[0]), "abandoned");
+  EXPECT_EQ(store.run_lock(runs[0].id)->holder.pid, int64_t(child));
+  const size_t before = store.points(runs[0].id).size();
+  EXPECT_EQ(before, 2u);  // the two cells stored before the disk filled
+  FakeExecutor ex;
+  SweepOptions opt;
+  opt.resume = runs[0].id;
+  std::ostringstream log;
+  SweepOutcome out = run_sweep(cfg, sw, ex, store, opt, log);
+  EXPECT_EQ(out.skipped, before);
+  EXPECT_EQ(store.points(runs[0].id).size(), 12u);
+  EXPECT_EQ(effective_status(store, *store.run(runs[0].id)), "done");
+  EXPECT_FALSE(store.run_lock(runs[0].id).has_value());
 }
 
 TEST(Stats, QuantilesAsNumpy) {

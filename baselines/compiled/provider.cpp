@@ -4,6 +4,7 @@
 // builds each table's package before timing (compile_packages).
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -123,10 +124,24 @@ class PackageWork final : public TableWork {
  public:
   std::string what() const override { return "AOTInductor packages"; }
   std::string unavailable(const std::string& device) override { return compiled::unavailable(device); }
+  bool ready(const TableTask& t) override {
+    if (!compiled::unavailable(t.device).empty()) return false;
+    CompileRequest r = request(t);
+    r.device = normalize_device(r.device);
+    std::vector<int64_t> xs = r.x_values;
+    std::sort(xs.begin(), xs.end());
+    xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+    return !xs.empty() && !cached_packages(cache_dir() + "/" + make_key(r).key, xs).empty();
+  }
   std::vector<TableOutcome> run(const std::vector<TableTask>& tasks, int jobs, const TableProgress& progress) override {
     std::vector<CompileRequest> requests;
-    for (const auto& t : tasks) requests.push_back({t.op, t.provider, t.params, t.x_name, t.x_values, t.device});
+    for (const auto& t : tasks) requests.push_back(request(t));
     return compile_packages(requests, jobs, progress);
+  }
+
+ private:
+  static CompileRequest request(const TableTask& t) {
+    return {t.op, t.provider, t.params, t.x_name, t.x_values, t.device};
   }
 };
 

@@ -11,6 +11,7 @@
 
 #include "exchange/run_record.hpp"
 #include "points/points.hpp"
+#include "core/progress.hpp"
 #include "store/store.hpp"
 
 namespace opbench {
@@ -63,7 +64,8 @@ CLI::Validator positive_count();
 // paths, so another spelling or a link to it counts): InputError otherwise. No-op when empty.
 void check_out_path(const std::string& out, const std::string& db);
 
-// Opens a database that must exist (InputError naming --db otherwise); never creates one.
+// Opens a database that must exist (InputError naming --db otherwise) for reading only: never
+// creates, migrates or writes it (Store::open_read_only).
 std::unique_ptr<Store> open_existing_store(const std::string& path);
 
 }  // namespace opbench

@@ -15,7 +15,7 @@ namespace opbench {
 
 void add_compile_command(CLI::App& app, Cli& cli) {
   struct Opts {
-    std::string config, device;
+    std::string config, device, progress = "auto";
     int jobs = 0;
     size_t max_points = kDefaultMaxPoints;
   };
@@ -27,6 +27,9 @@ void add_compile_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--jobs", o->jobs, "tables prepared at a time (default: half the cores)");
   cmd->add_option("--max-points", o->max_points, "refuse a config of more points than this")
       ->check(positive_count())
+      ->capture_default_str();
+  cmd->add_option("--progress", o->progress, "auto (a bar on a terminal, else a line per table), bar, lines or none")
+      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}))
       ->capture_default_str();
   cmd->callback([o, &cli] {
     Config cfg = load_config(o->config);
@@ -41,7 +44,7 @@ void add_compile_command(CLI::App& app, Cli& cli) {
     }
     const std::string why = table_jobs_unavailable(jobs, device);
     if (!why.empty()) throw RuntimeFailure(why);
-    auto outcomes = run_table_jobs(jobs, o->jobs > 0 ? o->jobs : default_table_jobs(), isatty(2), std::cerr);
+    auto outcomes = run_table_jobs(jobs, o->jobs > 0 ? o->jobs : default_table_jobs(), parse_progress(o->progress, isatty(2)), std::cerr);
     bool failed = false;
     for (size_t i = 0; i < outcomes.size(); ++i) {
       std::cout << (outcomes[i].error.empty() ? (outcomes[i].cached ? "cached " : "built  ") : "FAILED ")

@@ -7,8 +7,29 @@
 #include "exchange/runs_json.hpp"
 #include "report/csv.hpp"
 #include "report/report.hpp"
+#include "sweep/resume.hpp"
 
 namespace opbench {
+
+namespace {
+
+// The run with its status as it stands now: "abandoned" when its process died.
+RunInfo as_it_stands(const Store& store, RunInfo run) {
+  run.status = effective_status(store, run);
+  return run;
+}
+
+// For a run that did not finish: how to continue it (empty for the others).
+std::string resume_hint(const Store& store, const RunInfo& run, const std::string& db) {
+  if (run.status != "interrupted" && run.status != "abandoned") return "";
+  return resume_command(stored_shape(store, run), db, run.id);
+}
+
+std::string holder_text(const RunLock& l) {
+  return "pid " + std::to_string(l.holder.pid) + " on " + l.holder.host + " since " + l.since;
+}
+
+}  // namespace
 
 void add_report_command(CLI::App& app, Cli& cli) {
   struct Opts {
@@ -37,8 +58,10 @@ void add_report_command(CLI::App& app, Cli& cli) {
     }
     std::vector<ReportRun> runs;
     for (const auto& s : sels) {
-      RunInfo r = store->select(s);
+      RunInfo r = as_it_stands(*store, store->select(s));
       runs.push_back({r, store->points(r.id)});
+      const std::string hint = resume_hint(*store, r, cli.db);
+      if (!hint.empty()) std::cerr << "run " << r.id << " is " << r.status << ": continue with `" << hint << "`\n";
     }
     Show show = o->show == "gbps" ? Show::GBps : o->show == "pct" ? Show::PctPeak : Show::Value;
     write_output(o->format == "csv" ? render_csv(runs) : render_report(runs, show), o->out);
@@ -52,10 +75,12 @@ void add_runs_command(CLI::App& app, Cli& cli) {
   auto* cmd = app.add_subcommand("runs", "list the runs in a database");
   cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
   cmd->add_option("--format", *format, "table or json")->check(CLI::IsMember({"table", "json"}));
-  cmd->add_option("--out", *out, "write to this file instead of stdout");
+  cmd->add_option("--out", *out, "write to this file instead of stdout")->check(file_arg());
   cmd->callback([format, out, &cli] {
+    check_out_path(*out, cli.db);
     auto store = open_existing_store(cli.db);
-    auto runs = store->runs();
+    std::vector<RunInfo> runs;
+    for (const auto& r : store->runs()) runs.push_back(as_it_stands(*store, r));
     std::string text;
     if (*format == "json") {
       auto tuning_json = [](const RunInfo& r) {  // variable -> value; null when not recorded
@@ -65,7 +90,7 @@ void add_runs_command(CLI::App& app, Cli& cli) {
         return o;
       };
       nlohmann::ordered_json a = nlohmann::ordered_json::array();
-      for (const auto& r : runs)
+      for (const auto& r : runs) {
         a.push_back({{"id", r.id}, {"label", r.label}, {"gpu", r.env.gpu}, {"device", r.env.device},
                      {"torch", r.env.torch_version}, {"started_at", r.started_at},
                      {"finished_at", r.finished_at}, {"status", r.status}, {"points", r.points},
@@ -75,6 +100,11 @@ void add_runs_command(CLI::App& app, Cli& cli) {
                      {"rounds", r.rounds > 0 ? nlohmann::ordered_json(r.rounds) : nlohmann::ordered_json()},
                      {"threads", r.threads >= 0 ? nlohmann::ordered_json(r.threads) : nlohmann::ordered_json()},
                      {"tuning", tuning_json(r)}});
+        const std::string hint = resume_hint(*store, r, cli.db);
+        if (!hint.empty()) a.back()["resume"] = hint;
+        if (auto lock = store->run_lock(r.id))
+          a.back()["holder"] = {{"host", lock->holder.host}, {"pid", lock->holder.pid}, {"since", lock->since}};
+      }
       // replace: a text an older opbench stored unchecked cannot stop the listing
       text = a.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     } else {
@@ -87,6 +117,15 @@ void add_runs_command(CLI::App& app, Cli& cli) {
                       r.started_at.c_str(), r.status.c_str(), (long long)r.points, r.env.torch_version.c_str(),
                       r.op.c_str(), r.label.c_str(), r.env.gpu.c_str());
         text += line;
+      }
+      for (const auto& r : runs) {
+        const std::string hint = resume_hint(*store, r, cli.db);
+        if (r.status == "running")
+          if (auto lock = store->run_lock(r.id)) text += "run " + std::to_string(r.id) + ": measured by " + holder_text(*lock) + "\n";
+        if (r.status == "abandoned")
+          if (auto lock = store->run_lock(r.id))
+            text += "run " + std::to_string(r.id) + ": abandoned by " + holder_text(*lock) + " (the process is gone)\n";
+        if (!hint.empty()) text += "run " + std::to_string(r.id) + ": continue with `" + hint + "`\n";
       }
     }
     write_output(text, *out);

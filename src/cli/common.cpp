@@ -17,7 +17,7 @@ void ensure_parent_dir(const std::string& path) { fs::make_parent_dirs(path); }
 
 std::unique_ptr<Store> open_existing_store(const std::string& path) {
   if (!fs::is_regular_file(path)) throw InputError(path, "--db", "no such database");
-  return std::make_unique<Store>(path, /*create=*/false);
+  return Store::open_read_only(path);
 }
 
 CLI::Validator file_arg() {

@@ -302,12 +302,16 @@ struct Checker {
     return out;
   }
   // Milliseconds: a finite number above 0 and at most `max`.
-  double milliseconds(const json& j, const std::string& field, double max) const {
+  // A finite number of `unit` above 0 and at most `max`.
+  double bounded(const json& j, const std::string& field, double max, const std::string& unit) const {
     if (!j.is_number()) fail(field, "must be a number, got " + show(j));
     double v = j.get<double>();
     if (!std::isfinite(v) || !(v > 0) || v > max)
-      fail(field, "must be a number of milliseconds above 0 and at most " + std::to_string(int64_t(max)) + ", got " + show(j));
+      fail(field, "must be a number of " + unit + " above 0 and at most " + std::to_string(int64_t(max)) + ", got " + show(j));
     return v;
+  }
+  double milliseconds(const json& j, const std::string& field, double max) const {
+    return bounded(j, field, max, "milliseconds");
   }
   // A name printed back in reports (a column label, the title template).
   void printable_name(const std::string& s, const std::string& field, const std::string& what) const {
@@ -343,7 +347,7 @@ json parse_tree(const std::string& text, const std::string& path) {
 Timing parse_timing(const json& block, const Checker& c) {
   Timing timing;
   const json& t = c.object(block, "timing");
-  c.known_keys(t, "timing", {"warmup_ms", "rep_ms", "stat", "flush_l2", "rounds", "threads"});
+  c.known_keys(t, "timing", {"warmup_ms", "rep_ms", "stat", "flush_l2", "rounds", "threads", "max_point_s"});
   if (t.contains("rounds")) {
     const json& r = t["rounds"];
     if (!r.is_number_integer() || r.get<int64_t>() < 1 || r.get<int64_t>() > 100)
@@ -358,6 +362,9 @@ Timing parse_timing(const json& block, const Checker& c) {
   }
   if (t.contains("warmup_ms")) timing.warmup_ms = c.milliseconds(t["warmup_ms"], "timing.warmup_ms", kMaxWarmupMs);
   if (t.contains("rep_ms")) timing.rep_ms = c.milliseconds(t["rep_ms"], "timing.rep_ms", kMaxRepMs);
+  if (t.contains("max_point_s")) {
+    timing.max_point_s = c.bounded(t["max_point_s"], "timing.max_point_s", 86400, "seconds");
+  }
   if (t.contains("stat")) {
     if (!t["stat"].is_string()) c.fail("timing.stat", "must be a word");
     timing.stat = t["stat"].get<std::string>();

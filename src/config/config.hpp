@@ -42,6 +42,10 @@ struct Timing {
   // (every core), N pins N.
   static constexpr int kThreadsDefault = -1;
   int threads = kThreadsDefault;
+  // The wall time one point may take, all its rounds together (a CPU call can take far longer
+  // than rep_ms, and a call may never finish): past it the point is stored as failed and the
+  // sweep goes on. A measure receives what is left of it.
+  double max_point_s = 120;
 };
 
 struct Config {

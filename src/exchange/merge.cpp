@@ -35,7 +35,7 @@ std::vector<std::unique_ptr<Store>> open_merge_sources(const std::vector<std::st
     if (!fs::is_regular_file(path)) throw InputError(path, "", "no such database");
     if (fs::same_file(path, dest_path)) throw InputError(path, "", "is the destination database");
     try {
-      srcs.push_back(std::make_unique<Store>(path, /*create=*/false));
+      srcs.push_back(Store::open_read_only(path));
     } catch (const RuntimeFailure& e) {
       throw InputError(path, "", std::string("not a readable opbench database: ") + e.what());
     }

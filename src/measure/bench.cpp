@@ -1,7 +1,10 @@
 #include "measure/bench.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 namespace opbench {
 
@@ -16,9 +19,36 @@ BenchCounts bench_counts(double estimate_ms, const Timing& t) {
   return {count(t.warmup_ms), count(t.rep_ms)};
 }
 
+namespace {
+
+// The wall-time limit of one measure: checked after every call.
+class Deadline {
+ public:
+  explicit Deadline(double seconds)
+      : start_(std::chrono::steady_clock::now()),
+        end_(start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                          std::chrono::duration<double>(std::min(seconds, 1e9)))) {}
+  void check(const char* phase, size_t done, size_t planned) const {
+    const auto now = std::chrono::steady_clock::now();
+    if (now < end_) return;
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "over its wall-time budget (timing.max_point_s) in the %s, after %zu of %zu calls (%.1f s)", phase,
+                  done, planned, std::chrono::duration<double>(now - start_).count());
+    throw BudgetSpent(buf);
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_, end_;
+};
+
+}  // namespace
+
 std::vector<double> do_bench(Clock& clock, const std::function<void()>& fn, const Timing& t) {
+  const Deadline deadline(t.max_point_s);
   fn();
   clock.sync();
+  deadline.check("first call", 1, 1);
   // Estimate: 5 calls, each after a flush, between two marks (the flush is inside, as in do_bench).
   double estimate_ms = 0;
   if (clock.estimate_includes_flush()) {
@@ -30,6 +60,7 @@ std::vector<double> do_bench(Clock& clock, const std::function<void()>& fn, cons
     }
     clock.stop(0);
     clock.sync();
+    deadline.check("estimate", 5, 5);
     estimate_ms = clock.elapsed_ms(0) / 5.0;
   } else {
     clock.reserve(5);
@@ -38,19 +69,24 @@ std::vector<double> do_bench(Clock& clock, const std::function<void()>& fn, cons
       clock.start(i);
       fn();
       clock.stop(i);
+      deadline.check("estimate", i + 1, 5);
     }
     clock.sync();
     for (size_t i = 0; i < 5; ++i) estimate_ms += clock.elapsed_ms(i) / 5.0;
   }
   BenchCounts n = bench_counts(estimate_ms, t);
   n.repeat = std::max(n.repeat, clock.min_repeat());
-  for (size_t i = 0; i < n.warmup; ++i) fn();
+  for (size_t i = 0; i < n.warmup; ++i) {
+    fn();
+    deadline.check("warm-up", i + 1, n.warmup);
+  }
   clock.reserve(n.repeat);
   for (size_t i = 0; i < n.repeat; ++i) {
     clock.flush();
     clock.start(i);
     fn();
     clock.stop(i);
+    deadline.check("repetitions", i + 1, n.repeat);
   }
   clock.sync();
   std::vector<double> out(n.repeat);

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <functional>
+#include <stdexcept>
 #include <vector>
 
 #include "config/config.hpp"
@@ -30,8 +31,14 @@ class Clock {
   virtual size_t min_repeat() const { return 1; }
 };
 
-// Returns every sample in milliseconds.
+// Returns every sample in milliseconds. Throws BudgetSpent when the calls run past
+// t.max_point_s seconds (checked between calls: a CPU call can take far longer than rep_ms).
 std::vector<double> do_bench(Clock& clock, const std::function<void()>& fn, const Timing& t);
+
+class BudgetSpent : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // Iteration counts as do_bench derives them from one estimate.
 struct BenchCounts {

@@ -41,7 +41,7 @@ std::string table_jobs_unavailable(const std::vector<TableJob>& jobs, const std:
   return "";
 }
 
-std::vector<TableOutcome> run_table_jobs(const std::vector<TableJob>& jobs, int parallel, bool tty,
+std::vector<TableOutcome> run_table_jobs(const std::vector<TableJob>& jobs, int parallel, ProgressMode mode,
                                          std::ostream& log) {
   std::vector<TableOutcome> out(jobs.size());
   // The jobs of each work, in first-seen order of the works.
@@ -55,12 +55,19 @@ std::vector<TableOutcome> run_table_jobs(const std::vector<TableJob>& jobs, int 
     std::vector<TableTask> tasks;
     for (size_t i : of[w]) tasks.push_back(jobs[i].task);
     size_t failed = 0;
-    auto progress = [&](size_t done, size_t total, const TableOutcome& o) {
-      if (!o.error.empty()) ++failed;
-      if (tty) log << "\r\033[K" << w->what() << " [" << done << "/" << total << "] " << (o.cached ? "cached " : "built ") << o.key << std::flush;
-      if (!o.error.empty()) log << (tty ? "\n" : "") << "failed: " << o.key << ": " << o.error << "\n";
-    };
-    const std::vector<TableOutcome> got = w->run(tasks, parallel, progress);
+    Progress progress(mode, log, tasks.size(), 0, w->what());
+    progress.begin("preparing", 0);
+    const std::vector<TableOutcome> got = w->run(tasks, parallel, [&](size_t done, size_t, const TableOutcome& o) {
+      if (!o.error.empty()) {
+        ++failed;
+        progress.note("failed: " + o.key + ": " + o.error);
+      }
+      const std::string what = (o.cached ? "cached " : o.error.empty() ? "built " : "failed ") + o.key +
+                               (o.cached ? "" : " (" + format_duration(o.seconds) + ")");
+      progress.end(what, done, 1);
+      progress.begin(what, done);
+    });
+    progress.finish();
     double seconds = 0;
     size_t cached = 0;
     for (size_t k = 0; k < got.size(); ++k) {
@@ -68,7 +75,6 @@ std::vector<TableOutcome> run_table_jobs(const std::vector<TableJob>& jobs, int 
       seconds += got[k].seconds;
       cached += got[k].cached;
     }
-    if (tty) log << "\r\033[K";
     log << w->what() << ": " << got.size() << " (" << cached << " cached, " << failed << " failed), "
         << int(seconds) << " s\n";
   }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/progress.hpp"
 #include "points/points.hpp"
 #include "providers/table_work.hpp"
 
@@ -22,9 +23,9 @@ std::vector<TableJob> table_jobs(const Sweep& sw, const std::string& device);
 // "" when every job's work can run for `device`, else "PROVIDER: reason" of the first that cannot.
 std::string table_jobs_unavailable(const std::vector<TableJob>& jobs, const std::string& device);
 
-// Runs the jobs, each work's together (up to `parallel` at a time); `tty`: a progress line on
-// `log`, else only failures and the summary. One outcome per job, in order.
-std::vector<TableOutcome> run_table_jobs(const std::vector<TableJob>& jobs, int parallel, bool tty,
+// Runs the jobs, each work's together (up to `parallel` at a time), with progress on `log` in
+// `mode`, failures and a summary per work. One outcome per job, in order.
+std::vector<TableOutcome> run_table_jobs(const std::vector<TableJob>& jobs, int parallel, ProgressMode mode,
                                          std::ostream& log);
 
 // Half the cores (at least one): the default `parallel`.

@@ -41,6 +41,9 @@ class TableWork {
   virtual std::string what() const = 0;
   // "" when the work can run for `device` here, else the one-line reason.
   virtual std::string unavailable(const std::string& device) = 0;
+  // Whether the task's result is there already, so that run() would find it and do nothing
+  // (a dry run's estimate counts the others). False when unknown.
+  virtual bool ready(const TableTask&) { return false; }
   // Runs the tasks, up to `jobs` at a time; one outcome per task, in order. Never throws for
   // a failing task (its outcome carries the error). `progress` may be empty.
   virtual std::vector<TableOutcome> run(const std::vector<TableTask>& tasks, int jobs,

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <stdexcept>
+#include <sys/stat.h>
 
 #include "config/config.hpp"
 #include "core/error.hpp"
@@ -84,6 +85,15 @@ const std::vector<std::string>& migrations() {
          ALTER TABLE points ADD COLUMN gpu_power_w REAL;
          ALTER TABLE points ADD COLUMN gpu_reasons INTEGER;
          ALTER TABLE points ADD COLUMN gpu_throttled INTEGER;)",
+      // 7: the process measuring a run (a row while a sweep holds it; one left behind by a
+      // process that died marks the run abandoned), and the options that shaped each run.
+      R"(CREATE TABLE run_locks(
+           run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+           host TEXT NOT NULL, boot_id TEXT NOT NULL, pid INTEGER NOT NULL,
+           proc_start INTEGER NOT NULL, since TEXT NOT NULL, heartbeat REAL NOT NULL);
+         CREATE TABLE run_options(
+           run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+           name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY(run_id, name));)",
   };
   return m;
 }
@@ -220,7 +230,7 @@ std::string pairs_json(const std::vector<std::pair<std::string, std::string>>& v
 // quick_check (the structure of every page, linear in the file's size) must find nothing.
 void check_integrity(sqlite3* db, const std::string& path) {
   Stmt s(db, "PRAGMA quick_check(1)");
-  const std::string verdict = s.step() ? s.text(0) : "no answer";
+  const std::string verdict = s.step() ? s.text("quick_check") : "no answer";
   if (verdict != "ok")
     throw RuntimeFailure("database " + path + " is damaged (" + one_line(verdict) +
                          "); restore it from a copy, or recover what is readable with `sqlite3 " + path + " .recover`");
@@ -677,6 +687,214 @@ std::vector<std::string> Store::done_keys(int64_t run_id) const {
   std::vector<std::string> out;
   for (const auto& p : points(run_id)) out.push_back(p.point.key());
   return out;
+}
+
+
+// ------------------------------------------------------------------------- reading only
+
+namespace {
+
+// A path as an SQLite URI ("file:" with %, ?, # escaped).
+std::string file_uri(const std::string& path, const std::string& query) {
+  std::string out = "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", unsigned(static_cast<unsigned char>(c)));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "?" + query;
+}
+
+sqlite3* open_uri(const std::string& uri) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return nullptr;
+  }
+  return db;
+}
+
+// The schema version, or -1 when the file cannot be read through this connection.
+int read_version(sqlite3* db) {
+  sqlite3_stmt* s = nullptr;
+  int v = -1;
+  if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+    v = sqlite3_column_int(s, 0);
+  sqlite3_finalize(s);
+  return v;
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+std::unique_ptr<Store> Store::open_read_only(const std::string& path) {
+  return std::unique_ptr<Store>(new Store(path, ReadOnly{}));
+}
+
+Store::Store(const std::string& path, ReadOnly) : path_(path), read_only_(true) {
+  if (!file_exists(path)) throw RuntimeFailure("cannot open database " + path + ": no such file");
+  db_ = open_uri(file_uri(path, "mode=ro"));
+  int v = db_ ? read_version(db_) : -1;
+  // A WAL database whose -wal and -shm files are gone (its last writer closed it) in a
+  // directory this process cannot write: SQLite cannot create the shared-memory file a reader
+  // needs. No -wal file means no writer holds it open, so it is read as an immutable file.
+  if (v < 0 && !file_exists(path + "-wal")) {
+    sqlite3_close(db_);
+    db_ = open_uri(file_uri(path, "mode=ro&immutable=1"));
+    v = db_ ? read_version(db_) : -1;
+  }
+  if (v < 0) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : "cannot open the file";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw RuntimeFailure("cannot read database " + path + ": " + msg);
+  }
+  sqlite3_busy_timeout(db_, 30000);
+  try {
+    check_integrity(db_, path_);
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
+  if (v > schema_version())
+    throw RuntimeFailure("database " + path_ + " has schema version " + std::to_string(v) +
+                         ", newer than this opbench (" + std::to_string(schema_version()) + ")");
+  if (v < schema_version()) migrate_in_memory();
+}
+
+// Copies the open (read-only) database into memory and migrates the copy: an older database
+// is read as this opbench reads a new one, and the file stays exactly as it was.
+void Store::migrate_in_memory() {
+  sqlite3* mem = nullptr;
+  if (sqlite3_open(":memory:", &mem) != SQLITE_OK) {
+    sqlite3_close(mem);
+    throw RuntimeFailure("database " + path_ + ": out of memory");
+  }
+  sqlite3_backup* b = sqlite3_backup_init(mem, "main", db_, "main");
+  const int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
+  sqlite3_backup_finish(b);
+  if (rc != SQLITE_DONE) {
+    std::string msg = sqlite3_errmsg(mem);
+    sqlite3_close(mem);
+    throw RuntimeFailure("cannot read database " + path_ + ": " + msg);
+  }
+  sqlite3_close(db_);
+  db_ = mem;
+  migrate();
+  exec("PRAGMA query_only = 1");  // the copy is for reading too
+}
+
+// ------------------------------------------------------------------------- who measures a run
+
+namespace {
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string describe_holder(const RunLock& l) {
+  return "run " + std::to_string(l.run_id) + " is being measured by pid " + std::to_string(l.holder.pid) +
+         " on host " + l.holder.host + " (since " + l.since + ")";
+}
+
+bool same_process(const ProcessIdentity& a, const ProcessIdentity& b) {
+  return a.host == b.host && a.boot_id == b.boot_id && a.pid == b.pid && a.start == b.start;
+}
+
+}  // namespace
+
+RunBusy::RunBusy(const RunLock& l)
+    : InputError("--resume", std::to_string(l.run_id), describe_holder(l) + "; wait for it to finish or stop it"),
+      lock(l) {}
+
+bool holder_alive(const RunLock& l) {
+  switch (liveness(l.holder)) {
+    case Liveness::alive: return true;
+    case Liveness::dead: return false;
+    case Liveness::unknown: break;
+  }
+  return unix_now() - l.heartbeat < kHeartbeatStaleSeconds;
+}
+
+std::optional<RunLock> Store::run_lock(int64_t run_id) const {
+  Stmt s(db_, "SELECT host, boot_id, pid, proc_start, since, heartbeat FROM run_locks WHERE run_id=:run_id");
+  s.bind(":run_id", run_id);
+  if (!s.step()) return std::nullopt;
+  RunLock l;
+  l.run_id = run_id;
+  l.holder.host = s.text("host");
+  l.holder.boot_id = s.text("boot_id");
+  l.holder.pid = s.i64("pid");
+  l.holder.start = s.i64("proc_start");
+  l.since = s.text("since");
+  l.heartbeat = s.f64("heartbeat");
+  return l;
+}
+
+int64_t Store::take_run(const ProcessIdentity& me, const std::function<int64_t()>& body) {
+  int64_t run_id = 0;
+  transaction([&] {
+    run_id = body();
+    if (auto held = run_lock(run_id); held && !same_process(held->holder, me) && holder_alive(*held))
+      throw RunBusy(*held);
+    Stmt s(db_,
+           "INSERT OR REPLACE INTO run_locks(run_id, host, boot_id, pid, proc_start, since, heartbeat)"
+           " VALUES(:run_id, :host, :boot_id, :pid, :proc_start, :since, :heartbeat)");
+    s.bind(":run_id", run_id).bind(":host", me.host).bind(":boot_id", me.boot_id).bind(":pid", me.pid)
+        .bind(":proc_start", me.start).bind(":since", now_iso()).bind(":heartbeat", unix_now());
+    s.step();
+  });
+  return run_id;
+}
+
+bool Store::heartbeat(int64_t run_id, const ProcessIdentity& me) {
+  Stmt s(db_, "UPDATE run_locks SET heartbeat=:heartbeat WHERE run_id=:run_id AND host=:host AND pid=:pid");
+  s.bind(":heartbeat", unix_now()).bind(":run_id", run_id).bind(":host", me.host).bind(":pid", me.pid);
+  s.step();
+  return sqlite3_changes(db_) > 0;
+}
+
+bool Store::end_run(int64_t run_id, const std::string& status, const ProcessIdentity& me) {
+  bool held = false;
+  transaction([&] {
+    Stmt s(db_, "DELETE FROM run_locks WHERE run_id=:run_id AND host=:host AND pid=:pid");
+    s.bind(":run_id", run_id).bind(":host", me.host).bind(":pid", me.pid);
+    s.step();
+    held = sqlite3_changes(db_) > 0;
+    if (held) finish_run(run_id, status);
+  });
+  return held;
+}
+
+void Store::set_run_options(int64_t run_id, const std::vector<std::pair<std::string, std::string>>& options) {
+  for (const auto& [name, value] : options) {
+    Stmt s(db_, "INSERT OR REPLACE INTO run_options(run_id, name, value) VALUES(:run_id, :name, :value)");
+    s.bind(":run_id", run_id).bind(":name", name).bind(":value", value);
+    s.step();
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> Store::run_options(int64_t run_id) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  Stmt s(db_, "SELECT name, value FROM run_options WHERE run_id=:run_id ORDER BY name");
+  s.bind(":run_id", run_id);
+  while (s.step()) out.emplace_back(s.text("name"), s.text("value"));
+  return out;
+}
+
+std::string effective_status(const Store& store, const RunInfo& run) {
+  if (run.status != "running" || run.source != "sweep") return run.status;
+  auto lock = store.run_lock(run.id);
+  return lock && holder_alive(*lock) ? "running" : "abandoned";
 }
 
 }  // namespace opbench

@@ -3,11 +3,14 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/error.hpp"
+#include "core/process_identity.hpp"
 #include "measure/executor.hpp"
 #include "points/point.hpp"
 
@@ -65,6 +68,20 @@ struct CompileRecord {
   std::string error;
 };
 
+// A sweep refreshes its run's heartbeat this often; a holder on another host whose heartbeat
+// is older than the stale limit counts as dead.
+constexpr double kHeartbeatSeconds = 15;
+constexpr double kHeartbeatStaleSeconds = 90;
+
+// The process measuring a run: one row while a sweep holds the run, gone when it ends. A
+// row whose process died (a SIGKILL, a crash, a full disk) stays: the run is abandoned.
+struct RunLock {
+  int64_t run_id = 0;
+  ProcessIdentity holder;
+  std::string since;      // when it took the run (ISO 8601 UTC)
+  double heartbeat = 0;   // Unix seconds of its last sign of life (every few seconds)
+};
+
 class Store {
  public:
   // Opens (creating and migrating) the database; throws RuntimeFailure.
@@ -101,17 +118,58 @@ class Store {
   std::vector<StoredPoint> points_titled(const std::string& title) const;
   std::vector<std::string> done_keys(int64_t run_id) const;  // Point::key() of stored points
 
+  // --- reading only: report, runs, diff, versus, history, the sources of merge
+  // Opens an existing database for reading: never creates, migrates or changes its journal
+  // mode (a database in a read-only directory opens). One of an older schema is copied into
+  // memory and migrated there; the file is left as it was. Throws RuntimeFailure.
+  static std::unique_ptr<Store> open_read_only(const std::string& path);
+  bool read_only() const { return read_only_; }
+
+  // --- who measures a run (schema 6)
+  // Takes a run for `me`, in one transaction with `body`, which returns the run's id (and may
+  // insert the run, or set its status): throws RunBusy, and writes nothing, when another live
+  // process holds it. A holder that is this process (a sweep that re-executed itself), or that
+  // died, is replaced.
+  int64_t take_run(const ProcessIdentity& me, const std::function<int64_t()>& body);
+  // The run's lock, if a process holds (or held and died holding) it.
+  std::optional<RunLock> run_lock(int64_t run_id) const;
+  // Refreshes the holder's heartbeat; false when `me` no longer holds the run.
+  bool heartbeat(int64_t run_id, const ProcessIdentity& me);
+  // If `me` holds the run: sets its status and finish time and lets go of it, in one
+  // transaction, and returns true; else changes nothing and returns false.
+  bool end_run(int64_t run_id, const std::string& status, const ProcessIdentity& me);
+  // The options that shaped a run (device, providers ...), by name; written once, at its start.
+  void set_run_options(int64_t run_id, const std::vector<std::pair<std::string, std::string>>& options);
+  std::vector<std::pair<std::string, std::string>> run_options(int64_t run_id) const;
+
   sqlite3* handle() const { return db_; }
   const std::string& path() const { return path_; }
 
  private:
+  struct ReadOnly {};
+  Store(const std::string& path, ReadOnly);
+  void migrate_in_memory();
   void exec(const std::string& sql) const;
   void migrate();
   void backfill_uuids();
   void backfill_timing();
   sqlite3* db_ = nullptr;
   std::string path_;
+  bool read_only_ = false;
 };
+
+// A run held by another live process (a second sweep, a second --resume): names the holder.
+class RunBusy : public InputError {
+ public:
+  explicit RunBusy(const RunLock& l);
+  RunLock lock;
+};
+
+// Whether a lock's holder still runs: its pid on this host, its heartbeat from another.
+bool holder_alive(const RunLock& l);
+// What a run's stored status means now: "abandoned" for a run stored as running whose process
+// died (or that no process holds), else the stored status.
+std::string effective_status(const Store& store, const RunInfo& run);
 
 // Now, as ISO 8601 UTC with milliseconds.
 std::string now_iso();

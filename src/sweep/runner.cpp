@@ -1,13 +1,15 @@
 #include "sweep/runner.hpp"
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <set>
 
 #include "core/error.hpp"
+#include "sweep/plan.hpp"
+#include "sweep/resume.hpp"
+#include "sweep/watch.hpp"
 
 namespace opbench {
 
@@ -26,175 +28,236 @@ void filter_providers(Sweep& sw, const Config& cfg, const std::vector<std::strin
   sw.points = std::move(kept);
 }
 
-void drop_unavailable(Sweep& sw, Executor& ex, std::ostream& log) {
+std::vector<std::string> drop_unavailable(Sweep& sw, Executor& ex, std::ostream& log) {
   std::map<std::string, std::string> why;
   for (const auto& p : sw.points)
     if (!why.count(p.provider)) why[p.provider] = ex.unavailable(p.op, p.provider);
   std::vector<Point> kept;
   for (auto& p : sw.points)
     if (why[p.provider].empty()) kept.push_back(p);
-  for (const auto& [prov, reason] : why)
-    if (!reason.empty()) log << "skipping provider " << prov << ": " << reason << "\n";
+  std::vector<std::string> dropped;
+  for (const auto& [prov, reason] : why) {
+    if (reason.empty()) continue;
+    log << "skipping provider " << prov << ": " << reason << "\n";
+    dropped.push_back(prov);
+  }
   sw.points = std::move(kept);
+  return dropped;
 }
 
-Result pool_rounds(const std::vector<Result>& rounds) {
-  if (rounds.empty()) return Result();
-  for (const auto& r : rounds)
-    if (!r.ok()) return r;
-  Result out = rounds.front();
-  out.samples.clear();
-  out.rounds.clear();
-  for (const auto& r : rounds) {
-    out.samples.insert(out.samples.end(), r.samples.begin(), r.samples.end());
-    if (rounds.size() > 1) out.rounds.push_back(int64_t(r.samples.size()));
-    out.rel_err = std::max(out.rel_err, r.rel_err);
-    out.check_failed = out.check_failed || r.check_failed;
+namespace {
+
+std::string cell_name(const Point& p) { return p.title + " " + p.x_name + "=" + std::to_string(p.x_value); }
+
+// One sweep, step by step (run() reads as the whole loop).
+class SweepLoop {
+ public:
+  SweepLoop(const Config& cfg, const Sweep& sw, Executor& ex, Store& store, const SweepOptions& opt,
+            std::ostream& log)
+      : cfg_(cfg), sw_(sw), ex_(ex), store_(store), opt_(opt), log_(log), me_(this_process()) {
+    for (const auto& t : sw_.tables) section_of_[t.title] = t.section;
   }
-  out.stats = summarize(out.samples);
-  // GB/s and % of peak go as 1 / median: rescaled from the first round's.
-  const double m0 = rounds.front().stats.median, m = out.stats.median;
-  if (m0 > 0 && m > 0) {
-    out.gbps = rounds.front().gbps * m0 / m;
-    out.pct_peak = rounds.front().pct_peak * m0 / m;
-  }
-  return out;
-}
 
-double shown_value(const Result& r, const std::string& stat) {
-  if (!r.ok()) return -1;
-  return r.stats.get(stat);
-}
-
-static std::string fmt_duration(double s) {
-  char buf[32];
-  if (s < 60) std::snprintf(buf, sizeof buf, "%.0fs", s);
-  else if (s < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", int(s) / 60, int(s) % 60);
-  else std::snprintf(buf, sizeof buf, "%dh%02dm", int(s) / 3600, (int(s) % 3600) / 60);
-  return buf;
-}
-
-SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store,
-                       const SweepOptions& opt, std::ostream& log) {
-  SweepOutcome out;
-  std::map<std::string, std::string> section_of;
-  for (const auto& t : sw.tables) section_of[t.title] = t.section;
-  std::map<std::string, int64_t> seq_of;
-  for (size_t i = 0; i < sw.points.size(); ++i) seq_of[sw.points[i].key()] = int64_t(i);
-
-  RunInfo run;
-  std::set<std::string> done;
-  if (opt.resume) {
-    auto r = store.run(opt.resume);
-    if (!r) throw InputError("--resume", std::to_string(opt.resume), "no run with that id in " + store.path());
-    if (r->config_hash != cfg.hash)
-      throw InputError("--resume", std::to_string(opt.resume), "that run used another config (hash differs)");
-    run = *r;
-    for (const auto& k : store.done_keys(run.id)) done.insert(k);
-    run.status = "running";
-    store.update_run(run);
-  } else {
-    run.label = opt.label;
-    run.host = opt.host;
-    run.git_commit = opt.git_commit;
-    run.config_path = cfg.path;
-    run.config_text = cfg.text;
-    run.config_hash = cfg.hash;
-    run.op = cfg.op;
-    run.stat = cfg.timing.stat;
-    set_timing(run, cfg.timing);
-    std::set<std::string> used;
-    for (const auto& p : sw.points) used.insert(p.provider);
-    for (const auto& [prov, label] : cfg.providers)
-      if (used.count(prov)) run.notation.emplace_back(label, prov);
-    run.env = ex.environment();
-    store.begin_run(run);
-  }
-  if (opt.resume) {
-    Environment env = ex.environment();
-    if (env.gpu != run.env.gpu)
-      log << "warning: resuming run " << run.id << " measured on '" << run.env.gpu << "' on '" << env.gpu << "'\n";
-  }
-  out.run_id = run.id;
-  if (opt.before_measure) opt.before_measure(run.id);
-
-  size_t total = sw.points.size();
-  size_t todo = 0;
-  for (const auto& p : sw.points) todo += done.count(p.key()) ? 0 : 1;
-  auto t0 = std::chrono::steady_clock::now();
-  size_t measured_now = 0;
-  // One table cell at a time (its points are consecutive: one per provider). Speed points are
-  // measured in rounds, the cell's providers in turn within each, so they share every round's
-  // memory placement; each point is stored once all its rounds are in.
-  for (size_t i = 0; i < sw.points.size();) {
-    size_t j = i;
-    while (j < sw.points.size() && sw.points[j].title == sw.points[i].title &&
-           sw.points[j].x_value == sw.points[i].x_value)
-      ++j;
-    std::vector<size_t> cell;
-    for (size_t k = i; k < j; ++k) {
-      if (done.count(sw.points[k].key())) ++out.skipped;
-      else cell.push_back(k);
+  SweepOutcome run() {
+    if (stop_requested()) return out_;  // before the run exists: nothing to store
+    start_or_resume();
+    try {
+      watch_ = std::make_unique<Watch>(opt_.heartbeat_s, [this] { heartbeat(); });
+      if (opt_.before_measure) opt_.before_measure(run_.id);
+      measure(plan_cells(sw_, done_));
+      watch_.reset();
+      finish();
+    } catch (...) {
+      watch_.reset();
+      abandon();
+      throw;
     }
-    i = j;
-    if (cell.empty()) continue;
-    if (opt.stop && opt.stop->load()) {
-      out.interrupted = true;
-      break;
+    return out_;
+  }
+
+ private:
+  // --- start or resume the run, and hold it
+  void start_or_resume() {
+    if (opt_.resume) resume();
+    else start();
+    for (const auto& p : sw_.points) out_.skipped += done_.count(p.key());
+  }
+
+  // Right after the run is taken: from here on a second signal can mark it interrupted.
+  void held() {
+    out_.run_id = run_.id;
+    if (opt_.started) opt_.started(run_);
+  }
+
+  void start() {
+    run_.label = opt_.label;
+    run_.host = opt_.host;
+    run_.git_commit = opt_.git_commit;
+    run_.config_path = cfg_.path;
+    run_.config_text = cfg_.text;
+    run_.config_hash = cfg_.hash;
+    run_.op = cfg_.op;
+    run_.stat = cfg_.timing.stat;
+    set_timing(run_, cfg_.timing);
+    const RunShape shape{cfg_.path, opt_.device, sweep_providers(cfg_, sw_), opt_.label};
+    for (const auto& [prov, label] : cfg_.providers)
+      for (const auto& used : shape.providers)
+        if (used == prov) run_.notation.emplace_back(label, prov);
+    run_.env = ex_.environment();
+    store_.take_run(me_, [&] {
+      store_.begin_run(run_);
+      store_.set_run_options(run_.id, shape_options(shape));
+      return run_.id;
+    });
+    held();
+  }
+
+  void resume() {
+    auto r = store_.run(opt_.resume);
+    if (!r) throw InputError("--resume", std::to_string(opt_.resume), "no run with that id in " + store_.path());
+    if (r->config_hash != cfg_.hash)
+      throw InputError("--resume", std::to_string(opt_.resume), "that run used another config (hash differs)");
+    run_ = *r;
+    store_.take_run(me_, [&] {
+      run_.status = "running";
+      store_.update_run(run_);
+      return run_.id;
+    });
+    held();
+    for (const auto& k : store_.done_keys(run_.id)) done_.insert(k);
+    const Environment env = ex_.environment();
+    if (env.gpu != run_.env.gpu)
+      log_ << "warning: resuming run " << run_.id << " measured on '" << run_.env.gpu << "' on '" << env.gpu << "'\n";
+  }
+
+  // --- measure each cell, store it, report it
+  void measure(const std::vector<Cell>& cells) {
+    Progress progress(opt_.progress, log_, sw_.points.size(), out_.skipped, "points");
+    for (const Cell& cell : cells) {
+      if (stop_requested()) break;
+      progress.begin(cell_name(sw_.points[cell.points.front()]) + " (" + providers_text(cell) + ")", cell.last + 1);
+      const CellResult got = measure_cell(ex_, points_of(cell), cfg_.timing, guard());
+      store_cell(cell, got);
+      report_cell(cell, got, progress);
     }
-    const Point& head = sw.points[cell.front()];
-    if (opt.progress) {
-      double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::string eta = measured_now ? fmt_duration(el / double(measured_now) * double(todo - measured_now)) : "?";
-      log << "\r\033[K[" << cell.back() + 1 << "/" << total << "] " << head.title << " " << head.x_name << "="
-          << head.x_value << " (" << cell.size() << (cell.size() == 1 ? " provider" : " providers") << ")  ETA "
-          << eta << std::flush;
+    progress.finish();
+  }
+
+  bool stop_requested() {
+    out_.interrupted = opt_.stop && opt_.stop->load();
+    return out_.interrupted;
+  }
+
+  std::vector<const Point*> points_of(const Cell& cell) const {
+    std::vector<const Point*> out;
+    for (size_t i : cell.points) out.push_back(&sw_.points[i]);
+    return out;
+  }
+
+  static std::string providers_text(const Cell& cell) {
+    return std::to_string(cell.points.size()) + (cell.points.size() == 1 ? " provider" : " providers");
+  }
+
+  // Measures watched for calls that never return (when the command can go on without them).
+  MeasureGuard guard() {
+    if (!opt_.on_hung) return {};
+    return [this](const Point& p, double seconds, const std::function<void()>& measure) {
+      return watch_->within(seconds + opt_.hang_grace_s, measure, [this, &p] {
+        Result r;
+        r.unit = p.metric() == "memory" ? "MiB" : "ms";
+        r.error = hung_error(cfg_.timing, opt_.hang_grace_s);
+        store_.add_point(stored_point(p, r));
+        log_ << "point failed: " << cell_name(p) << " " << p.provider << ": " << r.error << "\n" << std::flush;
+        opt_.on_hung(run_.id);
+      });
+    };
+  }
+
+  void heartbeat() {
+    try {
+      if (!beat_) beat_ = std::make_unique<Store>(store_.path());
+      beat_->heartbeat(run_.id, me_);
+    } catch (const std::exception&) {
+      beat_.reset();  // a full disk, a busy database: the next beat tries again
     }
-    const int rounds = head.metric() == "memory" ? 1 : std::max(1, cfg.timing.rounds);
-    Timing per_round = cfg.timing;
-    per_round.warmup_ms = cfg.timing.warmup_ms / rounds;
-    per_round.rep_ms = cfg.timing.rep_ms / rounds;
-    std::vector<std::vector<Result>> got(cell.size());
-    // Round r starts with provider r mod k: every provider takes every place in the order
-    // equally often (the first measure after new inputs was seen to run differently).
-    for (int r = 0; r < rounds; ++r) {
-      if (r > 0) ex.new_round();
-      for (size_t q = 0; q < cell.size(); ++q) {
-        const size_t c = (q + size_t(r)) % cell.size();
-        got[c].push_back(ex.measure(sw.points[cell[c]], per_round));
+  }
+
+  // --- store the cell: its points in one transaction
+  StoredPoint stored_point(const Point& p, const Result& r) const {
+    StoredPoint sp;
+    sp.run_id = run_.id;
+    sp.seq = int64_t(&p - sw_.points.data());
+    sp.section = section_of_.at(p.title);
+    sp.point = p;
+    sp.stat = p.metric() == "memory" ? "max" : cfg_.timing.stat;
+    sp.result = r;
+    sp.value = shown_value(r, sp.stat);
+    return sp;
+  }
+
+  void store_cell(const Cell& cell, const CellResult& got) {
+    std::vector<StoredPoint> batch;
+    for (size_t c = 0; c < cell.points.size(); ++c)
+      if (!got.abandoned[c]) {
+        batch.push_back(stored_point(sw_.points[cell.points[c]], got.results[c]));
+        batch.back().state = got.state;
+      }
+    store_.add_points(batch);
+  }
+
+  // --- report progress
+  void report_cell(const Cell& cell, const CellResult& got, Progress& progress) {
+    for (size_t c = 0; c < cell.points.size(); ++c) {
+      const Point& p = sw_.points[cell.points[c]];
+      const Result& r = got.results[c];
+      ++out_.measured;
+      if (!r.ok()) {
+        ++out_.failed;
+        if (!got.abandoned[c]) progress.note("point failed: " + cell_name(p) + " " + p.provider + ": " + r.error);
+      } else if (r.check_failed) {
+        ++out_.check_failed;
+        progress.note("check failed: " + cell_name(p) + " " + p.provider + ": relative error " +
+                      std::to_string(r.rel_err) + " against torch");
       }
     }
-    const DeviceState state = ex.device_state();  // the GPU right after the cell's measures
-    for (size_t c = 0; c < cell.size(); ++c) {
-      const Point& p = sw.points[cell[c]];
-      StoredPoint sp;
-      sp.run_id = run.id;
-      sp.seq = seq_of[p.key()];
-      sp.section = section_of[p.title];
-      sp.point = p;
-      sp.stat = p.metric() == "memory" ? "max" : cfg.timing.stat;
-      sp.result = pool_rounds(got[c]);
-      sp.value = shown_value(sp.result, sp.stat);
-      sp.state = state;
-      store.add_point(sp);
-      ++out.measured;
-      ++measured_now;
-      if (!sp.result.ok()) {
-        ++out.failed;
-        if (opt.progress) log << "\n";
-        log << "point failed: " << p.title << " " << p.x_name << "=" << p.x_value << " " << p.provider
-            << ": " << sp.result.error << "\n";
-      } else if (sp.result.check_failed) {
-        ++out.check_failed;
-        if (opt.progress) log << "\n";
-        log << "check failed: " << p.title << " " << p.x_name << "=" << p.x_value << " " << p.provider
-            << ": relative error " << sp.result.rel_err << " against torch\n";
-      }
+    char took[64];
+    std::snprintf(took, sizeof took, ": %zu point%s in %.1fs", cell.points.size(), cell.points.size() == 1 ? "" : "s",
+                  progress.step_seconds());
+    progress.end(cell_name(sw_.points[cell.points.front()]) + took, cell.last + 1, cell.points.size());
+  }
+
+  // --- finish: the run's status, and let go of it
+  void finish() { store_.end_run(run_.id, out_.interrupted ? "interrupted" : "done", me_); }
+
+  // A failure (a full disk, a database error): the run is left interrupted if that can still
+  // be written; if not, its lock stays behind and the run reads as abandoned.
+  void abandon() {
+    try {
+      store_.end_run(run_.id, "interrupted", me_);
+    } catch (const std::exception&) {
     }
   }
-  if (opt.progress) log << "\r\033[K" << std::flush;
-  store.finish_run(run.id, out.interrupted ? "interrupted" : "done");
-  return out;
+
+  const Config& cfg_;
+  const Sweep& sw_;
+  Executor& ex_;
+  Store& store_;
+  const SweepOptions& opt_;
+  std::ostream& log_;
+  const ProcessIdentity me_;
+  std::map<std::string, std::string> section_of_;
+  RunInfo run_;
+  std::set<std::string> done_;
+  SweepOutcome out_;
+  std::unique_ptr<Watch> watch_;
+  std::unique_ptr<Store> beat_;
+};
+
+}  // namespace
+
+SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store, const SweepOptions& opt,
+                       std::ostream& log) {
+  return SweepLoop(cfg, sw, ex, store, opt, log).run();
 }
 
 }  // namespace opbench

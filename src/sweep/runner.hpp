@@ -1,5 +1,8 @@
-// The sweep loop: expand the config, skip what is unavailable or already done (--resume),
-// measure each point through an Executor and commit it to the store as it completes.
+// The sweep loop, in named steps: start (or resume) the run and hold it, plan the cells left
+// to measure, measure each cell on the Executor (sweep/cell.hpp), store its points in one
+// transaction, report progress, finish the run. A run is held (Store::take_run) while it is
+// measured, its heartbeat refreshed; a signal ends it after the current cell, marked
+// interrupted. Torch-free.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -10,21 +13,33 @@
 
 #include "config/config.hpp"
 #include "store/store.hpp"
+#include "core/progress.hpp"
 #include "measure/executor.hpp"
 #include "points/points.hpp"
+#include "sweep/cell.hpp"
 
 namespace opbench {
 
 struct SweepOptions {
   std::string label;
   std::vector<std::string> providers;  // empty: the config's
+  std::string device;                  // stored with the run: what --resume measures on
   int64_t resume = 0;                  // run id to continue, 0: a new run
-  bool progress = false;               // a live progress line (on a terminal)
+  ProgressMode progress = ProgressMode::none;
   std::string host, git_commit;
-  const std::atomic<bool>* stop = nullptr;  // set by SIGINT: finish the table cell, then stop
+  const std::atomic<bool>* stop = nullptr;  // set by a signal: finish the table cell, then stop
+  // Called once the run exists and is held, before anything else (the command learns its id).
+  std::function<void(const RunInfo& run)> started;
   // Called once the run exists and before any point is measured (building the compiled
   // baselines' packages, outside every timed region); may record into the store.
   std::function<void(int64_t run_id)> before_measure;
+  // A measure that has not returned `hang_grace_s` after its point's budget ran out (a call
+  // that never finishes): its point is stored as failed, then on_hung runs on another thread
+  // (the command re-executes itself to go on, since the hung call cannot be taken back). If
+  // on_hung returns and the call ever does, the sweep goes on. Unset: measures are not watched.
+  std::function<void(int64_t run_id)> on_hung;
+  double hang_grace_s = 30;
+  double heartbeat_s = kHeartbeatSeconds;
 };
 
 struct SweepOutcome {
@@ -35,18 +50,13 @@ struct SweepOutcome {
 
 // Applies --providers to a sweep (InputError for a name the config does not list).
 void filter_providers(Sweep& sw, const Config& cfg, const std::vector<std::string>& names);
-// Drops the providers `ex` cannot run here, printing one line each to `log`.
-void drop_unavailable(Sweep& sw, Executor& ex, std::ostream& log);
+// Drops the providers `ex` cannot run here, printing one line each to `log`; returns their names.
+std::vector<std::string> drop_unavailable(Sweep& sw, Executor& ex, std::ostream& log);
 
-SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store,
-                       const SweepOptions& opt, std::ostream& log);
-
-// One point's result from its rounds (Timing::rounds): the first error if any, else every
-// round's samples pooled (in round order, with each round's count when there are several),
-// their statistics, the largest check error.
-Result pool_rounds(const std::vector<Result>& rounds);
-
-// The statistic a table shows for a result: the stat for speed, the peak for memory, -1 on error.
-double shown_value(const Result& r, const std::string& stat);
+// Throws InputError for a resume the run cannot take (another config, another process holding
+// it: RunBusy); RuntimeFailure for a database failure (the run is then left interrupted, or
+// abandoned when even that cannot be written).
+SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store, const SweepOptions& opt,
+                       std::ostream& log);
 
 }  // namespace opbench

@@ -1,0 +1,116 @@
+#include "sweep/cell.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+namespace opbench {
+
+namespace {
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
+// Each round takes its share of the warm-up and repetition budgets.
+Timing round_timing(const Timing& timing, int rounds) {
+  Timing t = timing;
+  t.warmup_ms = timing.warmup_ms / rounds;
+  t.rep_ms = timing.rep_ms / rounds;
+  return t;
+}
+
+// One round of one point, within what is left of its budget (`spent` so far, updated).
+Result measure_round(Executor& ex, const Point& p, Timing t, double& spent, const MeasureGuard& guard,
+                     bool& abandoned) {
+  t.max_point_s -= spent;
+  Result r;
+  auto measure = [&] { r = ex.measure(p, t); };
+  const auto t0 = std::chrono::steady_clock::now();
+  if (guard) abandoned = !guard(p, t.max_point_s, measure);
+  else measure();
+  spent += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (abandoned) {  // a late result: the guard stored the point as failed already
+    r = Result();
+    r.error = "did not return in time";
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string budget_spent_error(const Timing& timing, int round, int rounds) {
+  return "over its wall-time budget (timing.max_point_s = " + seconds_text(timing.max_point_s) + ") before round " +
+         std::to_string(round) + " of " + std::to_string(rounds);
+}
+
+std::string hung_error(const Timing& timing, double grace_s) {
+  return "a call did not return within the wall-time budget (timing.max_point_s = " +
+         seconds_text(timing.max_point_s) + ") and " + seconds_text(grace_s) + " more; the point was abandoned";
+}
+
+CellResult measure_cell(Executor& ex, const std::vector<const Point*>& points, const Timing& timing,
+                        const MeasureGuard& guard) {
+  const size_t k = points.size();
+  const int rounds = points.front()->metric() == "memory" ? 1 : std::max(1, timing.rounds);
+  const Timing per_round = round_timing(timing, rounds);
+  std::vector<std::vector<Result>> got(k);
+  std::vector<double> spent(k, 0);
+  CellResult out;
+  out.abandoned.assign(k, false);
+  // Round r starts with provider r mod k: every provider takes every place in the order
+  // equally often (the first measure after new inputs runs differently: docs/measurement.md, rounds). A point
+  // that failed (or was abandoned) sits out the rounds after.
+  for (int r = 0; r < rounds; ++r) {
+    if (r > 0) ex.new_round();
+    for (size_t q = 0; q < k; ++q) {
+      const size_t c = (q + size_t(r)) % k;
+      if (out.abandoned[c] || (!got[c].empty() && !got[c].back().ok())) continue;
+      if (spent[c] >= timing.max_point_s) {
+        Result over;
+        over.unit = "ms";  // only speed points have rounds
+        over.error = budget_spent_error(timing, r + 1, rounds);
+        got[c].push_back(over);
+        continue;
+      }
+      bool abandoned = false;
+      got[c].push_back(measure_round(ex, *points[c], per_round, spent[c], guard, abandoned));
+      out.abandoned[c] = abandoned;
+    }
+  }
+  for (const auto& g : got) out.results.push_back(pool_rounds(g));
+  out.state = ex.device_state();  // the GPU right after the cell's measures
+  return out;
+}
+
+Result pool_rounds(const std::vector<Result>& rounds) {
+  if (rounds.empty()) return Result();
+  for (const auto& r : rounds)
+    if (!r.ok()) return r;
+  Result out = rounds.front();
+  out.samples.clear();
+  out.rounds.clear();
+  for (const auto& r : rounds) {
+    out.samples.insert(out.samples.end(), r.samples.begin(), r.samples.end());
+    if (rounds.size() > 1) out.rounds.push_back(int64_t(r.samples.size()));
+    out.rel_err = std::max(out.rel_err, r.rel_err);
+    out.check_failed = out.check_failed || r.check_failed;
+  }
+  out.stats = summarize(out.samples);
+  // GB/s and % of peak go as 1 / median: rescaled from the first round's.
+  const double m0 = rounds.front().stats.median, m = out.stats.median;
+  if (m0 > 0 && m > 0) {
+    out.gbps = rounds.front().gbps * m0 / m;
+    out.pct_peak = rounds.front().pct_peak * m0 / m;
+  }
+  return out;
+}
+
+double shown_value(const Result& r, const std::string& stat) {
+  if (!r.ok()) return -1;
+  return r.stats.get(stat);
+}
+
+}  // namespace opbench

@@ -1,0 +1,29 @@
+// What a sweep has left to measure, as table cells: the seam where a sweep is split (across
+// devices, across shards) before any point is measured. Torch-free.
+#pragma once
+#include <cstddef>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "points/points.hpp"
+
+namespace opbench {
+
+// One table cell (a title and an x value): the points of its providers not stored yet. Its
+// speed points are measured together, in rounds (Timing::rounds).
+struct Cell {
+  std::vector<size_t> points;  // indices into Sweep::points, in column order
+  size_t last = 0;             // index of the cell's last point, stored or not ("[i/N]")
+};
+
+// The cells holding a point whose key is not in `done`, in sweep order.
+std::vector<Cell> plan_cells(const Sweep& sw, const std::set<std::string>& done);
+
+// The timing budget of measuring `cells`: warmup_ms + rep_ms for every speed point (its rounds
+// share them), in seconds. What a call costs beyond its budget (the first call, do_bench's
+// estimate, flushes, a memory point's single call) is not counted.
+double timing_budget_seconds(const Sweep& sw, const std::vector<Cell>& cells, const Timing& timing);
+
+}  // namespace opbench

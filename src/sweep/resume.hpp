@@ -1,0 +1,49 @@
+// The options that shape a run (which config, device, providers, label), as stored with it:
+// `--resume` measures the rest of a run with them, and the resume command repeats them, so
+// that continuing a run never adds points of a provider or a device it did not have.
+// Torch-free.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/config.hpp"
+#include "store/store.hpp"
+#include "points/points.hpp"
+
+namespace opbench {
+
+struct RunShape {
+  std::string config;                  // the config's path as given
+  std::string device;                  // cpu, cuda:N
+  std::vector<std::string> providers;  // the providers the run measures, in column order
+  std::string label;
+};
+
+// As a run's options rows (written once, when the run starts).
+std::vector<std::pair<std::string, std::string>> shape_options(const RunShape& s);
+// A run's shape: its stored options; for a run that has none (an older opbench wrote it),
+// its device and the providers of its notation.
+RunShape stored_shape(const Store& store, const RunInfo& run);
+
+// The shape a `--resume` measures with: the stored one. An option given on the command line
+// (non-empty in `given`) must agree with it: InputError naming the option otherwise.
+RunShape resume_shape(const RunShape& stored, const RunShape& given, int64_t run_id);
+
+// The command that continues a run: every shaping option, the database, --resume ID.
+std::string resume_command(const RunShape& s, const std::string& db, int64_t run_id);
+
+// The providers a sweep measures (those of its points), in the config's column order.
+std::vector<std::string> sweep_providers(const Config& cfg, const Sweep& sw);
+
+// "a,b, c" -> {a, b, c}.
+std::vector<std::string> split_list(const std::string& s);
+
+// "cuda" is "cuda:0"; any other name as it is.
+std::string canonical_device(const std::string& device);
+
+// `s` quoted for a POSIX shell where it needs quoting.
+std::string shell_quote(const std::string& s);
+
+}  // namespace opbench

@@ -1,0 +1,167 @@
+// Reading a database never writes it: no migration, no journal-mode switch, not a byte
+// changed; an older schema is read through the migration in memory; a database in a
+// directory the reader cannot write opens.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "store/store.hpp"
+
+using namespace opbench;
+
+namespace {
+
+std::string temp_dir(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() / ("opbench_ro_" + std::to_string(getpid()) + "_" + name);
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p.string();
+}
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream o;
+  o << f.rdbuf();
+  return o.str();
+}
+
+void sql(const std::string& path, const std::string& text) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  ASSERT_EQ(sqlite3_exec(db, text.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_close(db);
+}
+
+std::string journal_mode(const std::string& path) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, nullptr);
+  std::string mode = sqlite3_step(s) == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(s, 0)) : "";
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return mode;
+}
+
+// A schema-4 database as an older opbench left it (rollback journal, one run, one point).
+void write_schema4(const std::string& path) {
+  sql(path,
+      "CREATE TABLE runs(id INTEGER PRIMARY KEY AUTOINCREMENT, label TEXT NOT NULL DEFAULT '', source TEXT NOT NULL "
+      "DEFAULT 'sweep', device TEXT, gpu TEXT, sm_count INTEGER, memory_bytes INTEGER, driver TEXT, cuda_runtime "
+      "TEXT, torch_version TEXT, compute_capability TEXT, peak_gbps REAL, host TEXT, git_commit TEXT, config_path "
+      "TEXT, config_text TEXT, config_hash TEXT, op TEXT, stat TEXT, notation TEXT, started_at TEXT, finished_at "
+      "TEXT, status TEXT, uuid TEXT);"
+      "CREATE UNIQUE INDEX runs_uuid ON runs(uuid);"
+      "CREATE TABLE points(id INTEGER PRIMARY KEY AUTOINCREMENT, run_id INTEGER NOT NULL REFERENCES runs(id) ON "
+      "DELETE CASCADE, seq INTEGER NOT NULL, section TEXT, title TEXT NOT NULL, op TEXT, params TEXT, x_name TEXT, "
+      "x_value INTEGER, provider TEXT NOT NULL, label TEXT, mode TEXT, metric TEXT, dtype TEXT, unit TEXT, stat "
+      "TEXT, value REAL, median REAL, mean REAL, min REAL, max REAL, p20 REAL, p80 REAL, stdev REAL, count INTEGER, "
+      "samples TEXT, bytes REAL, gbps REAL, pct_peak REAL, error TEXT, created_at TEXT, rel_err REAL, check_failed "
+      "INTEGER NOT NULL DEFAULT 0, UNIQUE(run_id, title, x_value, provider));"
+      "CREATE TABLE compiles(id INTEGER PRIMARY KEY AUTOINCREMENT, run_id INTEGER NOT NULL REFERENCES runs(id) ON "
+      "DELETE CASCADE, title TEXT, provider TEXT, package_key TEXT, seconds REAL, cached INTEGER, error TEXT);"
+      "INSERT INTO runs(label, gpu, status, notation, uuid) VALUES('old', 'A800', 'done', '[[\"to\",\"torch\"]]', "
+      "'00000000-0000-4000-8000-000000000001');"
+      "INSERT INTO points(run_id, seq, title, provider, x_name, x_value, value, samples) VALUES(1, 0, 't', 'torch', "
+      "'n', 256, 1.5, '[1.5]');"
+      "PRAGMA user_version = 4;");
+}
+
+}  // namespace
+
+TEST(ReadOnly, AnOlderSchemaIsReadThroughTheMigrationInMemory) {
+  const std::string path = temp_dir("old") + "/old.db";
+  write_schema4(path);
+  const std::string before = bytes_of(path);
+  {
+    auto s = Store::open_read_only(path);
+    EXPECT_TRUE(s->read_only());
+    EXPECT_EQ(s->version(), Store::schema_version());  // the copy in memory
+    auto runs = s->runs();
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].label, "old");
+    EXPECT_EQ(s->points(1).at(0).value, 1.5);
+    EXPECT_FALSE(s->run_lock(1).has_value());  // a table the migration added
+    RunInfo r;
+    EXPECT_THROW(s->begin_run(r), RuntimeFailure);  // the copy is read-only too
+  }
+  EXPECT_EQ(bytes_of(path), before);
+  EXPECT_EQ(journal_mode(path), "delete");
+  EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+}
+
+TEST(ReadOnly, ACurrentDatabaseIsReadInPlaceAndNeverWritten) {
+  const std::string path = temp_dir("current") + "/cur.db";
+  {
+    Store w(path);
+    RunInfo r;
+    r.label = "now";
+    w.begin_run(r);
+  }
+  sql(path, "PRAGMA journal_mode=DELETE;");  // as if copied from elsewhere
+  const std::string before = bytes_of(path);
+  {
+    auto s = Store::open_read_only(path);
+    EXPECT_EQ(s->runs().at(0).label, "now");
+    RunInfo r;
+    EXPECT_THROW(s->begin_run(r), RuntimeFailure);
+  }
+  EXPECT_EQ(bytes_of(path), before);
+  EXPECT_EQ(journal_mode(path), "delete");
+}
+
+TEST(ReadOnly, MissingAndNewerDatabasesAreRefused) {
+  const std::string dir = temp_dir("refused");
+  EXPECT_THROW(Store::open_read_only(dir + "/none.db"), RuntimeFailure);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/none.db"));
+  sql(dir + "/new.db", "PRAGMA user_version = 999;");
+  EXPECT_THROW(Store::open_read_only(dir + "/new.db"), RuntimeFailure);
+  std::ofstream(dir + "/text.db") << "not a database, just text long enough to fill a header............\n";
+  EXPECT_THROW(Store::open_read_only(dir + "/text.db"), RuntimeFailure);
+}
+
+// A WAL database (as every sweep leaves one) in a directory the reader cannot write: opened
+// by an unprivileged child process (as root, write permission is never refused).
+TEST(ReadOnly, ADatabaseInAReadOnlyDirectoryOpens) {
+  const std::string dir = temp_dir("rodir");
+  const std::string path = dir + "/ro.db";
+  {
+    Store w(path);
+    RunInfo r;
+    r.label = "listed";
+    w.begin_run(r);
+  }
+  ASSERT_FALSE(std::filesystem::exists(path + "-wal"));  // the writer closed it cleanly
+  const std::string header = bytes_of(path).substr(0, 20);
+  ASSERT_EQ(header[18], 2);  // the file format's read and write versions: 2 is WAL
+  ASSERT_EQ(header[19], 2);
+  chmod(path.c_str(), 0444);
+  chmod(dir.c_str(), 0555);
+  const pid_t child = fork();
+  if (child == 0) {
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
+    if (access(dir.c_str(), W_OK) == 0) _exit(4);  // the directory must really be read-only here
+    try {
+      auto s = Store::open_read_only(path);
+      _exit(s->runs().size() == 1 && s->runs()[0].label == "listed" ? 0 : 1);
+    } catch (...) {
+      _exit(2);
+    }
+  }
+  int st = 0;
+  waitpid(child, &st, 0);
+  chmod(dir.c_str(), 0755);
+  ASSERT_TRUE(WIFEXITED(st));
+  if (WEXITSTATUS(st) == 3 || WEXITSTATUS(st) == 4) GTEST_SKIP() << "cannot drop write permission here";
+  EXPECT_EQ(WEXITSTATUS(st), 0);
+  EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+  EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
+}
