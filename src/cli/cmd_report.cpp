@@ -1,4 +1,6 @@
 // opbench report / runs: read the store.
+#include <unistd.h>
+
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -8,10 +10,51 @@
 
 namespace opbench {
 
+namespace {
+
+std::vector<std::string> path_parts(const std::string& path) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : path + "/") {
+    if (c != '/') {
+      cur += c;
+      continue;
+    }
+    if (cur == "..") {
+      if (!parts.empty() && parts.back() != "..") parts.pop_back();
+      else parts.push_back(cur);
+    } else if (!cur.empty() && cur != ".") {
+      parts.push_back(cur);
+    }
+    cur.clear();
+  }
+  return parts;
+}
+
+std::string absolute(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char buf[4096];
+  return std::string(getcwd(buf, sizeof buf) ? buf : ".") + "/" + path;
+}
+
+// `path` as seen from the folder of the file `from` (a report's links to its plots).
+std::string relative_to_file(const std::string& path, const std::string& from) {
+  auto p = path_parts(absolute(path)), f = path_parts(absolute(from));
+  if (!f.empty()) f.pop_back();  // the file's folder
+  size_t common = 0;
+  while (common < p.size() && common < f.size() && p[common] == f[common]) ++common;
+  std::string out;
+  for (size_t i = common; i < f.size(); ++i) out += "../";
+  for (size_t i = common; i < p.size(); ++i) out += p[i] + (i + 1 < p.size() ? "/" : "");
+  return out;
+}
+
+}  // namespace
+
 void add_report_command(CLI::App& app, Cli& cli) {
   struct Opts {
     std::vector<std::string> runs;
-    std::string out, show = "value";
+    std::string out, show = "value", filter, plots;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("report", "write a markdown report of one or more runs");
@@ -20,16 +63,18 @@ void add_report_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--out", o->out, "write to this file instead of stdout");
   cmd->add_option("--show", o->show, "cells: value (the stored statistic), gbps, pct (of peak bandwidth)")
       ->check(CLI::IsMember({"value", "gbps", "pct"}));
+  cmd->add_option("--filter", o->filter, "only tables whose title matches this regular expression");
+  cmd->add_option("--plots", o->plots, "also draw each table into this folder (as opbench plot) and link the images");
   cmd->callback([o, &cli] {
+    TitleFilter filter(o->filter);
     auto store = open_existing_store(cli.db);
-    std::vector<std::string> sels = o->runs.empty() ? std::vector<std::string>{"latest"} : o->runs;
-    std::vector<ReportRun> runs;
-    for (const auto& s : sels) {
-      RunInfo r = store->select(s);
-      runs.push_back({r, store->points(r.id)});
-    }
-    Show show = o->show == "gbps" ? Show::GBps : o->show == "pct" ? Show::PctPeak : Show::Value;
-    write_output(render_report(runs, show), o->out);
+    std::vector<ReportRun> runs = load_runs(*store, o->runs, filter);
+    Show show = parse_show(o->show);
+    std::map<std::string, std::string> links;
+    if (!o->plots.empty())
+      for (auto& [title, path] : make_plots(runs, show, o->plots, std::cerr))
+        links[title] = o->out.empty() ? path : relative_to_file(path, o->out);
+    write_output(render_report(runs, show, links), o->out);
     cli.status = kExitOk;
   });
 }

@@ -69,7 +69,7 @@ std::vector<std::string> split_list(const std::string& s) {
 
 void add_sweep_command(CLI::App& app, Cli& cli) {
   struct Opts {
-    std::string config, label, device, providers, out;
+    std::string config, label, device, providers, out, filter;
     bool dry_run = false, no_report = false;
     int64_t resume = 0;
   };
@@ -80,6 +80,7 @@ void add_sweep_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--label", o->label, "a label for the run (select it later with label:TEXT)");
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N (default: cuda when present)");
   cmd->add_option("--providers", o->providers, "only these providers (comma-separated)");
+  cmd->add_option("--filter", o->filter, "only tables whose title matches this regular expression");
   cmd->add_flag("--dry-run", o->dry_run, "list the tables and points; run and store nothing");
   cmd->add_option("--resume", o->resume, "continue run RUN: skip its stored points");
   cmd->add_option("--out", o->out, "also write the report to this file");
@@ -88,6 +89,7 @@ void add_sweep_command(CLI::App& app, Cli& cli) {
     Config cfg = load_config(o->config);
     Sweep sw = expand(cfg);
     filter_providers(sw, cfg, split_list(o->providers));
+    filter_tables(sw, TitleFilter(o->filter), cfg.path);
     std::string device = o->device.empty() ? default_device() : o->device;
     TorchExecutor ex(device);
     const std::string no_flush = ex.device().flush_unsupported(cfg.timing.flush_l2);

@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/suggest.hpp"
 #include "ops/op.hpp"
 
 namespace opbench {
@@ -76,6 +77,18 @@ json yaml_to_json(const YAML::Node& n) {
 
 std::string show(const json& j) { return j.dump(); }
 
+std::vector<std::string> axis_names(const OpSpec& op) {
+  std::vector<std::string> out;
+  for (const auto& a : op.axes) out.push_back(a.name);
+  return out;
+}
+
+std::vector<std::string> provider_names(const OpSpec& op) {
+  std::vector<std::string> out;
+  for (const auto& p : op.providers) out.push_back(p.first);
+  return out;
+}
+
 struct Checker {
   std::string path;
   [[noreturn]] void fail(const std::string& field, const std::string& msg) const {
@@ -88,7 +101,8 @@ struct Checker {
   void known_keys(const json& j, const std::string& field, const std::set<std::string>& keys) const {
     for (auto it = j.begin(); it != j.end(); ++it)
       if (!keys.count(it.key()))
-        fail(field.empty() ? it.key() : field + "." + it.key(), "unknown key");
+        fail(field.empty() ? it.key() : field + "." + it.key(),
+             "unknown key" + suggest_names(it.key(), {keys.begin(), keys.end()}));
   }
   // One axis value, checked against the axis spec.
   Value axis_value(const AxisSpec& a, const json& j, const std::string& field) const {
@@ -106,9 +120,7 @@ struct Checker {
       bool ok = false;
       for (const auto& c : a.choices) ok = ok || c == w;
       if (!ok) {
-        std::string list;
-        for (const auto& c : a.choices) list += (list.empty() ? "" : ", ") + c;
-        fail(field, "unknown " + a.name + " '" + w + "' (one of: " + list + ")");
+        fail(field, "unknown " + a.name + " '" + w + "'" + suggest_names(w, a.choices));
       }
     }
     return w;
@@ -170,9 +182,9 @@ Config parse_config(const std::string& text, const std::string& path) {
   cfg.op = root["op"].get<std::string>();
   const OpSpec* op = find_op(cfg.op);
   if (!op) {
-    std::string list;
-    for (auto* o : all_ops()) list += (list.empty() ? "" : ", ") + o->name;
-    c.fail("op", "unknown op '" + cfg.op + "' (one of: " + list + ")");
+    std::vector<std::string> names;
+    for (auto* o : all_ops()) names.push_back(o->name);
+    c.fail("op", "unknown op '" + cfg.op + "'" + suggest_names(cfg.op, names));
   }
 
   // x: exactly one axis, a list of positive integers.
@@ -195,7 +207,7 @@ Config parse_config(const std::string& text, const std::string& path) {
     for (auto it = params.begin(); it != params.end(); ++it) {
       const std::string field = "params." + it.key();
       const AxisSpec* a = op->axis(it.key());
-      if (!a) c.fail(field, "unknown axis for " + cfg.op);
+      if (!a) c.fail(field, "unknown axis for " + cfg.op + suggest_names(it.key(), axis_names(*op)));
       if (it.key() == cfg.x_name) c.fail(field, "is the x axis already");
       cfg.params.emplace_back(it.key(), c.axis_values(*a, it.value(), field));
       seen.insert(it.key());
@@ -219,7 +231,7 @@ Config parse_config(const std::string& text, const std::string& path) {
           continue;
         }
         const AxisSpec* a = op->axis(it.key());
-        if (!a) c.fail(field + "." + it.key(), "unknown axis for " + cfg.op);
+        if (!a) c.fail(field + "." + it.key(), "unknown axis for " + cfg.op + suggest_names(it.key(), axis_names(*op)));
         if (seen.count(it.key())) c.fail(field + "." + it.key(), "already set under params");
         out.emplace_back(it.key(), c.axis_value(*a, it.value(), field + "." + it.key()));
       }
@@ -236,9 +248,7 @@ Config parse_config(const std::string& text, const std::string& path) {
       bool known = false;
       for (const auto& p : op->providers) known = known || p.first == name;
       if (!known) {
-        std::string list;
-        for (const auto& p : op->providers) list += (list.empty() ? "" : ", ") + p.first;
-        c.fail(field, "unknown provider '" + name + "' for " + cfg.op + " (one of: " + list + ")");
+        c.fail(field, "unknown provider '" + name + "' for " + cfg.op + suggest_names(name, provider_names(*op)));
       }
       if (label.empty() || label.find_first_of(" \t\n") != std::string::npos)
         c.fail(field, "column label must be one word, got '" + label + "'");

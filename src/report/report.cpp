@@ -5,9 +5,11 @@
 #include <set>
 #include <sstream>
 
+#include "report/noise.hpp"
+
 namespace opbench {
 
-static double cell_value(const StoredPoint& p, Show show) {
+double shown_value(const StoredPoint& p, Show show) {
   if (!p.result.ok()) return -1;
   switch (show) {
     case Show::GBps: return p.result.gbps;
@@ -51,7 +53,7 @@ std::vector<Section> build_sections(const ReportRun& r, Show show) {
     bool seen = false;
     for (double v : a.xs) seen = seen || v == x;
     if (!seen) a.xs.push_back(x);
-    a.cells[p.point.label][x] = cell_value(p, show);
+    a.cells[p.point.label][x] = shown_value(p, show);
     if (!a.labels.count(p.point.label)) {
       a.labels.insert(p.point.label);
       a.label_order.push_back(p.point.label);
@@ -82,6 +84,18 @@ std::vector<Section> build_sections(const ReportRun& r, Show show) {
   return out;
 }
 
+// "Plots:" and a link to each table's image, where one was made.
+static std::string plot_links(const std::vector<Table>& tables, const std::map<std::string, std::string>& plots) {
+  std::ostringstream o;
+  for (const auto& t : tables) {
+    auto it = plots.find(t.title);
+    if (it == plots.end()) continue;
+    if (o.tellp() == 0) o << "\nPlots:\n\n";
+    o << "- [" << t.title << "](" << it->second << ")\n";
+  }
+  return o.str();
+}
+
 static std::string describe_run(const RunInfo& r) {
   std::ostringstream o;
   o << "run " << r.id;
@@ -106,7 +120,10 @@ static std::string describe_run(const RunInfo& r) {
   return o.str();
 }
 
-std::string render_report(const std::vector<ReportRun>& runs, Show show) {
+std::string render_report(const std::vector<ReportRun>& runs, Show show) { return render_report(runs, show, {}); }
+
+std::string render_report(const std::vector<ReportRun>& runs, Show show,
+                          const std::map<std::string, std::string>& plots) {
   std::ostringstream o;
   std::string op = runs.empty() ? "" : runs.front().run.op;
   o << "# " << (op.empty() ? "opbench" : op) << " benchmark\n\n";
@@ -130,6 +147,8 @@ std::string render_report(const std::vector<ReportRun>& runs, Show show) {
         o << format_block(s.tables[i]);
       }
       o << "```\n";
+      o << noise_notes(r.points, s.tables);
+      o << plot_links(s.tables, plots);
     }
     if (!flagged.empty()) {
       o << "\nPoints shown as -1 failed; points marked here differ from the torch provider:\n\n";

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -10,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/suggest.hpp"
 
 namespace opbench {
 
@@ -418,7 +420,13 @@ RunInfo Store::select(const std::string& sel) const {
         if (!w.empty() && g.find(w) != std::string::npos) return *it;
       }
     }
-    return fail(by_label ? "no run has that label" : "no run on a GPU matching that name");
+    std::vector<std::string> held;
+    for (const auto& r : all) {
+      const std::string& v = by_label ? r.label : r.env.gpu;
+      if (!v.empty() && std::find(held.begin(), held.end(), v) == held.end()) held.push_back(v);
+    }
+    if (by_label) return fail("no run has that label" + suggest_names(want, held));
+    return fail("no run on a GPU matching that name (GPUs: " + join_names(held, " | ") + ")");
   }
   if (!sel.empty() && sel.find_first_not_of("0123456789") == std::string::npos) {
     if (auto r = run(std::stoll(sel))) return *r;

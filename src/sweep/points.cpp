@@ -3,6 +3,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 
 namespace opbench {
 
@@ -23,7 +24,11 @@ std::string render_title(const std::string& tmpl, const std::string& op, const P
     std::string name = tmpl.substr(i + 1, close - i - 1);
     if (name == "op") out += op;
     else if (p.has(name)) out += to_string(p.values().at(name));
-    else throw InputError(path, "title", "unknown axis {" + name + "} in the template");
+    else {
+      std::vector<std::string> axes{"op"};
+      for (const auto& kv : p.values()) axes.push_back(kv.first);
+      throw InputError(path, "title", "unknown axis {" + name + "} in the template" + suggest_names(name, axes));
+    }
     i = close;
   }
   return out;
@@ -152,6 +157,22 @@ Sweep expand(const Config& cfg) {
         sw.points.push_back(pt);
       }
   return sw;
+}
+
+void filter_tables(Sweep& sw, const TitleFilter& filter, const std::string& where) {
+  if (filter.empty()) return;
+  std::vector<std::string> all;
+  std::vector<TableSpec> tables;
+  for (auto& t : sw.tables) {
+    all.push_back(t.title);
+    if (filter(t.title)) tables.push_back(t);
+  }
+  if (tables.empty()) filter.none_matched(where, all);
+  std::vector<Point> points;
+  for (auto& p : sw.points)
+    if (filter(p.title)) points.push_back(p);
+  sw.tables = std::move(tables);
+  sw.points = std::move(points);
 }
 
 }  // namespace opbench

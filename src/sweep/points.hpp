@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "core/title_filter.hpp"
 #include "ops/op.hpp"
 #include "sweep/point.hpp"
 
@@ -26,6 +27,10 @@ struct Sweep {
 
 // Throws InputError(config path, field, ...) for a combination the op rejects.
 Sweep expand(const Config& cfg);
+
+// Keeps the tables whose title the filter matches, and their points (sweep --filter);
+// throws InputError naming `where` (the config) when none does.
+void filter_tables(Sweep& sw, const TitleFilter& filter, const std::string& where);
 
 // Fills a title template: {axis} is replaced by the axis value, {op} by the op name.
 std::string render_title(const std::string& tmpl, const std::string& op, const Params& p,

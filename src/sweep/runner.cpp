@@ -8,16 +8,19 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 
 namespace opbench {
 
 void filter_providers(Sweep& sw, const Config& cfg, const std::vector<std::string>& names) {
   if (names.empty()) return;
   std::set<std::string> want;
+  std::vector<std::string> listed_names;
+  for (const auto& p : cfg.providers) listed_names.push_back(p.first);
   for (const auto& n : names) {
     bool listed = false;
     for (const auto& p : cfg.providers) listed = listed || p.first == n;
-    if (!listed) throw InputError("--providers", n, "not a provider of " + cfg.path);
+    if (!listed) throw InputError("--providers", n, "not a provider of " + cfg.path + suggest_names(n, listed_names));
     want.insert(n);
   }
   std::vector<Point> kept;
