@@ -104,6 +104,18 @@ def summary_table(d):
     return f"<details><summary>Summary per provider</summary>\n\n{out}\n</details>\n\n"
 
 
+def demote_headings(text):
+    """Headings two levels down (# -> ###), outside fenced blocks: the report sits under the comment."""
+    out, fence = [], False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        elif not fence and line.startswith("#"):
+            line = "##" + line
+        out.append(line)
+    return "\n".join(out)
+
+
 def compose(d, title, notes, plots, details, limit):
     first = verdict_line(d, title) + "\n\n"
     for n in notes:
@@ -155,7 +167,7 @@ def compose(d, title, notes, plots, details, limit):
             room -= len(p)
     if details:
         with open(details) as f:
-            text = f.read()
+            text = demote_headings(f.read())
         head, tail = "<details><summary>The new run's report</summary>\n\n", "\n</details>\n"
         cut = "\n... (cut: the job's summary holds the whole report)\n"
         if len(head) + len(text) + len(tail) > room:

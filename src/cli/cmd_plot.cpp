@@ -24,7 +24,10 @@ void add_plot_command(CLI::App& app, Cli& cli) {
     TitleFilter filter(o->filter);
     auto store = open_existing_store(cli.db);
     auto runs = load_runs(*store, o->runs, filter);
-    auto plots = make_plots(runs, parse_show(o->show), o->out, std::cerr);
+    const Show show = parse_show(o->show);
+    if (plot_tables(runs, show).empty())
+      throw InputError("--show", o->show, "the runs hold no speed points to draw (gbps and pct show speed tables only)");
+    auto plots = make_plots(runs, show, o->out, std::cerr);
     std::cerr << "plot: " << plots.size() << " plot" << (plots.size() == 1 ? "" : "s") << " in " << o->out << "\n";
     cli.status = kExitOk;
   });
