@@ -1,5 +1,6 @@
 # Helpers for the command-line tests (sourced): a scratch folder, a failure count, and
-# check / contains / pycheck, each printing one "ok" or "FAIL" line.
+# check / contains / pycheck, each printing one "ok" or "FAIL" line; quartered, a baseline
+# document 4x better than a report.
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 fails=0
 check() { # check NAME EXPECTED_STATUS COMMAND...: the command's output lands in $work/out, err
@@ -15,4 +16,17 @@ contains() { # contains NAME FILE TEXT
 pycheck() { # pycheck NAME SCRIPT ARGS...: a python assertion script
   local name=$1 script=$2; shift 2
   if python3 -c "$script" "$@" 2>"$work/pyerr"; then echo "ok   $name"; else echo "FAIL $name"; sed 's/^/  | /' "$work/pyerr" | tail -5; fails=$((fails+1)); fi
+}
+quartered() { # quartered IN.md OUT.md: a report with every table value divided by 4 (a baseline 4x better)
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+out, fence = [], False
+for line in open(sys.argv[1]).read().split("\n"):
+    if line.startswith("```"): fence = not fence
+    elif fence and re.match(r"^\d+ ", line):
+        cells = line.split()
+        line = "  ".join(cells[:2] + ["%.6f" % (float(c) / 4) for c in cells[2:]])
+    out.append(line)
+open(sys.argv[2], "w").write("\n".join(out))
+PY
 }

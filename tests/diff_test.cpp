@@ -1,6 +1,6 @@
-// Tests of opbench diff, merge and history (src/diff): verdicts on synthetic runs with known
+// Tests of opbench diff and merge (src/diff): verdicts on synthetic runs with known
 // shifts and noise, memory and error points, label mapping, % of peak across GPUs, the
-// summary; merge idempotence and id remapping; history steps; bad input. Torch-free.
+// summary; merge idempotence and id remapping; bad input (history: history_test.cpp). Torch-free.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -14,8 +14,8 @@
 
 #include "core/error.hpp"
 #include "diff/diff.hpp"
-#include "diff/history.hpp"
 #include "exchange/merge.hpp"
+#include "stored_points.hpp"
 
 namespace fs = std::filesystem;
 using namespace opbench;
@@ -38,25 +38,6 @@ std::vector<double> noisy(double center, double rel, size_t n, uint64_t seed) {
   std::vector<double> v;
   for (size_t i = 0; i < n; ++i) v.push_back(center * (1 + rel * d(gen)));
   return v;
-}
-
-StoredPoint speed_point(const std::string& title, int64_t x, const std::string& provider,
-                        const std::string& label, std::vector<double> samples) {
-  StoredPoint sp;
-  sp.point.title = title;
-  sp.point.op = "act";
-  sp.point.params = Params({{"metric", std::string("speed")}, {"n", x}});
-  sp.point.x_name = "n";
-  sp.point.x_value = x;
-  sp.point.provider = provider;
-  sp.point.label = label;
-  sp.section = "relu";
-  sp.stat = "median";
-  sp.result.unit = "ms";
-  sp.result.samples = std::move(samples);
-  sp.result.stats = summarize(sp.result.samples);
-  sp.value = sp.result.stats.median;
-  return sp;
 }
 
 // A point as an imported document holds it: one value, no samples.
@@ -977,64 +958,4 @@ TEST(Merge, BadSourcesAreFoundBeforeTheDestinationIsOpened) {
   std::ofstream(text) << "this is not a database, just text long enough to be read as a header....\n";
   EXPECT_THROW(open_merge_sources({text}, dest), InputError);
   EXPECT_FALSE(fs::exists(dest));
-}
-
-// --- history -----------------------------------------------------------------------------
-
-TEST(History, StepsBeyondNoise) {
-  const std::string path = temp_db("hist.db");
-  Store s(path);
-  // times: 1.0, 1.01, 1.3 (step up), 1.3, 1.0 (step down); noise 1%
-  const double centers[] = {1.0, 1.01, 1.3, 1.3, 1.0};
-  for (int i = 0; i < 5; ++i) {
-    RunInfo r;
-    r.label = "r" + std::to_string(i);
-    r.git_commit = "c" + std::to_string(i);
-    r.env.gpu = "H100";
-    r.started_at = "2025-01-0" + std::to_string(i + 1) + "T00:00:00.000Z";
-    s.begin_run(r);
-    std::vector<StoredPoint> pts = {speed_point(kTitle, 256, "torch", "to", noisy(centers[i], 0.01, 40, uint64_t(100 + i))),
-                                    speed_point(kTitle, 512, "torch", "to", noisy(2.0, 0.01, 40, uint64_t(200 + i))),
-                                    speed_point(kTitle, 256, "cuda", "tr", noisy(0.5, 0.01, 40, uint64_t(300 + i)))};
-    for (auto& p : pts) p.run_id = r.id;
-    s.add_points(pts);
-  }
-  // A run started earlier but stored later sorts by time.
-  RunInfo early;
-  early.started_at = "2024-12-31T00:00:00.000Z";
-  s.begin_run(early);
-  auto ep = speed_point(kTitle, 256, "torch", "to", noisy(1.0, 0.01, 40, 99));
-  ep.run_id = early.id;
-  s.add_point(ep);
-
-  auto series = point_history(s, kTitle, int64_t(256), "torch", 0.05);
-  ASSERT_EQ(series.size(), 1u);
-  const auto& e = series[0].entries;
-  ASSERT_EQ(e.size(), 6u);
-  EXPECT_EQ(e[0].run.id, early.id);
-  EXPECT_EQ(e[0].step(), "");
-  EXPECT_EQ(e[1].step(), "");
-  EXPECT_EQ(e[2].step(), "");      // 1.0 -> 1.01: inside noise
-  EXPECT_EQ(e[3].step(), "up");    // 1.01 -> 1.3
-  EXPECT_EQ(e[4].step(), "");      // 1.3 -> 1.3
-  EXPECT_EQ(e[5].step(), "down");  // 1.3 -> 1.0
-  EXPECT_EQ(series[0].steps(), 2u);
-  std::string md = history_markdown(series, 0.05);
-  EXPECT_NE(md.find("**step up**"), std::string::npos) << md;
-  EXPECT_NE(md.find("| c2 |"), std::string::npos) << md;
-  EXPECT_NE(md.find("H100"), std::string::npos);
-  auto j = nlohmann::json::parse(history_json(series, 0.05));
-  EXPECT_EQ(j[0]["entries"][3]["step"], "up");
-  EXPECT_EQ(j[0]["entries"][3]["commit"], "c2");
-
-  // every x and provider of the title; a provider by its label
-  EXPECT_EQ(point_history(s, kTitle, std::nullopt, "", 0.05).size(), 3u);
-  auto by_label = point_history(s, kTitle, std::nullopt, "tr", 0.05);
-  ASSERT_EQ(by_label.size(), 1u);
-  EXPECT_EQ(by_label[0].provider, "cuda");
-  EXPECT_EQ(by_label[0].steps(), 0u);
-  // bad input
-  EXPECT_THROW(point_history(s, "no-such-title", std::nullopt, "", 0.05), InputError);
-  EXPECT_THROW(point_history(s, kTitle, int64_t(999), "", 0.05), InputError);
-  EXPECT_THROW(point_history(s, kTitle, std::nullopt, "triton", 0.05), InputError);
 }

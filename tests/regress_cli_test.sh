@@ -29,17 +29,7 @@ contains ci-second-base "$work/ci2.md" "against baseline run 1"
 # imported into a committed baseline database): the next run regresses (peak memory is
 # deterministic, so its 4x is a regression even from single samples), exit 1.
 "$bin" report --db "$cdb" --run label:pr >"$work/pr.md"
-python3 - "$work/pr.md" "$work/fast.md" <<'PY'
-import re, sys
-out, fence = [], False
-for line in open(sys.argv[1]).read().split("\n"):
-    if line.startswith("```"): fence = not fence
-    elif fence and re.match(r"^\d+ ", line):
-        cells = line.split()
-        line = "  ".join(cells[:2] + ["%.6f" % (float(c) / 4) for c in cells[2:]])
-    out.append(line)
-open(sys.argv[2], "w").write("\n".join(out))
-PY
+quartered "$work/pr.md" "$work/fast.md"
 check ci-baseline-db 0 "$bin" import "$work/fast.md" --db "$work/baseline.db" --label fast
 check ci-regression 1 "$ci" "$work/tiny.yaml" --opbench "$bin" --db "$cdb" --label pr2 --baseline label:fast --baseline-db "$work/baseline.db" --device cpu --out "$work/ci3.md"
 contains ci-regression-first "$work/ci3.md" "## Regressions"
@@ -167,7 +157,7 @@ pycheck diff-mapped-json 'import json,sys; d=json.load(open(sys.argv[1])); asser
 
 # --- history --------------------------------------------------------------------------------
 check history 0 "$bin" history "$act" --x 256 --provider tr --db "$db"
-contains history-step "$work/out" "**step up**"
+contains history-step "$work/out" "**step up +20.0%**"
 contains history-gpu "$work/out" "H100"
 check history-json 0 "$bin" history "$act" --db "$db" --format json
 pycheck history-json-series 'import json,sys; s=json.load(open(sys.argv[1])); assert len(s) == 8 * 4, len(s); ups=[e for x in s for e in x["entries"] if e["step"] == "up"]; assert len(ups) == 1, ups' "$work/out"

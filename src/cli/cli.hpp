@@ -6,12 +6,16 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <ostream>
 #include <string>
 
 #include "exchange/run_record.hpp"
 #include "points/points.hpp"
 #include "core/progress.hpp"
+#include "core/title_filter.hpp"
+#include "report/plot_data.hpp"
 #include "store/store.hpp"
 
 namespace opbench {
@@ -31,6 +35,7 @@ void add_versus_command(CLI::App& app, Cli& cli);
 void add_merge_command(CLI::App& app, Cli& cli);
 void add_history_command(CLI::App& app, Cli& cli);
 void add_export_command(CLI::App& app, Cli& cli);
+void add_plot_command(CLI::App& app, Cli& cli);
 
 void add_compile_command(CLI::App& app, Cli& cli);
 
@@ -41,9 +46,14 @@ std::string default_device();
 // The options of the commands that judge points (diff, versus); add_judge_options registers
 // --db, --metric speed|memory (described by `metric_help`), --threshold (percent), --format
 // markdown|json and --out; each command its flag for `fail`.
+// diff and history count a change from 5%; versus from 0 (any confirmed slowdown), which
+// its --help says.
+constexpr double kDefaultThresholdPct = 5;
+// "WHAT, in percent (default ...)", stating how the default compares with the other commands'.
+std::string threshold_help(const std::string& what, double default_pct);
 struct JudgeOptions {
   std::string metric, format = "markdown", out;
-  double threshold = 5;  // percent
+  double threshold = kDefaultThresholdPct;  // percent
   bool fail = false;
 };
 void add_judge_options(CLI::App* cmd, Cli& cli, JudgeOptions& o, const std::string& metric_help);
@@ -64,6 +74,18 @@ CLI::Validator positive_count();
 // paths, so another spelling or a link to it counts): InputError otherwise. No-op when empty.
 void check_out_path(const std::string& out, const std::string& db);
 
+// The runs of selectors (default: latest), each holding only the points whose table title the
+// filter matches; throws InputError when the filter leaves no point in any run.
+std::vector<ReportRun> load_runs(const Store& store, const std::vector<std::string>& selectors, const TitleFilter& filter);
+// --show value|gbps|pct
+Show parse_show(const std::string& show);
+// Runs scripts/plot.py on plot data (report/plot_data.hpp, history_plot_json) writing to
+// `out` (a folder or a file, by the data's kind); returns what the script printed. Throws
+// RuntimeFailure with the script's one-line reason (python or matplotlib missing: exit 3).
+std::string run_plot_script(const std::string& data_json, const std::string& out);
+// One PNG per table of the runs into `dir`; returns title -> image path (dir/file).
+std::map<std::string, std::string> make_plots(const std::vector<ReportRun>& runs, Show show, const std::string& dir,
+                                              std::ostream& log);
 // Opens a database that must exist (InputError naming --db otherwise) for reading only: never
 // creates, migrates or writes it (Store::open_read_only).
 std::unique_ptr<Store> open_existing_store(const std::string& path);

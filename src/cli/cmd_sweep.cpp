@@ -26,7 +26,7 @@ namespace opbench {
 namespace {
 
 struct SweepArgs {
-  std::string config, label, device, providers, out, progress = "auto";
+  std::string config, label, device, providers, out, filter, progress = "auto";
   bool dry_run = false, no_report = false;
   int64_t resume = 0;
   size_t max_points = kDefaultMaxPoints;
@@ -173,10 +173,11 @@ void run_command(const SweepArgs& a, Cli& cli) {
   Config cfg = load_config(a.config);
   Sweep sw = expand(cfg, a.max_points);
   const ProgressMode progress = parse_progress(a.progress, isatty(STDERR_FILENO));
-  const RunShape given{a.config, a.device, split_list(a.providers), a.label};
+  const RunShape given{a.config, a.device, split_list(a.providers), a.label, a.filter};
   std::set<std::string> done;
   RunShape shape = a.resume ? resumed_shape(a, cli.db, given, done) : given;
   filter_providers(sw, cfg, shape.providers);
+  filter_tables(sw, TitleFilter(shape.filter), cfg.path);
   const std::string device = shape.device.empty() ? default_device() : shape.device;
   cfg.timing.threads = pin_threads(cfg.timing.threads, device);  // before any LibTorch work
   TorchExecutor ex(device);
@@ -201,6 +202,7 @@ void run_command(const SweepArgs& a, Cli& cli) {
   SweepOptions opt;
   opt.label = shape.label;
   opt.device = shape.device;
+  opt.filter = shape.filter;
   opt.resume = a.resume;
   opt.progress = progress;
   opt.host = host_name();
@@ -259,6 +261,7 @@ void add_sweep_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--label", a->label, "a label for the run (select it later with label:TEXT)")->check(name_arg());
   cmd->add_option("--device", a->device, "cpu, cuda or cuda:N (default: cuda when present)");
   cmd->add_option("--providers", a->providers, "only these providers (comma-separated)");
+  cmd->add_option("--filter", a->filter, "only tables whose title matches this regular expression");
   cmd->add_flag("--dry-run", a->dry_run, "list the tables and points and estimate the time; run and store nothing");
   cmd->add_option("--resume", a->resume,
                   "continue run RUN with its stored options (device, providers, label): skip its stored points")

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <iostream>
 
 #include "cli/cli.hpp"
@@ -82,14 +83,54 @@ void check_out_path(const std::string& out, const std::string& db) {
       throw InputError("--out", out, std::string("is the database ") + db + suffix + ": write the report elsewhere");
 }
 
+std::string threshold_help(const std::string& what, double default_pct) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", default_pct);
+  if (default_pct == kDefaultThresholdPct)
+    return what + ", in percent (default " + buf + ", as for diff and history; versus defaults to 0)";
+  char base[32];
+  std::snprintf(base, sizeof base, "%g", kDefaultThresholdPct);
+  return what + ", in percent (default " + buf + " here, unlike diff and history's " + base +
+         ": any confirmed change counts)";
+}
+
 void add_judge_options(CLI::App* cmd, Cli& cli, JudgeOptions& o, const std::string& metric_help) {
   cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
   cmd->add_option("--metric", o.metric, metric_help)->check(CLI::IsMember({"speed", "memory"}))->capture_default_str();
   cmd->add_option("--threshold", o.threshold, "the smallest change that counts, in percent")
       ->check(finite_range(0, 1000))
       ->capture_default_str();
+  cmd->add_option("--threshold", o.threshold, threshold_help("the smallest change that counts", o.threshold))
+      ->check(CLI::Range(0.0, 1000.0));
   cmd->add_option("--format", o.format, "markdown or json")->check(CLI::IsMember({"markdown", "json"}))->capture_default_str();
   cmd->add_option("--out", o.out, "write to this file instead of stdout")->check(file_arg());
+}
+
+std::vector<ReportRun> load_runs(const Store& store, const std::vector<std::string>& selectors, const TitleFilter& filter) {
+  std::vector<ReportRun> runs;
+  std::vector<std::string> titles;
+  size_t kept = 0;
+  for (const auto& s : selectors.empty() ? std::vector<std::string>{"latest"} : selectors) {
+    RunInfo r = store.select(s);
+    ReportRun rr{r, {}};
+    for (auto& p : store.points(r.id)) {
+      if (titles.empty() || titles.back() != p.point.title) titles.push_back(p.point.title);
+      if (filter(p.point.title)) rr.points.push_back(std::move(p));
+    }
+    kept += rr.points.size();
+    runs.push_back(std::move(rr));
+  }
+  if (!kept && !filter.empty()) {
+    std::vector<std::string> unique;
+    for (const auto& t : titles)
+      if (std::find(unique.begin(), unique.end(), t) == unique.end()) unique.push_back(t);
+    filter.none_matched("the selected runs", unique);
+  }
+  return runs;
+}
+
+Show parse_show(const std::string& show) {
+  return show == "gbps" ? Show::GBps : show == "pct" ? Show::PctPeak : Show::Value;
 }
 
 void write_output(const std::string& text, const std::string& out_path) {

@@ -4,10 +4,60 @@
 
 #include "cli/cli.hpp"
 #include "core/error.hpp"
+#include "core/suggest.hpp"
+
+namespace {
+
+// The names a command line may use at the level of `cmd`: its long and short flags.
+std::vector<std::string> flag_names(const CLI::App* cmd) {
+  std::vector<std::string> out;
+  for (const CLI::Option* opt : cmd->get_options()) {
+    for (const auto& l : opt->get_lnames()) out.push_back("--" + l);
+    for (const auto& s : opt->get_snames()) out.push_back("-" + s);
+  }
+  return out;
+}
+
+// A parse error in words that help, as one line: an unknown subcommand or flag gets the closest valid
+// name; anything else CLI11's own message. Names the command whose --help to read.
+std::string usage_message(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) commands.push_back(sub->get_name());
+  CLI::App* cmd = nullptr;
+  int first = 1;
+  for (; first < argc; ++first) {
+    std::string a = argv[first];
+    if (a.empty() || a[0] == '-') continue;
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+      if (sub->get_name() == a) cmd = sub;
+    if (!cmd)
+      return "opbench: unknown command '" + a + "'" + opbench::suggest_names(a, commands) + " (see opbench --help)";
+    break;
+  }
+  if (!cmd) return std::string("opbench: ") + e.what() + " (see opbench --help)";
+  const std::string where = "opbench " + cmd->get_name();
+  const auto known = flag_names(cmd);
+  for (int i = first + 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.size() < 2 || a[0] != '-' || (a[1] >= '0' && a[1] <= '9') || a[1] == '.') continue;  // values: -1, -.5
+    if (a == "--") break;
+    std::string name = a.substr(0, a.find('='));
+    bool ok = false;
+    for (const auto& k : known) ok = ok || k == name;
+    for (const auto& k : flag_names(&app)) ok = ok || k == name;
+    if (ok) continue;
+    const std::string near = opbench::closest_name(name, known);
+    return where + ": unknown option " + name + (near.empty() ? "" : "; did you mean " + near + "?") + " (see " +
+           where + " --help)";
+  }
+  return where + ": " + e.what() + " (see " + where + " --help)";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace opbench;
-  CLI::App app{"opbench: a benchmarking harness and regression tracker for GPU operator kernels"};
+  CLI::App app{"opbench: a benchmarking harness and regression tracker for GPU operator kernels", "opbench"};
   app.set_version_flag("--version", std::string("opbench ") + OPBENCH_VERSION);
   app.require_subcommand(1);
   Cli cli;
@@ -22,6 +72,7 @@ int main(int argc, char** argv) {
   add_merge_command(app, cli);
   add_history_command(app, cli);
   add_export_command(app, cli);
+  add_plot_command(app, cli);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -31,7 +82,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "opbench: " << e.what() << " (see opbench --help)\n";
+    std::cerr << usage_message(app, e, argc, argv) << "\n";
     return kExitUsage;
   } catch (const InputError& e) {
     std::cerr << "opbench: " << e.what() << "\n";

@@ -18,6 +18,7 @@
 #include "core/fs.hpp"
 #include "core/hash.hpp"
 #include "core/text.hpp"
+#include "core/suggest.hpp"
 #include "ops/op.hpp"
 
 namespace opbench {
@@ -251,6 +252,18 @@ void check_text(const std::string& text, const std::string& path) {
 
 
 
+std::vector<std::string> axis_names(const OpSpec& op) {
+  std::vector<std::string> out;
+  for (const auto& a : op.axes) out.push_back(a.name);
+  return out;
+}
+
+std::vector<std::string> provider_names(const OpSpec& op) {
+  std::vector<std::string> out;
+  for (const auto& p : op.providers) out.push_back(p.first);
+  return out;
+}
+
 struct Checker {
   std::string path;
   [[noreturn]] void fail(const std::string& field, const std::string& msg) const {
@@ -263,7 +276,8 @@ struct Checker {
   void known_keys(const json& j, const std::string& field, const std::set<std::string>& keys) const {
     for (auto it = j.begin(); it != j.end(); ++it)
       if (!keys.count(it.key()))
-        fail(field.empty() ? it.key() : field + "." + it.key(), "unknown key");
+        fail(field.empty() ? it.key() : field + "." + it.key(),
+             "unknown key" + suggest_names(it.key(), {keys.begin(), keys.end()}));
   }
   // One axis value, checked against the axis spec.
   Value axis_value(const AxisSpec& a, const json& j, const std::string& field) const {
@@ -283,9 +297,7 @@ struct Checker {
       bool ok = false;
       for (const auto& c : a.choices) ok = ok || c == w;
       if (!ok) {
-        std::string list;
-        for (const auto& c : a.choices) list += (list.empty() ? "" : ", ") + c;
-        fail(field, "unknown " + a.name + " '" + w + "' (one of: " + list + ")");
+        fail(field, "unknown " + a.name + " '" + w + "'" + suggest_names(w, a.choices));
       }
     }
     return w;
@@ -404,9 +416,9 @@ Config parse_config(const std::string& text, const std::string& path) {
   cfg.op = root["op"].get<std::string>();
   const OpSpec* op = find_op(cfg.op);
   if (!op) {
-    std::string list;
-    for (auto* o : all_ops()) list += (list.empty() ? "" : ", ") + o->name;
-    c.fail("op", "unknown op '" + cfg.op + "' (one of: " + list + ")");
+    std::vector<std::string> names;
+    for (auto* o : all_ops()) names.push_back(o->name);
+    c.fail("op", "unknown op '" + cfg.op + "'" + suggest_names(cfg.op, names));
   }
 
   // x: exactly one axis, a list of positive integers.
@@ -429,7 +441,7 @@ Config parse_config(const std::string& text, const std::string& path) {
     for (auto it = params.begin(); it != params.end(); ++it) {
       const std::string field = "params." + it.key();
       const AxisSpec* a = op->axis(it.key());
-      if (!a) c.fail(field, "unknown axis for " + cfg.op);
+      if (!a) c.fail(field, "unknown axis for " + cfg.op + suggest_names(it.key(), axis_names(*op)));
       if (it.key() == cfg.x_name) c.fail(field, "is the x axis already");
       cfg.params.emplace_back(it.key(), c.axis_values(*a, it.value(), field));
       seen.insert(it.key());
@@ -453,7 +465,7 @@ Config parse_config(const std::string& text, const std::string& path) {
           continue;
         }
         const AxisSpec* a = op->axis(it.key());
-        if (!a) c.fail(field + "." + it.key(), "unknown axis for " + cfg.op);
+        if (!a) c.fail(field + "." + it.key(), "unknown axis for " + cfg.op + suggest_names(it.key(), axis_names(*op)));
         if (seen.count(it.key())) c.fail(field + "." + it.key(), "already set under params");
         out.emplace_back(it.key(), c.axis_value(*a, it.value(), field + "." + it.key()));
       }
@@ -470,9 +482,7 @@ Config parse_config(const std::string& text, const std::string& path) {
       bool known = false;
       for (const auto& p : op->providers) known = known || p.first == name;
       if (!known) {
-        std::string list;
-        for (const auto& p : op->providers) list += (list.empty() ? "" : ", ") + p.first;
-        c.fail(field, "unknown provider '" + name + "' for " + cfg.op + " (one of: " + list + ")");
+        c.fail(field, "unknown provider '" + name + "' for " + cfg.op + suggest_names(name, provider_names(*op)));
       }
       const std::string why = label_problem(label);
       if (!why.empty()) c.fail(field, "column label '" + label + "' " + why);

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "ops/title.hpp"
+#include "core/suggest.hpp"
 
 namespace opbench {
 
@@ -17,7 +18,11 @@ std::string render_title(const std::string& tmpl, const std::string& op, const P
   try {
     const TitleTemplate t(tmpl);
     for (const auto& axis : t.axes())
-      if (!p.has(axis)) throw InputError(path, "title", "unknown axis {" + axis + "} in the template");
+      if (!p.has(axis)) {
+        std::vector<std::string> axes{"op"};
+        for (const auto& kv : p.values()) axes.push_back(kv.first);
+        throw InputError(path, "title", "unknown axis {" + axis + "} in the template" + suggest_names(axis, axes));
+      }
     return t.render(op, p);
   } catch (const std::invalid_argument& e) {
     throw InputError(path, "title", e.what());
@@ -170,6 +175,22 @@ Sweep expand(const Config& cfg, size_t max_points) {
         sw.points.push_back(pt);
       }
   return sw;
+}
+
+void filter_tables(Sweep& sw, const TitleFilter& filter, const std::string& where) {
+  if (filter.empty()) return;
+  std::vector<std::string> all;
+  std::vector<TableSpec> tables;
+  for (auto& t : sw.tables) {
+    all.push_back(t.title);
+    if (filter(t.title)) tables.push_back(t);
+  }
+  if (tables.empty()) filter.none_matched(where, all);
+  std::vector<Point> points;
+  for (auto& p : sw.points)
+    if (filter(p.title)) points.push_back(p);
+  sw.tables = std::move(tables);
+  sw.points = std::move(points);
 }
 
 }  // namespace opbench

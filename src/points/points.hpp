@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "core/title_filter.hpp"
 #include "ops/op.hpp"
 #include "points/point.hpp"
 
@@ -35,6 +36,10 @@ size_t count_points(const Config& cfg);
 // Throws InputError(config path, field, ...) for a combination the op rejects, and before
 // expanding anything when the config has more than `max_points` points.
 Sweep expand(const Config& cfg, size_t max_points = kDefaultMaxPoints);
+
+// Keeps the tables whose title the filter matches, and their points (sweep --filter);
+// throws InputError naming `where` (the config) when none does.
+void filter_tables(Sweep& sw, const TitleFilter& filter, const std::string& where);
 
 // Fills a title template (src/ops/title.hpp: {axis}, {op}, {?axis=value:text}); InputError
 // naming `path` and "title" for a template that does not parse or names an axis `p` lacks.

@@ -8,10 +8,11 @@
 #include <sstream>
 
 #include "core/text.hpp"
+#include "report/noise.hpp"
 
 namespace opbench {
 
-static double cell_value(const StoredPoint& p, Show show) {
+double shown_value(const StoredPoint& p, Show show) {
   if (!p.result.ok()) return -1;
   switch (show) {
     case Show::GBps: return p.result.gbps;
@@ -56,7 +57,7 @@ std::vector<Section> build_sections(const ReportRun& r, Show show) {
     for (double v : a.xs) seen = seen || v == x;
     if (!seen) a.xs.push_back(x);
     const std::string label = one_line(p.point.label);
-    a.cells[label][x] = cell_value(p, show);
+    a.cells[label][x] = shown_value(p, show);
     if (!a.labels.count(label)) {
       a.labels.insert(label);
       a.label_order.push_back(label);
@@ -87,6 +88,18 @@ std::vector<Section> build_sections(const ReportRun& r, Show show) {
   return out;
 }
 
+// "Plots:" and a link to each table's image, where one was made.
+static std::string plot_links(const std::vector<Table>& tables, const std::map<std::string, std::string>& plots) {
+  std::ostringstream o;
+  for (const auto& t : tables) {
+    auto it = plots.find(t.title);
+    if (it == plots.end()) continue;
+    if (o.tellp() == 0) o << "\nPlots:\n\n";
+    o << "- [" << t.title << "](" << it->second << ")\n";
+  }
+  return o.str();
+}
+
 static std::string describe_run(const RunInfo& r) {
   std::ostringstream o;
   o << "run " << r.id;
@@ -111,7 +124,10 @@ static std::string describe_run(const RunInfo& r) {
   return one_line(o.str());
 }
 
-std::string render_report(const std::vector<ReportRun>& runs, Show show) {
+std::string render_report(const std::vector<ReportRun>& runs, Show show) { return render_report(runs, show, {}); }
+
+std::string render_report(const std::vector<ReportRun>& runs, Show show,
+                          const std::map<std::string, std::string>& plots) {
   std::ostringstream o;
   std::string op = runs.empty() ? "" : runs.front().run.op;
   o << "# " << (op.empty() ? "opbench" : op) << " benchmark\n\n";
@@ -138,6 +154,8 @@ std::string render_report(const std::vector<ReportRun>& runs, Show show) {
         o << format_block(s.tables[i]);
       }
       o << "```\n";
+      o << noise_notes(r.points, s.tables);
+      o << plot_links(s.tables, plots);
     }
     if (!flagged.empty()) {
       o << "\nPoints shown as -1 failed; points marked here differ from the torch provider:\n\n";

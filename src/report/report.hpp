@@ -2,6 +2,7 @@
 // per variant, each table in a fenced block as its `title:` line and the table exactly as
 // pandas prints it. Torch-free.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,5 +26,11 @@ struct Section {
 std::vector<Section> build_sections(const ReportRun& r, Show show = Show::Value);
 
 std::string render_report(const std::vector<ReportRun>& runs, Show show = Show::Value);
+// The same, each section followed by links to its tables' plots (title -> image path).
+std::string render_report(const std::vector<ReportRun>& runs, Show show,
+                          const std::map<std::string, std::string>& plots);
+
+// What a cell shows for a point: its stored statistic, GB/s or % of peak; -1 for a failure.
+double shown_value(const StoredPoint& p, Show show);
 
 }  // namespace opbench

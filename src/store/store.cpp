@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include "core/value_json.hpp"
 #include "core/text.hpp"
 #include "store/selector.hpp"
+#include "core/suggest.hpp"
 
 namespace opbench {
 
@@ -618,6 +620,27 @@ RunInfo Store::select(const std::string& sel) const {
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
     if (want.kind == RunSelector::Label && it->label == want.text) return *it;
     if (want.kind == RunSelector::Gpu && gpu_matches(it->env.gpu, want.text)) return *it;
+  if (sel == "latest") return all.back();
+  auto starts = [&](const std::string& pre) { return sel.rfind(pre, 0) == 0; };
+  if (starts("label:") || starts("gpu:")) {
+    bool by_label = starts("label:");
+    std::string want = sel.substr(by_label ? 6 : 4);
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
+      if (by_label && it->label == want) return *it;
+      if (!by_label) {
+        std::string g = it->env.gpu, w = want;
+        for (auto& c : g) c = char(std::tolower(c));
+        for (auto& c : w) c = char(std::tolower(c));
+        if (!w.empty() && g.find(w) != std::string::npos) return *it;
+      }
+    }
+    std::vector<std::string> held;
+    for (const auto& r : all) {
+      const std::string& v = by_label ? r.label : r.env.gpu;
+      if (!v.empty() && std::find(held.begin(), held.end(), v) == held.end()) held.push_back(v);
+    }
+    if (by_label) return fail("no run has that label" + suggest_names(want, held));
+    return fail("no run on a GPU matching that name (GPUs: " + join_names(held, " | ") + ")");
   }
   return fail(want.kind == RunSelector::Label ? "no run has that label" : "no run on a GPU matching that name");
 }

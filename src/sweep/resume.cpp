@@ -42,7 +42,9 @@ std::vector<std::string> sweep_providers(const Config& cfg, const Sweep& sw) {
 std::string canonical_device(const std::string& device) { return device == "cuda" ? "cuda:0" : device; }
 
 std::vector<std::pair<std::string, std::string>> shape_options(const RunShape& s) {
-  return {{"device", s.device}, {"providers", join(s.providers)}};
+  std::vector<std::pair<std::string, std::string>> out = {{"device", s.device}, {"providers", join(s.providers)}};
+  if (!s.filter.empty()) out.emplace_back("filter", s.filter);
+  return out;
 }
 
 RunShape stored_shape(const Store& store, const RunInfo& run) {
@@ -54,6 +56,7 @@ RunShape stored_shape(const Store& store, const RunInfo& run) {
   for (const auto& [name, value] : store.run_options(run.id)) {
     if (name == "device") s.device = value;
     if (name == "providers") s.providers = split_list(value);
+    if (name == "filter") s.filter = value;
   }
   return s;
 }
@@ -71,6 +74,7 @@ RunShape resume_shape(const RunShape& stored, const RunShape& given, int64_t run
                                       std::set<std::string>(stored.providers.begin(), stored.providers.end()))
     refuse("--providers", join(stored.providers), join(given.providers));
   if (!given.label.empty() && given.label != stored.label) refuse("--label", stored.label, given.label);
+  if (!given.filter.empty() && given.filter != stored.filter) refuse("--filter", stored.filter, given.filter);
   RunShape out = stored;
   if (!given.config.empty()) out.config = given.config;
   return out;
@@ -90,6 +94,7 @@ std::string resume_command(const RunShape& s, const std::string& db, int64_t run
   if (!s.device.empty()) cmd += " --device " + shell_quote(s.device);
   if (!s.providers.empty()) cmd += " --providers " + shell_quote(join(s.providers));
   if (!s.label.empty()) cmd += " --label " + shell_quote(s.label);
+  if (!s.filter.empty()) cmd += " --filter " + shell_quote(s.filter);
   return cmd + " --resume " + std::to_string(run_id);
 }
 

@@ -1,4 +1,4 @@
-// The options that shape a run (which config, device, providers, label), as stored with it:
+// The options that shape a run (which config, device, providers, label, title filter), as stored with it:
 // `--resume` measures the rest of a run with them, and the resume command repeats them, so
 // that continuing a run never adds points of a provider or a device it did not have.
 // Torch-free.
@@ -19,6 +19,7 @@ struct RunShape {
   std::string device;                  // cpu, cuda:N
   std::vector<std::string> providers;  // the providers the run measures, in column order
   std::string label;
+  std::string filter;                  // --filter: the regular expression on table titles ("" all)
 };
 
 // As a run's options rows (written once, when the run starts).

@@ -10,16 +10,19 @@
 #include "sweep/plan.hpp"
 #include "sweep/resume.hpp"
 #include "sweep/watch.hpp"
+#include "core/suggest.hpp"
 
 namespace opbench {
 
 void filter_providers(Sweep& sw, const Config& cfg, const std::vector<std::string>& names) {
   if (names.empty()) return;
   std::set<std::string> want;
+  std::vector<std::string> listed_names;
+  for (const auto& p : cfg.providers) listed_names.push_back(p.first);
   for (const auto& n : names) {
     bool listed = false;
     for (const auto& p : cfg.providers) listed = listed || p.first == n;
-    if (!listed) throw InputError("--providers", n, "not a provider of " + cfg.path);
+    if (!listed) throw InputError("--providers", n, "not a provider of " + cfg.path + suggest_names(n, listed_names));
     want.insert(n);
   }
   std::vector<Point> kept;
@@ -99,7 +102,7 @@ class SweepLoop {
     run_.op = cfg_.op;
     run_.stat = cfg_.timing.stat;
     set_timing(run_, cfg_.timing);
-    const RunShape shape{cfg_.path, opt_.device, sweep_providers(cfg_, sw_), opt_.label};
+    const RunShape shape{cfg_.path, opt_.device, sweep_providers(cfg_, sw_), opt_.label, opt_.filter};
     for (const auto& [prov, label] : cfg_.providers)
       for (const auto& used : shape.providers)
         if (used == prov) run_.notation.emplace_back(label, prov);

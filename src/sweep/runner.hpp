@@ -24,6 +24,7 @@ struct SweepOptions {
   std::string label;
   std::vector<std::string> providers;  // empty: the config's
   std::string device;                  // stored with the run: what --resume measures on
+  std::string filter;                  // --filter on table titles, stored with the run
   int64_t resume = 0;                  // run id to continue, 0: a new run
   ProgressMode progress = ProgressMode::none;
   std::string host, git_commit;

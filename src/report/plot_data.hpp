@@ -1,0 +1,41 @@
+// What `opbench plot` hands scripts/plot.py: one figure per table title over one or more
+// runs, a line per (run, provider), and the op's bandwidth floor where a run measured its
+// peak bandwidth. Torch-free.
+//
+// Lines: one per provider label in each run, named by the label alone when one run is
+// plotted, else "label (run N label, GPU)". Failed points are left out.
+// Floors (speed tables only, one per run with a peak): in the value view the time of the
+// minimal bytes at the measured peak bandwidth (bytes / peak, in ms), in the gbps view the
+// peak itself, in the pct view 100% (one line for all runs).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "report/report.hpp"
+
+namespace opbench {
+
+struct PlotLine {
+  std::string label;
+  std::string run;  // the run it belongs to ("run 3 label, GPU")
+  std::vector<double> x, y;
+  bool floor = false;  // a bandwidth floor (drawn dashed)
+};
+
+struct PlotTable {
+  std::string title, file, x_name, y_label;
+  bool speed = true;
+  std::vector<PlotLine> lines;
+};
+
+// The figures, in the order the titles first appear in the runs.
+std::vector<PlotTable> plot_tables(const std::vector<ReportRun>& runs, Show show);
+
+// A file name from a table title: letters, digits, '.', '_', '-' kept, anything else '_'.
+std::string plot_file_name(const std::string& title);
+
+// {"kind": "tables", "show": ..., "tables": [{title, file, x_name, y_label, speed,
+// lines: [{label, run, x, y, floor}]}]}
+std::string plot_tables_json(const std::vector<PlotTable>& tables, Show show);
+
+}  // namespace opbench

@@ -1,0 +1,31 @@
+// Building stored points for the torch-free tests: a speed point of an act table from its
+// samples (the median shown, every statistic computed as a sweep would).
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "store/store.hpp"
+
+namespace opbench {
+
+inline StoredPoint speed_point(const std::string& title, int64_t x, const std::string& provider,
+                               const std::string& label, std::vector<double> samples) {
+  StoredPoint sp;
+  sp.point.title = title;
+  sp.point.op = "act";
+  sp.point.params = Params({{"metric", std::string("speed")}, {"n", x}});
+  sp.point.x_name = "n";
+  sp.point.x_value = x;
+  sp.point.provider = provider;
+  sp.point.label = label;
+  sp.section = "relu";
+  sp.stat = "median";
+  sp.result.unit = "ms";
+  sp.result.samples = std::move(samples);
+  sp.result.stats = summarize(sp.result.samples);
+  sp.value = sp.result.stats.median;
+  return sp;
+}
+
+}  // namespace opbench
