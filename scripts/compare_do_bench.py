@@ -230,10 +230,13 @@ def warm_compiled(points, compiled_fns, between=lambda: None):
         between()
         t0 = time.time()
         ref = Reference(params["op"], provider, params)
-        fn, keep = ref.call(compiled_fns)
-        fn()
-        ref.torch.cuda.synchronize()
-        del fn, keep
+        try:
+            fn, keep = ref.call(compiled_fns)
+            fn()
+            ref.torch.cuda.synchronize()
+            del fn, keep
+        except Exception as e:  # noqa: BLE001 -- its row will say so
+            log(f"torch.compile {params['op']} {short(params)} failed: {type(e).__name__}: {e}")
         ref.torch.cuda.empty_cache()
         log(f"torch.compile {params['op']} {short(params)}: {time.time() - t0:.1f} s")
 
