@@ -23,15 +23,19 @@ Two ways to run it, on a GPU host with torch and triton:
       representative cells (CELLS below) to DIR/configs, exports their torch_compile packages
       (`opbench compile`, all ops at once) while torch.compile warms up the same cells here,
       sweeps them (`opbench sweep`, DIR/opbench.db), then times the reference code and prints
-      the table (also DIR/compare.md). --ready FILE: wait for FILE to exist before the first
-      opbench command (opbench being built meanwhile).
+      the table (also DIR/compare.md, and opbench's report DIR/opbench.md). --ready FILE:
+      opbench is being built meanwhile; start the exports once FILE holds "ok" (anything else
+      in it: the build failed, stop).
   compare_do_bench.py compare --db DB [--run ID]... [--min-x N] [--out FILE]
       the reference timings for the points of stored runs (default: every run in DB), e.g. a
       full sweep of configs/act.yaml.
 
-The table's last column is opbench / do_bench - 1; the summary below it gives the largest
-difference per column and the harness's correctness check of every point of the runs
-(non-torch providers against torch).
+Each row: opbench's value, do_bench's, opbench / do_bench - 1, and the host's time to issue
+one call of the Python code (Python, dispatch and launches, the GPU not waited for). Where
+that is near do_bench's time, do_bench timed the host, not the GPU (small calls): such rows
+are marked host-bound and left out of the summary's largest difference per column. The
+summary also gives the harness's correctness check of every point of the runs (non-torch
+providers against torch).
 """
 import argparse
 import json
@@ -70,12 +74,18 @@ REFERENCE = {"torch": ("torch", False), "torch_compile": ("torch", True),
 
 
 DEVICE = "cuda"
+# A row whose host time per call is at least this share of do_bench's time is host-bound:
+# do_bench then times Python's dispatch, not the GPU work.
+HOST_BOUND = 0.8
 
 
 def setup_torch():
     """torch, with room for one compiled reference per cell (static shapes recompile)."""
+    import warnings
+
     import torch
 
+    warnings.filterwarnings("ignore", message=".*[Oo]nline softmax.*")
     for name in ("recompile_limit", "cache_size_limit"):
         if hasattr(torch._dynamo.config, name):
             setattr(torch._dynamo.config, name, 256)
@@ -188,12 +198,15 @@ class Reference:
             [leaf, o, grad_out] + args
 
     def measure(self, metric, compiled_fns):
+        """(do_bench's median in ms or the peak in MiB, the host's ms per call or None)."""
         torch = self.torch
         torch.cuda.synchronize()
         torch.cuda.empty_cache()
         fn, keep = self.call(compiled_fns)
+        host = None
         if metric == "speed":
             value = do_bench(fn)
+            host = host_ms(fn)
         else:
             fn()  # compiles, warms up
             torch.cuda.synchronize()
@@ -203,13 +216,27 @@ class Reference:
             value = torch.cuda.max_memory_allocated() / 2 ** 20
             del out
         del fn, keep
-        return value
+        return value, host
 
 
 def do_bench(fn):
     import triton.testing
 
     return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+
+def host_ms(fn, calls=10):
+    """The host's time to issue one call (Python, dispatch, launches), the GPU not waited
+    for: where it is near do_bench's time, do_bench timed the host, not the GPU."""
+    import torch
+
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    host = (time.perf_counter() - t0) / calls * 1e3
+    torch.cuda.synchronize()
+    return host
 
 
 def comparable(provider, params, metric):
@@ -291,8 +318,8 @@ def fmt(v, metric):
 def compare(points, out_path, compiled_fns):
     """Times the reference of every comparable point, printing each table row as it comes
     (compiled_fns: the torch.compile'd references so far, by Reference.key)."""
-    lines = ["| table | x | column | opbench | reference code, do_bench | difference |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| table | x | column | opbench | reference code, do_bench | difference | "
+             "host per call |", "|---|---|---|---|---|---|---|"]
     worst = {}
     out = open(out_path, "w") if out_path else None
 
@@ -307,27 +334,32 @@ def compare(points, out_path, compiled_fns):
     for pt in points:
         if not comparable(pt["provider"], pt["params"], pt["metric"]):
             continue
+        column = pt["provider"] + (" (memory)" if pt["metric"] == "memory" else "")
+        row = f"| {pt['title']} | {pt['x']} | {column} | "
         if pt["error"]:
-            emit(f"| {pt['title']} | {pt['x']} | {pt['provider']} | failed: {pt['error']} | | |")
+            emit(row + f"failed: {pt['error']} | | | |")
             continue
         ref = Reference(pt["op"], pt["provider"], pt["params"])
         try:
-            value = ref.measure(pt["metric"], compiled_fns)
+            value, host = ref.measure(pt["metric"], compiled_fns)
         except Exception as e:  # noqa: BLE001 -- one row, the comparison goes on
-            emit(f"| {pt['title']} | {pt['x']} | {pt['provider']} | "
-                 f"{fmt(pt['value'], pt['metric'])} | error: {type(e).__name__}: "
-                 f"{str(e).splitlines()[0][:120] if str(e) else ''} | |")
+            first = str(e).splitlines()[0][:120] if str(e) else ""
+            emit(row + f"{fmt(pt['value'], pt['metric'])} | error: {type(e).__name__}: "
+                 f"{first} | | |")
             continue
         if not value > 0:
-            emit(f"| {pt['title']} | {pt['x']} | {pt['provider']} | "
-                 f"{fmt(pt['value'], pt['metric'])} | {value} | |")
+            emit(row + f"{fmt(pt['value'], pt['metric'])} | {value} | | |")
             continue
         diff = pt["value"] / value - 1
-        column = pt["provider"] + (" (memory)" if pt["metric"] == "memory" else "")
-        worst[column] = max(worst.get(column, 0.0), abs(diff))
-        emit(f"| {pt['title']} | {pt['x']} | {column} | {fmt(pt['value'], pt['metric'])} | "
-             f"{fmt(value, pt['metric'])} | {diff * 100:+.1f}% |")
-    summary = ["", "largest |opbench / do_bench - 1| per column: " +
+        bound = host is not None and host >= HOST_BOUND * value
+        if not bound:
+            worst[column] = max(worst.get(column, 0.0), abs(diff))
+        emit(row + f"{fmt(pt['value'], pt['metric'])} | {fmt(value, pt['metric'])} | "
+             f"{diff * 100:+.1f}% | " + ("" if host is None else
+                                         f"{host:.4f} ms{' (host-bound)' if bound else ''}") +
+             " |")
+    summary = ["", f"largest |opbench / do_bench - 1| per column, host-bound rows (host per "
+               f"call >= {HOST_BOUND:g} x do_bench) left out: " +
                ", ".join(f"{k} {v * 100:.1f}%" for k, v in worst.items())]
     summary += check_summary(points)
     failed = [p for p in points if p["check_failed"]]

@@ -48,8 +48,11 @@ at::Tensor tpa_decode_forward(const at::Tensor& aq, const at::Tensor& ak, const 
   const at::Tensor s2 = at::einsum("bnhr,bnmr->bnmh", {aq, s1});  // (b, 1, m, h)
   at::Tensor s3 = at::einsum("bnmh,bmh->bhnm", {s2, ak});         // (b, h, 1, m)
   if (scales.scale_k != 1) s3 = s3 * scales.scale_k;
-  const at::Tensor p =
-      at::softmax(s3 * scale_q_or_default(scales, t) * scale_or_default(scales, t), -1);
+  // softmax(s3 * scale_q * scale): each temporary released where Python releases it, so the
+  // peak memory is the Python form's too.
+  at::Tensor p = s3 * scale_q_or_default(scales, t);
+  p = p * scale_or_default(scales, t);
+  p = at::softmax(p, -1);
   const at::Tensor w = at::einsum("bhnm,bmh->bnmh", {p, av});   // (b, 1, m, h)
   const at::Tensor o = at::einsum("bnmh,bme->bnhe", {w, bv});   // (b, 1, h, e)
   return scales.scale_v != 1 ? o * scales.scale_v : o;
