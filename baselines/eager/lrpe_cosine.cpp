@@ -18,9 +18,12 @@ at::Tensor lrpe_cosine_forward(const at::Tensor& x, const at::Tensor& theta, int
   const at::Tensor th = theta.to(x.device(), at::kFloat);
   const at::Tensor pos = at::arange(n, th.options()) + offset;
   const at::Tensor angle = pos.view({n, 1, 1}) * th;
+  const at::Tensor cos = at::cos(angle), sin = at::sin(angle);
   const at::Tensor xa = act_forward(x, act, act_dim);
-  // xa (storage dtype) * cos (float32) promotes to float32; cast back at the end.
-  return at::cat({xa * at::cos(angle), xa * at::sin(angle)}, -1).to(x.scalar_type());
+  // xa (storage dtype) * cos (float32) promotes to float32; cast back at the end. The products
+  // are released before the cast, as in Python.
+  const at::Tensor o = at::cat({xa * cos, xa * sin}, -1);
+  return o.to(x.scalar_type());
 }
 
 }  // namespace eager

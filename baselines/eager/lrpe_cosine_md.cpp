@@ -37,10 +37,11 @@ at::Tensor lrpe_cosine_md_forward_grid(const at::Tensor& x, const at::Tensor& th
   for (const at::Tensor& c : coords)
     per_axis.push_back(c.reshape({1, N, 1}) * th.unsqueeze(1));  // (H, N, e)
   const at::Tensor angle = at::cat(per_axis, -1).narrow(-1, 0, d);  // (H, N, d)
+  const at::Tensor cos = at::cos(angle), sin = at::sin(angle);
   const at::Tensor xa = act_forward(x, act, act_dim);
   const at::Tensor xg = xa.narrow(2, l, N);
   // xg (storage dtype) * cos (float32) promotes to float32: (b, H, N, 2d).
-  at::Tensor o = at::cat({xg * at::cos(angle), xg * at::sin(angle)}, -1);
+  at::Tensor o = at::cat({xg * cos, xg * sin}, -1);
   // The extra tokens get no position: concat(xa, 0) in front of the grid tokens.
   if (l > 0) o = at::cat({at::constant_pad_nd(xa.narrow(2, 0, l), {0, d}), o}, 2);
   return o.to(x.scalar_type());

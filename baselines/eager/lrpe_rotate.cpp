@@ -23,8 +23,15 @@ at::Tensor lrpe_rotate_forward(const at::Tensor& x, const at::Tensor& theta, int
   const at::Tensor xa = act_forward(x, act, act_dim);
   const std::vector<at::Tensor> halves = xa.chunk(2, -1);
   const at::Tensor &x1 = halves[0], &x2 = halves[1];
-  // Products promote to float32; cast back at the end.
-  return at::cat({x1 * cos - x2 * sin, x1 * sin + x2 * cos}, -1).to(x.scalar_type());
+  // Products promote to float32; cast back at the end. Each half's products are released once
+  // the half is formed, the halves once concatenated, as in Python.
+  at::Tensor o;
+  {
+    const at::Tensor o1 = x1 * cos - x2 * sin;
+    const at::Tensor o2 = x1 * sin + x2 * cos;
+    o = at::cat({o1, o2}, -1);
+  }
+  return o.to(x.scalar_type());
 }
 
 }  // namespace eager

@@ -58,8 +58,9 @@ def _angle_1d(x, offset, theta):
 def lrpe_cosine(x, theta, offset=0, act="none", act_dim=-1):
     """x (b, n, h, d), theta (h, d) | (1, d) | (h, 1) -> concat(xa cos, xa sin) (b, n, h, 2d)."""
     angle = _angle_1d(x, offset, theta)  # (n, h, d)
+    cos, sin = torch.cos(angle), torch.sin(angle)
     xa = activation(x, act, act_dim)
-    return torch.cat([xa * torch.cos(angle), xa * torch.sin(angle)], dim=-1).to(x.dtype)
+    return torch.cat([xa * cos, xa * sin], dim=-1).to(x.dtype)
 
 
 def lrpe_rotate(x, theta, offset=0, act="none", act_dim=-1):
@@ -96,9 +97,10 @@ def lrpe_cosine_md(x, theta, grid, l=0, act="none", act_dim=-1):
         *[torch.arange(s, device=x.device, dtype=torch.float32) for s in grid], indexing="ij")
     per_axis = [c.reshape(1, -1, 1) * th[:, None, :] for c in coords]  # md x (h|1, N, e)
     angle = torch.cat(per_axis, dim=-1)[..., :d]  # (h|1, N, d)
+    cos, sin = torch.cos(angle), torch.sin(angle)
     xa = activation(x, act, act_dim)
     xe, xg = xa[:, :, :l], xa[:, :, l:]
-    o = torch.cat([xg * torch.cos(angle), xg * torch.sin(angle)], dim=-1)  # (b, h, N, 2d)
+    o = torch.cat([xg * cos, xg * sin], dim=-1)  # (b, h, N, 2d)
     if l > 0:  # the extra tokens: concat(xa, 0)
         o = torch.cat([F.pad(xe, (0, d)), o], dim=-2)
     return o.to(x.dtype)
