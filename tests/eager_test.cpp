@@ -1,10 +1,13 @@
 // The eager baselines (baselines/eager) against independent float64 references written from
 // OPS.md's formulas in plain loops, forward and backward, fp32 and bf16 storage; directly and
 // through the Provider interface (prepare + Call).
+#include <ATen/record_function.h>
 #include <gtest/gtest.h>
 #include <torch/csrc/autograd/autograd.h>
 
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,7 +28,12 @@ struct Dtype {
   const char* name;
   double tol;  // relative error (2-norm) allowed against float64
 };
-const Dtype kDtypes[] = {{at::kFloat, "fp32", 1e-5}, {at::kBFloat16, "bf16", 1e-2}};
+// The baselines compute in the storage dtype: a bf16 result carries the roundings of every op
+// in its chain (up to ~4 on one element: sigmoid's backward rounds s, 1 - s and two products),
+// each up to the unit roundoff u = 2^-8. So bf16 is allowed 5u (the small cases' norms are
+// dominated by a few elements); fp32 stays tight.
+const double kBf16Roundoff = 1.0 / 256;
+const Dtype kDtypes[] = {{at::kFloat, "fp32", 1e-5}, {at::kBFloat16, "bf16", 5 * kBf16Roundoff}};
 const char* const kActs[] = {"none", "relu", "sigmoid", "silu", "softmax"};
 
 // ---------------------------------------------------------------- helpers
@@ -98,6 +106,49 @@ Params act_params(const std::string& act, int64_t act_dim) {
   p.set("act", act);
   p.set("act_dim", act_dim);
   return p;
+}
+
+// The ATen ops a call runs (RecordFunction callbacks), each with the dtypes and sizes of its
+// tensor inputs (0-dim ones, the wrapped scalars of `t * 0.5`, left out) and its int arguments.
+struct OpCall {
+  std::string name;
+  std::vector<at::ScalarType> dtypes;
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<int64_t> ints;
+};
+thread_local std::vector<OpCall>* g_recorded = nullptr;
+
+std::unique_ptr<at::ObserverContext> record_op(const at::RecordFunction& fn) {
+  if (g_recorded == nullptr) return nullptr;
+  OpCall call{fn.name(), {}, {}, {}};
+  for (const c10::IValue& v : fn.inputs()) {
+    if (v.isTensor() && v.toTensor().defined() && v.toTensor().dim() > 0) {
+      call.dtypes.push_back(v.toTensor().scalar_type());
+      call.shapes.push_back(v.toTensor().sizes().vec());
+    } else if (v.isInt()) {
+      call.ints.push_back(v.toInt());
+    }
+  }
+  g_recorded->push_back(std::move(call));
+  return nullptr;
+}
+
+std::vector<OpCall> recorded_ops(const std::function<void()>& f) {
+  std::vector<OpCall> ops;
+  g_recorded = &ops;
+  const at::CallbackHandle handle =
+      at::addThreadLocalCallback(at::RecordFunctionCallback(record_op).needsInputs(true));
+  f();
+  at::removeCallback(handle);
+  g_recorded = nullptr;
+  return ops;
+}
+
+// Every tensor the recorded ops read has dtype `want`.
+void expect_only_dtype(const std::vector<OpCall>& ops, at::ScalarType want) {
+  EXPECT_FALSE(ops.empty());
+  for (const OpCall& op : ops)
+    for (at::ScalarType t : op.dtypes) EXPECT_EQ(t, want) << op.name;
 }
 
 // ---------------------------------------------------------------- float64 references
@@ -432,6 +483,17 @@ TEST(EagerAct, ForwardAndBackwardMatchFloat64) {
         }
 }
 
+// The reference runs relu / sigmoid / silu on x itself: no float32 copy in either direction.
+TEST(EagerAct, ElementwiseActsStayInTheStorageDtype) {
+  const at::Tensor x = randn({2, 3, 5, 8}, at::kBFloat16), g = randn({2, 3, 5, 8}, at::kBFloat16);
+  for (const char* act : {"relu", "sigmoid", "silu"}) {
+    SCOPED_TRACE(act);
+    const Params p = act_params(act, -1);
+    expect_only_dtype(recorded_ops([&] { run_fwd("act", "torch", p, {x}); }), at::kBFloat16);
+    expect_only_dtype(recorded_ops([&] { run_bwd("act", p, {x}, g); }), at::kBFloat16);
+  }
+}
+
 TEST(EagerAct, NoneIsIdentityWithoutCopy) {
   const at::Tensor x = randn({2, 3, 5, 8}, at::kBFloat16);
   EXPECT_TRUE(opbench::eager::act_forward(x, "none", -1).is_same(x));
@@ -671,6 +733,28 @@ TEST(EagerTpaDecode, BothProvidersMatchFloat64) {
         EXPECT_LT(rel_err(run_fwd("tpa_decode", name, p, in), ref, {b, 1, h, e}, dt.type),
                   dt.tol);
       }
+}
+
+// The reference's arrangement, not only its values: with bf16 inputs every tensor either form
+// touches is bf16, and its one softmax runs over the last dimension of a (b, h, 1, m) tensor.
+TEST(EagerTpaDecode, StorageDtypeAndSoftmaxOverTheLastDimension) {
+  const int64_t b = 2, m = 7, h = 3, r = 4, d = 8, e = 6;
+  const std::vector<at::Tensor> in = tpa_inputs(b, m, h, r, d, e, at::kBFloat16);
+  for (const char* name : {"torch", "torch_naive"}) {
+    SCOPED_TRACE(name);
+    const std::vector<OpCall> ops = recorded_ops([&] { run_fwd("tpa_decode", name, {}, in); });
+    expect_only_dtype(ops, at::kBFloat16);
+    int softmaxes = 0;
+    for (const OpCall& op : ops) {
+      if (op.name != "aten::softmax") continue;
+      ++softmaxes;
+      ASSERT_EQ(op.shapes.size(), 1u);
+      EXPECT_EQ(op.shapes[0], (std::vector<int64_t>{b, h, 1, m}));
+      ASSERT_FALSE(op.ints.empty());
+      EXPECT_TRUE(op.ints[0] == -1 || op.ints[0] == 3) << "softmax dim " << op.ints[0];
+    }
+    EXPECT_EQ(softmaxes, 1);
+  }
 }
 
 TEST(EagerTpaDecode, ExplicitScales) {

@@ -1,5 +1,8 @@
-// LibTorch eager baselines of the five ops (OPS.md), written the way a PyTorch user writes
-// them in eager mode: float32 math inside, results cast back to the storage dtype.
+// LibTorch eager baselines of the five ops (OPS.md): the reference PyTorch code, the same ATen
+// calls in the same order as baselines/python/opbench_ops.py. Tensors stay in the storage dtype
+// (ATen computes each op in float32 inside and rounds once); the only casts are the
+// reference's own (softmax as an activation in float32 cast back; the LRPE angle tables are
+// float32, so x * cos promotes until the final cast back). docs/baselines.md says why per op.
 // Every function except the tpa_decode ones is differentiable through autograd (they are
 // compositions of ATen ops); baselines/eager/providers.cpp wraps them as providers.
 #pragma once
@@ -62,12 +65,14 @@ struct TpaScales {
 };
 
 // tpa_decode, forward only: aq (b, 1, h, r), ak (b, m, h), av (b, m, h), bq (b, 1, r, d),
-// bk (b, m, d), bv (b, m, e) -> o (b, 1, h, e) in the storage dtype.
-// Factorised: never materialises k, v of size (b, m, h, d).
+// bk (b, m, d), bv (b, m, e) -> o (b, 1, h, e), every step in the storage dtype.
+// Factorised: never materialises k, v of size (b, m, h, d); the scores are contracted from
+// the factors into (b, h, 1, m), so the softmax runs over the last dimension.
 at::Tensor tpa_decode_forward(const at::Tensor& aq, const at::Tensor& ak, const at::Tensor& av,
                               const at::Tensor& bq, const at::Tensor& bk, const at::Tensor& bv,
                               const TpaScales& scales = {});
-// Naive: materialises q (b, h, d), k (b, m, h, d), v (b, m, h, e), then standard attention.
+// Naive: materialises q (b, 1, h, d), k (b, m, h, d), v (b, m, h, e), then standard attention
+// (softmax over the last dimension).
 at::Tensor tpa_decode_naive_forward(const at::Tensor& aq, const at::Tensor& ak,
                                     const at::Tensor& av, const at::Tensor& bq,
                                     const at::Tensor& bk, const at::Tensor& bv,

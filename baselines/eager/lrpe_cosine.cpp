@@ -14,14 +14,16 @@ at::Tensor lrpe_cosine_forward(const at::Tensor& x, const at::Tensor& theta, int
   require(offset >= 0, "lrpe_cosine: offset must be >= 0");
   check_act("lrpe_cosine", act, act_dim, {-1, 1});
 
-  const at::Tensor xa = act_forward(x, act, act_dim);
   // angle[s, h, k] = (offset + s) * theta[h, k], in float32: (n, h|1, d|1)
   const at::Tensor th = theta.to(x.device(), at::kFloat);
-  const at::Tensor pos = at::arange(offset, offset + n, th.options()).view({n, 1, 1});
-  const at::Tensor angle = pos * th.unsqueeze(0);
+  const at::Tensor pos = at::arange(n, th.options()) + offset;
+  const at::Tensor angle = pos.view({n, 1, 1}) * th;
   const at::Tensor cos = at::cos(angle), sin = at::sin(angle);
-  // xa (storage dtype) * cos (float32) promotes to float32; cast back at the end.
-  return at::cat({xa * cos, xa * sin}, -1).to(x.scalar_type());
+  const at::Tensor xa = act_forward(x, act, act_dim);
+  // xa (storage dtype) * cos (float32) promotes to float32; cast back at the end. The products
+  // are released before the cast, as in Python.
+  const at::Tensor o = at::cat({xa * cos, xa * sin}, -1);
+  return o.to(x.scalar_type());
 }
 
 }  // namespace eager

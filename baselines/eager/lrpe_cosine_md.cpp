@@ -27,8 +27,6 @@ at::Tensor lrpe_cosine_md_forward_grid(const at::Tensor& x, const at::Tensor& th
                           " columns, needs e * md >= d");
   check_act("lrpe_cosine_md", act, act_dim, {-1, -2});
 
-  const at::Tensor xa = act_forward(x, act, act_dim);
-
   // Grid coordinates of the N tokens, row-major (last axis fastest), float32.
   const at::Tensor th = theta.to(x.device(), at::kFloat).expand({theta.size(0), e});  // (H, e)
   std::vector<at::Tensor> axes;
@@ -38,10 +36,15 @@ at::Tensor lrpe_cosine_md_forward_grid(const at::Tensor& x, const at::Tensor& th
   std::vector<at::Tensor> per_axis;
   for (const at::Tensor& c : coords)
     per_axis.push_back(c.reshape({1, N, 1}) * th.unsqueeze(1));  // (H, N, e)
-  at::Tensor angle = at::cat(per_axis, -1).narrow(-1, 0, d);      // (H, N, d)
-  if (l > 0) angle = at::cat({at::zeros({angle.size(0), l, d}, th.options()), angle}, 1);
-  const at::Tensor cos = at::cos(angle), sin = at::sin(angle);  // (H, l + N, d)
-  return at::cat({xa * cos, xa * sin}, -1).to(x.scalar_type());
+  const at::Tensor angle = at::cat(per_axis, -1).narrow(-1, 0, d);  // (H, N, d)
+  const at::Tensor cos = at::cos(angle), sin = at::sin(angle);
+  const at::Tensor xa = act_forward(x, act, act_dim);
+  const at::Tensor xg = xa.narrow(2, l, N);
+  // xg (storage dtype) * cos (float32) promotes to float32: (b, H, N, 2d).
+  at::Tensor o = at::cat({xg * cos, xg * sin}, -1);
+  // The extra tokens get no position: concat(xa, 0) in front of the grid tokens.
+  if (l > 0) o = at::cat({at::constant_pad_nd(xa.narrow(2, 0, l), {0, d}), o}, 2);
+  return o.to(x.scalar_type());
 }
 
 at::Tensor lrpe_cosine_md_forward(const at::Tensor& x, const at::Tensor& theta, int64_t md,

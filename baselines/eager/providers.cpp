@@ -140,12 +140,12 @@ const ProviderRegistration registration([] {
                     eager::lrpe_rotate_forward),
       lrpe_cosine_md_torch(),
       tpa_decode_provider("torch",
-                          "LibTorch eager, factorised: score = ak * (bk @ q^T), "
-                          "o = (p * av) @ bv, float32",
+                          "LibTorch eager, factorised in the storage dtype: scores "
+                          "(b, h, 1, m) from the factors, softmax over m, then av, bv",
                           &eager::tpa_decode_forward),
       tpa_decode_provider("torch_naive",
-                          "LibTorch eager, naive: materialises k, v (b, m, h, d) in float32, "
-                          "then attention",
+                          "LibTorch eager, naive: materialises k, v (b, m, h, d) in the "
+                          "storage dtype, then attention",
                           &eager::tpa_decode_naive_forward),
   };
 });

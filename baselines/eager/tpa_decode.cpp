@@ -36,49 +36,43 @@ double scale_q_or_default(const TpaScales& s, const TpaDims& t) {
   return s.scale_q > 0 ? s.scale_q : 1.0 / static_cast<double>(t.r);
 }
 
-// q = scale_q * sum_r aq[h, r] * bq[r, :], float32: (b, h, d)
-at::Tensor tpa_query(const at::Tensor& aq, const at::Tensor& bq, double scale_q) {
-  return at::einsum("bhr,brd->bhd", {aq.select(1, 0).to(at::kFloat),
-                                     bq.select(1, 0).to(at::kFloat)}) *
-         scale_q;
-}
-
 }  // namespace
 
+// Every tensor in the storage dtype, the factors contracted so that the softmax runs over the
+// last dimension (m) of a (b, h, 1, m) tensor (baselines/python/opbench_ops.py, same calls).
 at::Tensor tpa_decode_forward(const at::Tensor& aq, const at::Tensor& ak, const at::Tensor& av,
                               const at::Tensor& bq, const at::Tensor& bk, const at::Tensor& bv,
                               const TpaScales& scales) {
   const TpaDims t = check_tpa(aq, ak, av, bq, bk, bv);
-  const at::Tensor q = tpa_query(aq, bq, scale_q_or_default(scales, t));  // (b, h, d)
-  // score[t, h] = scale * scale_k * ak[t, h] * <q[h], bk[t]>: bk @ q^T, (b, m, h)
-  const at::Tensor qk = at::matmul(bk.to(at::kFloat), q.transpose(1, 2));
-  const at::Tensor score = qk * ak.to(at::kFloat) * (scale_or_default(scales, t) * scales.scale_k);
-  const at::Tensor p = at::softmax(score, 1);  // over m
-  // o[h, :] = scale_v * sum_t p[t, h] * av[t, h] * bv[t, :]: (b, h, m) @ (b, m, e)
-  const at::Tensor w = (p * av.to(at::kFloat)).transpose(1, 2);
-  const at::Tensor o = at::matmul(w, bv.to(at::kFloat)) * scales.scale_v;  // (b, h, e)
-  return o.unsqueeze(1).to(aq.scalar_type());
+  const at::Tensor s1 = at::einsum("bnrd,bmd->bnmr", {bq, bk});  // (b, 1, m, r)
+  const at::Tensor s2 = at::einsum("bnhr,bnmr->bnmh", {aq, s1});  // (b, 1, m, h)
+  at::Tensor s3 = at::einsum("bnmh,bmh->bhnm", {s2, ak});         // (b, h, 1, m)
+  if (scales.scale_k != 1) s3 = s3 * scales.scale_k;
+  // softmax(s3 * scale_q * scale): each temporary released where Python releases it, so the
+  // peak memory is the Python form's too.
+  at::Tensor p = s3 * scale_q_or_default(scales, t);
+  p = p * scale_or_default(scales, t);
+  p = at::softmax(p, -1);
+  const at::Tensor w = at::einsum("bhnm,bmh->bnmh", {p, av});   // (b, 1, m, h)
+  const at::Tensor o = at::einsum("bnmh,bme->bnhe", {w, bv});   // (b, 1, h, e)
+  return scales.scale_v != 1 ? o * scales.scale_v : o;
 }
 
+// Materialises q, k = ak * bk and v = av * bv in the storage dtype, then standard attention
+// with the softmax over the last dimension.
 at::Tensor tpa_decode_naive_forward(const at::Tensor& aq, const at::Tensor& ak,
                                     const at::Tensor& av, const at::Tensor& bq,
                                     const at::Tensor& bk, const at::Tensor& bv,
                                     const TpaScales& scales) {
   const TpaDims t = check_tpa(aq, ak, av, bq, bk, bv);
-  const at::Tensor q = tpa_query(aq, bq, scale_q_or_default(scales, t));  // (b, h, d)
-  // Materialise k (b, m, h, d) and v (b, m, h, e).
-  const at::Tensor k = ak.to(at::kFloat).unsqueeze(-1) * bk.to(at::kFloat).unsqueeze(2) *
-                       scales.scale_k;
-  const at::Tensor v = av.to(at::kFloat).unsqueeze(-1) * bv.to(at::kFloat).unsqueeze(2) *
-                       scales.scale_v;
-  // Standard attention of one query per head over the m keys.
-  const at::Tensor qh = q.unsqueeze(2);       // (b, h, 1, d)
-  const at::Tensor kh = k.permute({0, 2, 1, 3});  // (b, h, m, d)
-  const at::Tensor vh = v.permute({0, 2, 1, 3});  // (b, h, m, e)
-  const at::Tensor score = at::matmul(qh, kh.transpose(-1, -2)) * scale_or_default(scales, t);
-  const at::Tensor p = at::softmax(score, -1);  // (b, h, 1, m)
-  const at::Tensor o = at::matmul(p, vh);       // (b, h, 1, e)
-  return o.transpose(1, 2).contiguous().to(aq.scalar_type());  // (b, 1, h, e)
+  const at::Tensor q = at::einsum("bnhr,bnrd->bnhd", {aq, bq}) * scale_q_or_default(scales, t);
+  at::Tensor k = at::einsum("bmh,bmd->bmhd", {ak, bk});  // (b, m, h, d)
+  at::Tensor v = at::einsum("bmh,bme->bmhe", {av, bv});  // (b, m, h, e)
+  if (scales.scale_k != 1) k = k * scales.scale_k;
+  if (scales.scale_v != 1) v = v * scales.scale_v;
+  const at::Tensor score = at::einsum("bnhd,bmhd->bhnm", {q, k}) * scale_or_default(scales, t);
+  const at::Tensor p = at::softmax(score, -1);         // (b, h, 1, m)
+  return at::einsum("bhnm,bmhe->bnhe", {p, v});        // (b, 1, h, e)
 }
 
 }  // namespace eager

@@ -1,5 +1,11 @@
-"""The torch reference of each opbench op, in Python (OPS.md), as a PyTorch user writes it in
-eager mode: float32 math inside, the result cast back to the storage dtype.
+"""The torch reference of each opbench op, in Python (OPS.md): the PyTorch code the reference
+benchmarks timed, written the way a PyTorch user writes it. Every tensor stays in its storage
+dtype (bf16 stays bf16; ATen's elementwise ops, softmax and cuBLAS compute in float32 inside
+and round once per op); the casts are the reference's own: softmax as an activation runs with
+dtype=torch.float32 and is cast back, the LRPE angle tables are float32 (theta is float32) so
+x * cos promotes to float32 until the final cast back. tpa_decode contracts the factors so
+that its softmax runs over the last dimension. docs/baselines.md gives the reasons per op.
+baselines/eager/*.cpp make the same ATen calls in the same order.
 
 scripts/export_aoti.py exports these with torch.export and compiles them with AOTInductor
 (providers torch_compile and torch_naive_compile); tests/baselines_py_test.py checks them
@@ -37,9 +43,9 @@ def op_function(op, variant="torch"):
 
 # ----------------------------------------------------------------------------- the ops
 
-def act_f32(x, act="none", dim=-1):
-    """The activation of x in float32 (softmax along `dim`); returns a float32 tensor."""
-    x = x.float()
+def activation(x, act="none", act_dim=-1):
+    """The op act: x (b, h, n, d) -> same shape and dtype. "none" is the identity (x itself);
+    relu / sigmoid / silu run on x in its dtype; softmax along act_dim in float32, cast back."""
     if act == "none":
         return x
     if act == "relu":
@@ -49,40 +55,35 @@ def act_f32(x, act="none", dim=-1):
     if act == "silu":
         return F.silu(x)
     if act == "softmax":
-        return torch.softmax(x, dim=dim)
+        return F.softmax(x, dim=act_dim, dtype=torch.float32).to(x.dtype)
     raise ValueError(f"unknown act {act!r} (one of {', '.join(ACTS)})")
 
 
-@op_function("act")
-def act(x, act="none", act_dim=-1):
-    """act: x (b, h, n, d) -> same shape and dtype. "none" is the identity (x itself)."""
-    if act == "none":
-        return x
-    return act_f32(x, act, act_dim).to(x.dtype)
+act = op_function("act")(activation)  # the op's name (the LRPE functions below take a parameter `act`)
 
 
-def _positions(n, offset, device):
-    # (offset + s) for s in [0, n), float32
-    return torch.arange(n, device=device, dtype=torch.float32) + offset
+def _angle_1d(x, offset, theta):
+    """(offset + s) * theta[h, k] for the positions s in [0, n) of x: float32 (n, h|1, k|1)."""
+    pos = torch.arange(x.shape[1], device=x.device, dtype=torch.float32) + offset
+    return pos[:, None, None] * theta.float()
 
 
 @op_function("lrpe_cosine")
 def lrpe_cosine(x, theta, offset=0, act="none", act_dim=-1):
     """x (b, n, h, d), theta (h, d) | (1, d) | (h, 1) -> concat(xa cos, xa sin) (b, n, h, 2d)."""
-    n = x.shape[1]
-    xa = act_f32(x, act, act_dim)
-    angle = _positions(n, offset, x.device)[:, None, None] * theta.float()  # (n, h, d)
-    return torch.cat([xa * torch.cos(angle), xa * torch.sin(angle)], dim=-1).to(x.dtype)
+    angle = _angle_1d(x, offset, theta)  # (n, h, d)
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    xa = activation(x, act, act_dim)
+    return torch.cat([xa * cos, xa * sin], dim=-1).to(x.dtype)
 
 
 @op_function("lrpe_rotate")
 def lrpe_rotate(x, theta, offset=0, act="none", act_dim=-1):
     """x (b, n, h, d), d even, theta (h, d/2) | (1, d/2) | (h, 1) -> rotated halves (b, n, h, d)."""
-    n, d = x.shape[1], x.shape[3]
-    xa = act_f32(x, act, act_dim)
-    x1, x2 = xa[..., : d // 2], xa[..., d // 2:]
-    angle = _positions(n, offset, x.device)[:, None, None] * theta.float()  # (n, h, d/2)
+    angle = _angle_1d(x, offset, theta)  # (n, h, d/2)
     cos, sin = torch.cos(angle), torch.sin(angle)
+    xa = activation(x, act, act_dim)
+    x1, x2 = xa.chunk(2, dim=-1)
     return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1).to(x.dtype)
 
 
@@ -101,7 +102,7 @@ def lrpe_cosine_md(x, theta, grid, l=0, act="none", act_dim=-1):
     """x (b, h, l + N, d), N = prod(grid), theta (h, e) | (1, e) | (h, 1) -> (b, h, l + N, 2d).
 
     The N grid tokens are row-major (last grid axis fastest); feature j of grid token s takes
-    angle c_{j // e}(s) * theta[h, j % e]; the l extra tokens first get angle 0."""
+    angle c_{j // e}(s) * theta[h, j % e]; the l extra tokens first get no position."""
     md = len(grid)
     h, d = x.shape[1], x.shape[3]
     # a theta with one column is broadcast to e = ceil(d / md)
@@ -111,10 +112,13 @@ def lrpe_cosine_md(x, theta, grid, l=0, act="none", act_dim=-1):
         *[torch.arange(s, device=x.device, dtype=torch.float32) for s in grid], indexing="ij")
     per_axis = [c.reshape(1, -1, 1) * th[:, None, :] for c in coords]  # md x (h|1, N, e)
     angle = torch.cat(per_axis, dim=-1)[..., :d]  # (h|1, N, d)
-    if l > 0:
-        angle = F.pad(angle, (0, 0, l, 0))  # the extra tokens: angle 0
-    xa = act_f32(x, act, act_dim)
-    return torch.cat([xa * torch.cos(angle), xa * torch.sin(angle)], dim=-1).to(x.dtype)
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    xa = activation(x, act, act_dim)
+    xe, xg = xa[:, :, :l], xa[:, :, l:]
+    o = torch.cat([xg * cos, xg * sin], dim=-1)  # (b, h, N, 2d)
+    if l > 0:  # the extra tokens: concat(xa, 0)
+        o = torch.cat([F.pad(xe, (0, d)), o], dim=-2)
+    return o.to(x.dtype)
 
 
 @op_function("lrpe_cosine_md")
@@ -132,27 +136,28 @@ def _tpa_scales(aq, bq, scale, scale_q):
 
 @op_function("tpa_decode")
 def tpa_decode(aq, ak, av, bq, bk, bv, scale=None, scale_q=None):
-    """Factorised: score[h, t] = scale ak[t, h] <q[h], bk[t]>, o[h] = sum_t p av[t, h] bv[t]."""
+    """Factorised, in the storage dtype: the scores contracted from the factors so that the
+    softmax runs over the last dimension (m) of a (b, h, 1, m) tensor, never forming q, k, v."""
     scale, scale_q = _tpa_scales(aq, bq, scale, scale_q)
-    q = torch.einsum("bihr,bird->bhd", aq.float(), bq.float()) * scale_q  # (b, h, d)
-    qk = torch.einsum("bhd,bmd->bhm", q, bk.float())                       # (b, h, m)
-    score = qk * ak.float().transpose(1, 2) * scale
-    p = torch.softmax(score, dim=-1)
-    o = torch.einsum("bhm,bme->bhe", p * av.float().transpose(1, 2), bv.float())
-    return o.unsqueeze(1).to(aq.dtype)  # (b, 1, h, e)
+    s1 = torch.einsum("bnrd,bmd->bnmr", bq, bk)   # (b, 1, m, r): <bq[r], bk[t]>
+    s2 = torch.einsum("bnhr,bnmr->bnmh", aq, s1)  # (b, 1, m, h): <q[h], bk[t]> / scale_q
+    s3 = torch.einsum("bnmh,bmh->bhnm", s2, ak)   # (b, h, 1, m): times ak[t, h]
+    p = torch.softmax(s3 * scale_q * scale, dim=-1)
+    o = torch.einsum("bhnm,bmh->bnmh", p, av)     # (b, 1, m, h): p[h, t] av[t, h]
+    return torch.einsum("bnmh,bme->bnhe", o, bv)  # (b, 1, h, e)
 
 
 @op_function("tpa_decode", variant="torch_naive")
 def tpa_decode_naive(aq, ak, av, bq, bk, bv, scale=None, scale_q=None):
-    """Naive: materialises q (b, h, d), k (b, m, h, d), v (b, m, h, e), then attention."""
+    """Naive, in the storage dtype: materialises q (b, 1, h, d), k (b, m, h, d) and
+    v (b, m, h, e), then standard attention with the softmax over the last dimension."""
     scale, scale_q = _tpa_scales(aq, bq, scale, scale_q)
-    q = torch.einsum("bihr,bird->bhd", aq.float(), bq.float()) * scale_q  # (b, h, d)
-    k = ak.float()[..., None] * bk.float()[:, :, None, :]                  # (b, m, h, d)
-    v = av.float()[..., None] * bv.float()[:, :, None, :]                  # (b, m, h, e)
-    score = torch.einsum("bhd,bmhd->bhm", q, k) * scale
+    q = torch.einsum("bnhr,bnrd->bnhd", aq, bq) * scale_q
+    k = torch.einsum("bmh,bmd->bmhd", ak, bk)
+    v = torch.einsum("bmh,bme->bmhe", av, bv)
+    score = torch.einsum("bnhd,bmhd->bhnm", q, k) * scale
     p = torch.softmax(score, dim=-1)
-    o = torch.einsum("bhm,bmhe->bhe", p, v)
-    return o.unsqueeze(1).to(aq.dtype)
+    return torch.einsum("bhnm,bmhe->bnhe", p, v)
 
 
 # ----------------------------------------------------------------------------- backward
