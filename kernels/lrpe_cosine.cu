@@ -23,7 +23,7 @@ struct CosOp {
   static constexpr int P = 1, Q = 2, kRptF = 4, kRptB = 2, kRptBRF = 4, kRptBRB = 2;
   static constexpr bool kAngle = true;
   static constexpr bool kElemRows = true;
-  // Row-kernel settings per variant from the measurements (notes/perf-1d.md, run 4). Large
+  // Row-kernel settings per variant from the measurements (docs/kernels.md, lrpe_cosine). Large
   // calls: tiles of 2 steps (4 for feature softmax) with the prefetch, batch rows backward and
   // for feature softmax. Smaller calls: 16-step tiles, batch rows, the prefetch only for the
   // backward with an exp per element. Softmax over n: the prefetch on.
@@ -53,7 +53,7 @@ struct CosOp {
 // Backward of small calls with an elementwise act: one thread per 16-byte unit of dx, theta
 // read through the read-only cache, no table and no barrier. The row kernel's blocks fill a
 // theta table (an L2 round trip and a barrier) before their loads; at b 12 h 12 d 128 n = 256
-// that is 1152 one-step blocks at 2 per SM, 4.4 waves of it (notes/perf-1d.md v6). Here each
+// that is 1152 one-step blocks at 2 per SM, 4.4 waves of it (docs/kernels.md). Here each
 // thread evaluates the angles of its own 8 elements (no reuse across batches), at up to 8
 // blocks per SM. Bytes as the row kernel: do (2|x|) and x read, dx written.
 template <typename T, int V, Act A>
@@ -103,7 +103,7 @@ void launch_flat_bwd(const rows1d::Call& c, const rows1d::Args& a, int64_t nunit
 
 // Whether a backward call runs the flat kernel: elementwise acts on the vector path (16-byte
 // units, every tensor aligned), x under kFlatMaxBytes unless Tuning1d::flat_lrpe says otherwise.
-// Measured (H100, b 12 h 12 d 128 bf16, write flush, notes/perf-1d.md v6): silu 20.5 / 33.4 /
+// Measured (H100, b 12 h 12 d 128 bf16, write flush, docs/kernels.md): silu 20.5 / 33.4 /
 // 58.6 / 108.2 / 206.1 us at n = 256 .. 4096 against the row kernel's 24.0 / 38.6 / 65.2 /
 // 120.1 / 207.3; act none gains from n = 512 to 2048 and loses at 4096 (160.4 vs 155.0), where
 // x holds 151 MB; larger calls stay with the row kernel (at the floor).

@@ -32,7 +32,7 @@
 //     for the next call.
 // Both main kernels start with the q inputs (aq rows, bq) copied asynchronously together with
 // the first tile, then build q in shared memory (aq as a transposed float table). Measured:
-// notes/perf-md-tpa.md.
+// docs/kernels.md, tpa_decode.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -1244,7 +1244,7 @@ Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions&
     // Tile x stages: the option, else the first that fits of the strategy's list. b runs few
     // blocks (one per batch element), so it wants a deep pipeline per block (64x4 measured 16%
     // faster than 64x2 at b = 8, m = 32768); bn fills the chip with blocks: 64x2 measured best
-    // (2 blocks of ~98 KB per multiprocessor; notes/perf-md-tpa.md).
+    // (2 blocks of ~98 KB per multiprocessor; docs/kernels.md).
     std::vector<std::pair<int, int>> cands;
     if (opt.tile || opt.stages) cands = {{opt.tile ? opt.tile : 64, opt.stages ? opt.stages : 2}};
     else if (strat == TpaStrategy::b) cands = {{64, 4}, {64, 3}, {64, 2}, {32, 2}};
