@@ -26,7 +26,7 @@ inline const char* seq_strategy_name(SeqStrategy s) {
 }
 
 // Process-wide tuning of the 1d kernels, for benchmarks and tests (the defaults are the
-// measured best; see notes/perf-1d.md). Not thread-safe: set it before launching.
+// measured best; see docs/kernels.md). Not thread-safe: set it before launching.
 struct Tuning1d {
   int prefetch = -1;      // L2 prefetch of the next step's rows: -1 per variant (the op's
                           // measured choice, rows1d::RowChoice), 0 never, 1 always

@@ -34,7 +34,7 @@ struct ActOp {
   static constexpr int P = 1, Q = 1, kRptF = 4, kRptB = 4, kRptBRF = 4, kRptBRB = 4;
   static constexpr bool kAngle = false;
   static constexpr bool kElemRows = false;  // elementwise acts use act_flat_kernel
-  // Row-kernel settings per variant from the measurements (notes/perf-1d.md, run 4): on large
+  // Row-kernel settings per variant from the measurements (docs/kernels.md, act): on large
   // calls feature softmax runs short tiles (1 step forward, 4 backward) with the prefetch;
   // otherwise (and softmax over n) 16-step tiles, the prefetch only backward.
   static rows1d::RowChoice choose(bool bwd, Act, bool seq, bool large) {
@@ -58,7 +58,7 @@ struct ActOp {
 // The flat kernel's launch shape for a call of nunits 16-byte units (Tuning1d's flat_*,
 // stream_stores and plain_loads fields override it). Measured in the harness itself (every
 // shape a provider of the same table cell, so all share each round's placement, against
-// torch; b = 12, h = 12, d = 128, n = 256 .. 32768; notes/perf-1d.md v7): below 2^24 units
+// torch; b = 12, h = 12, d = 128, n = 256 .. 32768; docs/kernels.md, act): below 2^24 units
 // forward runs 512 x 1 with plain loads and stores (over 45 cells of three runs 0.22 us under
 // torch on average, at most 0.13 over, where v5's 256 x 2 was at most 0.87 over); backward
 // below 2^23 units 512 x 1 with read-only loads and plain stores (every one-unit shape within

@@ -14,7 +14,7 @@ namespace opbench::kernels::act {
 // o = e / S; backward dx = e (do - D / S) / S with e = exp(x - max), S = sum e and D = sum e do
 // reduced in the same shuffles (this is o (do - sum o do)). Bytes: fwd read x, write o; bwd read
 // x and do, write dx. One row per group measured at or above two and four rows in flight at
-// every n (notes/perf-1d.md, v4).
+// every n (docs/kernels.md, act).
 template <typename T, int V, bool BWD>
 __global__ void __launch_bounds__(rows1d::kThreads)
     act_feat_kernel(const T* __restrict__ x, const T* __restrict__ dout, T* __restrict__ out,

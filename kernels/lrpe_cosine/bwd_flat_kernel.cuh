@@ -14,7 +14,7 @@ namespace opbench::kernels::lrpe_cosine {
 // Backward of small calls with an elementwise act: one thread per 16-byte unit of dx, theta
 // read through the read-only cache, no table and no barrier. The row kernel's blocks fill a
 // theta table (an L2 round trip and a barrier) before their loads; at b 12 h 12 d 128 n = 256
-// that is 1152 one-step blocks at 2 per SM, 4.4 waves of it (notes/perf-1d.md v6). Here each
+// that is 1152 one-step blocks at 2 per SM, 4.4 waves of it (docs/kernels.md, lrpe_cosine). Here each
 // thread evaluates the angles of its own 8 elements (no reuse across batches), at up to 8
 // blocks per SM. Bytes as the row kernel: do (2|x|) and x read, dx written.
 template <typename T, int V, Act A>

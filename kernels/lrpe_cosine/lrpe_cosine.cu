@@ -27,7 +27,7 @@ struct CosOp {
   static constexpr int P = 1, Q = 2, kRptF = 4, kRptB = 2, kRptBRF = 4, kRptBRB = 2;
   static constexpr bool kAngle = true;
   static constexpr bool kElemRows = true;
-  // Row-kernel settings per variant from the measurements (notes/perf-1d.md, run 4). Large
+  // Row-kernel settings per variant from the measurements (docs/kernels.md, lrpe_cosine). Large
   // calls: tiles of 2 steps (4 for feature softmax) with the prefetch, batch rows backward and
   // for feature softmax. Smaller calls: 16-step tiles, batch rows, the prefetch only for the
   // backward with an exp per element. Softmax over n: the prefetch on.
@@ -69,7 +69,7 @@ void launch_flat_bwd(const rows1d::Call& c, const rows1d::Args& a, int64_t nunit
 
 // Whether a backward call runs the flat kernel: elementwise acts on the vector path (16-byte
 // units, every tensor aligned), x under kFlatMaxBytes unless Tuning1d::flat_lrpe says otherwise.
-// Measured (H100, b 12 h 12 d 128 bf16, write flush, notes/perf-1d.md v6): silu 20.5 / 33.4 /
+// Measured (H100, b 12 h 12 d 128 bf16, write flush, docs/kernels.md, lrpe_cosine): silu 20.5 / 33.4 /
 // 58.6 / 108.2 / 206.1 us at n = 256 .. 4096 against the row kernel's 24.0 / 38.6 / 65.2 /
 // 120.1 / 207.3; act none gains from n = 512 to 2048 and loses at 4096 (160.4 vs 155.0), where
 // x holds 151 MB; larger calls stay with the row kernel (at the floor).

@@ -35,7 +35,7 @@ __global__ void __launch_bounds__(kThreads) md_elem_kernel(MdArgs a) {
   constexpr bool kNeedX = !BWD || A != Act::none;
 
   for (int64_t bi = b0; bi < b1; bi += U) {
-    if constexpr (!BWD) {  // forward only: backward measured slower with it (notes/perf-md-tpa.md)
+    if constexpr (!BWD) {  // forward only: backward measured slower with it (docs/kernels.md, lrpe_cosine_md)
       if (a.prefetch) {
 #pragma unroll
         for (int u = 0; u < U; ++u)

@@ -22,7 +22,7 @@ struct RotOp {
   static constexpr int P = 2, Q = 2, kRptF = 2, kRptB = 2, kRptBRF = 4, kRptBRB = 2;
   static constexpr bool kAngle = true;
   static constexpr bool kElemRows = true;
-  // Row-kernel settings per variant from the measurements (notes/perf-1d.md, run 4). Large
+  // Row-kernel settings per variant from the measurements (docs/kernels.md, lrpe_rotate). Large
   // calls: tiles of 2 steps with the prefetch, batch rows for feature softmax. Smaller calls:
   // 16-step tiles, batch rows, the prefetch for the forward with softmax. Softmax over n: the
   // prefetch forward.

@@ -102,7 +102,7 @@ inline bool vector_plan(const Call& c) {
 
 // How an op runs its row kernel for one call: the most steps per tile, batch rows, and the L2
 // prefetch of the next step. Each op chooses per variant from the measurements
-// (notes/perf-1d.md); Tuning1d overrides any of the three.
+// (docs/kernels.md, the 1d row machinery); Tuning1d overrides any of the three.
 struct RowChoice {
   int max_steps = 16;
   bool batch_rows = true;

@@ -21,7 +21,7 @@
 // the first tile, then build q in shared memory (aq as a transposed float table; q.cuh).
 // Device helpers: ptx.cuh (PTX wrappers), mma.cuh (tensor-core traits), copy.cuh (tile copies),
 // merge.cuh (bn's merge of the partials), trace.cuh (timeline stamps). Measured:
-// notes/perf-md-tpa.md.
+// docs/kernels.md, tpa_decode.
 #include <vector>
 
 #include "kernels/common.cuh"

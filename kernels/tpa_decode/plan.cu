@@ -75,7 +75,7 @@ Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions&
     // Tile x stages: the option, else the first that fits of the strategy's list. b runs few
     // blocks (one per batch element), so it wants a deep pipeline per block (64x4 measured 16%
     // faster than 64x2 at b = 8, m = 32768); bn fills the chip with blocks: 64x2 measured best
-    // (2 blocks of ~98 KB per multiprocessor; notes/perf-md-tpa.md).
+    // (2 blocks of ~98 KB per multiprocessor; docs/kernels.md, tpa_decode).
     std::vector<std::pair<int, int>> cands;
     if (opt.tile || opt.stages) cands = {{opt.tile ? opt.tile : 64, opt.stages ? opt.stages : 2}};
     else if (strat == TpaStrategy::b) cands = {{64, 4}, {64, 3}, {64, 2}, {32, 2}};

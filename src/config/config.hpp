@@ -32,7 +32,7 @@ struct Timing {
   L2Flush flush_l2 = L2Flush::write;
   // Speed points are measured in this many rounds, the providers of a table cell one after
   // another in each round, and each round on memory placed anew (flush buffer, inputs): a short
-  // call's time depends on where its data and the flush's dirty lines lie (notes/measurement.md).
+  // call's time depends on where its data and the flush's dirty lines lie (docs/measurement.md).
   // Each round takes warmup_ms / rounds and rep_ms / rounds; the samples are pooled, and each
   // round's count is kept (Result::rounds): the verdicts compare rounds, not samples.
   int rounds = 8;

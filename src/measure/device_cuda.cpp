@@ -7,7 +7,7 @@
 // decides which dirty lines the write flush leaves in L2 and what their write-back costs the
 // timed call. With a buffer per point, consecutive allocations alternated between two places
 // and a 11-26 us call's median between two levels 0.7 us apart (tests/gpu/episodes_bench.cu,
-// notes/measurement.md), so two providers of one point could differ by the flush alone.
+// docs/measurement.md), so two providers of one point could differ by the flush alone.
 #include "measure/device.hpp"
 
 #ifdef OPBENCH_TORCH_CUDA
