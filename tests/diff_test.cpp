@@ -159,7 +159,7 @@ StoredPoint rounds_point(const std::vector<double>& levels, size_t per, double r
 }
 
 TEST(Verdict, RoundsAreTheUnitOfEvidence) {
-  // The act relu backward n = 512 pattern (H100, 2026-11-24): two placement levels 0.8 us
+  // The act relu backward n = 512 pattern (as measured on an H100): two placement levels 0.8 us
   // apart, head on the high one in three rounds of four, base mostly low. The 800 samples a
   // side make the sample tests significant (p ~ 1e-45), but the rounds overlap: UNSURE.
   auto base = rounds_point({25.54, 25.02, 24.90, 25.36}, 200, 0.002, 100);

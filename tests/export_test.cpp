@@ -80,6 +80,14 @@ void fill(Store& store) {
   a.run.finished_at = "2026-11-25T10:05:00.000Z";
   a.run.notation = {{"tr, \"quoted\"", "cuda"}, {"to", "torch"}};
   a.run.uuid = "11111111-2222-4333-8444-555555555555";
+  a.run.flush_l2 = "read";
+  a.run.rounds = 8;
+  a.run.threads = 1;
+  a.run.warmup_ms = 25;
+  a.run.rep_ms = 100.5;
+  a.run.env.tuning = std::vector<std::pair<std::string, std::string>>{{"OPBENCH_TUNING_1D", "flat_units=4"}};
+  a.run.env.state = DeviceState{true, 1980, 2619, 1980, 41.5, 123.25, 4, false};
+  a.options = {{"device", "cuda:0"}, {"providers", "cuda,torch"}, {"filter", "silu"}};
   int64_t seq = 0;
   for (int64_t n : {8, 16})
     for (const char* prov : {"cuda", "torch"}) a.points.push_back(point(seq++, prov, n, 0.001 * double(n) / 7));
@@ -90,6 +98,7 @@ void fill(Store& store) {
   a.points[2].result.rounds.clear();
   a.points[2].result.stats = Stats();
   a.points[2].value = -1;
+  a.points[3].state = DeviceState{true, 1305, 2619, 1980, 87, 699.5, 4 | 32, true};
   a.compiles = {{0, a.points[0].point.title, "torch_compile", "act-torch_compile-fwd-fp32-0123", 41.5, false, ""},
                 {0, a.points[0].point.title, "torch_naive_compile", "k2", 0, true, "exporter: failed, once"}};
 
@@ -99,6 +108,7 @@ void fill(Store& store) {
   b.run.uuid = "66666666-7777-4888-8999-aaaaaaaaaaaa";
   b.points.resize(1);
   b.compiles.clear();
+  b.options.clear();
 
   std::vector<RunRecord> runs = {a, b};
   Table t;
@@ -167,6 +177,7 @@ TEST(ExportJson, ExportImportExportIsIdentical) {
   EXPECT_EQ(rows(a, "runs", "id"), rows(b, "runs", "id"));
   EXPECT_EQ(rows(a, "points", "run_id, seq"), rows(b, "points", "run_id, seq"));
   EXPECT_EQ(rows(a, "compiles", "id"), rows(b, "compiles", "id"));
+  EXPECT_EQ(rows(a, "run_options", "run_id, name"), rows(b, "run_options", "run_id, name"));
   EXPECT_EQ(rows(a, "points", "run_id, seq").size(), 4u + 1u + 4u);
   // Importing the same runs again adds nothing and names the runs already there.
   std::vector<RunRecord> again = runs_from_json(first, "first.json");

@@ -5,7 +5,7 @@
 #include "config/config.hpp"
 #include "core/error.hpp"
 #include "core/title_filter.hpp"
-#include "sweep/points.hpp"
+#include "points/points.hpp"
 
 using namespace opbench;
 

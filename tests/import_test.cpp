@@ -522,6 +522,7 @@ TEST(ImportDocument, TheSameDocumentTwiceIsOneRun) {
   ImportResult other = import_document(changed, path, "");
   EXPECT_EQ(store_import(store, other), std::vector<bool>{true});
   EXPECT_EQ(store.runs().size(), 2u);
+}
 
 TEST(ImportDocument, TwoColumnsOneProviderIsAnError) {
   // Two notation labels for torch: one run holds one point per provider, so the second

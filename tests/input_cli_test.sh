@@ -80,7 +80,7 @@ printf 'not a database, just some text that is long enough to be a header.......
 check merge-junk 2 "$bin" merge "$work/junk.db" --db "$work/new1.db"
 absent merge-junk-no-db "$work/new1.db"
 check resume-new-path 2 "$bin" sweep "$work/tiny.yaml" --db "$work/new2.db" --device cpu --resume 5
-contains resume-new-path-msg "$work/err" "nothing to resume"
+contains resume-new-path-msg "$work/err" "no such database"
 absent resume-new-path-no-db "$work/new2.db"
 cat >"$work/dup.md" <<'MD'
 ## Notation

@@ -31,7 +31,8 @@ for run in range(7):
     to = 3.0 if run == 2 else 1.0
     speed = {"tr": lambda x: tr * x / 1e4, "to": lambda x: to * x / 2e4, "toc": lambda x: x / 3e4}
     mem = {"tr": lambda x: x / 100, "to": lambda x: x / 50, "toc": lambda x: x / 25}
-    doc = ("# Act benchmark\n\n## Notation\n\n- tr: Triton\n- to: Torch\n- toc: Torch Compile\n\n"
+    # each document its own (a document imported twice is one run)
+    doc = (f"# Act benchmark\n\nPoint {run} of the series.\n\n## Notation\n\n- tr: Triton\n- to: Torch\n- toc: Torch Compile\n\n"
            f"## {gpu}\n\n```\n" + table("act-speed-fwd-batch1-head2-dim16-act_relu-bf16", speed) + "\n\n"
            + table("act-memory-fwd-batch1-head2-dim16-act_relu-bf16", mem) + "\n```\n")
     open(f"{out}/doc{run}.md", "w").write(doc)

@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 #include "store/store.hpp"
-#include "sweep/points.hpp"
+#include "points/points.hpp"
 #include "sweep/runner.hpp"
 
 using namespace opbench;

@@ -98,13 +98,14 @@ TEST(Escaping, HistoryCellsHoldOneLineEach) {
   e.run.id = 1;
   e.run.label = "a|b\n| 9 | fake row |";
   e.run.env.gpu = "H100\n# heading";
+  s.gpu = e.run.env.gpu;
   e.run.git_commit = "abc|def";
   e.point.value = 1.5;
   s.entries.push_back(e);
   const std::string md = history_markdown({s}, 0.05);
   EXPECT_NE(md.find("# History of t|x y\n"), std::string::npos) << md;
   EXPECT_NE(md.find("| a\\|b \\| 9 \\| fake row \\| |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| H100 # heading |"), std::string::npos) << md;
+  EXPECT_NE(md.find(", H100 # heading\n"), std::string::npos) << md;  // the series' heading, one line
   EXPECT_NE(md.find("| abc\\|def |"), std::string::npos) << md;
   // every table line has the header's number of unescaped cell borders
   std::istringstream in(md);
@@ -112,7 +113,7 @@ TEST(Escaping, HistoryCellsHoldOneLineEach) {
     if (line.empty() || line[0] != '|') continue;
     size_t bars = 0;
     for (size_t i = 0; i < line.size(); ++i) bars += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
-    EXPECT_EQ(bars, 10u) << line;
+    EXPECT_EQ(bars, 8u) << line;
   }
 }
 

@@ -60,11 +60,11 @@ struct ActOp {
 // shape a provider of the same table cell, so all share each round's placement, against
 // torch; b = 12, h = 12, d = 128, n = 256 .. 32768; docs/kernels.md, act): below 2^24 units
 // forward runs 512 x 1 with plain loads and stores (over 45 cells of three runs 0.22 us under
-// torch on average, at most 0.13 over, where v5's 256 x 2 was at most 0.87 over); backward
+// torch on average, at most 0.13 over, where 256 x 2 is at most 0.87 over); backward
 // below 2^23 units 512 x 1 with read-only loads and plain stores (every one-unit shape within
 // 0.1 us of torch on average), from 2^23 units four units a thread with streaming stores
 // (n = 4096: 0.25-0.8 us faster than 512 x 1, which was 0.6% behind torch's silu backward);
-// forward from 2^24 units 512 x 1 with streaming stores (n = 32768: 797.5 us, v6).
+// forward from 2^24 units 512 x 1 with streaming stores (n = 32768: 797.5 us).
 struct FlatShape {
   int threads, units;
   bool cs, plain;  // streaming stores; plain (not read-only) loads

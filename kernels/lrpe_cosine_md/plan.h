@@ -81,7 +81,7 @@ inline MdArgs make_args(const LrpeMdShape& s, int V) {
 // Batches per thread: walk all of b (each thread's angles serve every batch) unless the grid
 // would then hold less than one block per multiprocessor. Measured at the reference sweeps'
 // small sizes (docs/kernels.md, lrpe_cosine_md): all 12 batches 16.1 us at 1d n = 256 forward
-// against 21.3 us for the earlier rule (two waves of 2048 threads per SM: 2 batches a thread);
+// against 21.3 us for two waves of 2048 threads per SM (2 batches a thread);
 // 3d n = 4 (64 tokens): 4 batches a thread 9.1 us, 12: 9.4, 1: 13.7.
 inline int batches_per_thread(const LrpeMdShape& s, int64_t threads_per_batch,
                               const LrpeMdOptions& opt) {

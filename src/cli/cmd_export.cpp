@@ -26,13 +26,14 @@ void add_export_command(CLI::App& app, Cli& cli) {
   auto* cmd = app.add_subcommand("export", "write runs as JSON (every field and point, samples and rounds included)");
   cmd->add_option("runs", o->runs, "run selectors: ID, latest, label:TEXT, gpu:TEXT");
   cmd->add_flag("--all", o->all, "every run in the database");
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str();
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
   cmd->add_option("--format", o->format, "json (the one format: `opbench import` reads it back)")
       ->check(CLI::IsMember({"json"}))
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "write to this file instead of stdout");
+  cmd->add_option("--out", o->out, "write to this file instead of stdout")->check(file_arg());
   cmd->callback([o, &cli] {
     if (o->runs.empty() && !o->all) throw InputError("export", "runs", "name the runs to export (SEL...) or pass --all");
+    check_out_path(o->out, cli.db);
     auto store = open_existing_store(cli.db);
     write_output(runs_to_json(selected_runs(*store, o->runs, o->all)), o->out);
     cli.status = kExitOk;

@@ -66,7 +66,7 @@ void add_list_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--format", o->format, "text, or json: every op's facts (axes, modes, x axes, title template, inputs, providers)")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "write to this file instead of stdout");
+  cmd->add_option("--out", o->out, "write to this file instead of stdout")->check(file_arg());
   cmd->add_option("--op", o->op, "only this op");
   cmd->add_option("--at", o->at, "json: a point of --op (AXIS=VALUE,...; other axes at their defaults): each input's shape there");
   cmd->callback([o, &cli] {

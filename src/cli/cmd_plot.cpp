@@ -13,7 +13,7 @@ void add_plot_command(CLI::App& app, Cli& cli) {
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("plot", "draw one PNG per table: x axis log2, a line per provider (and run), the bandwidth floor dashed");
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str();
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
   cmd->add_option("--run", o->runs, "run selector: ID, latest, label:TEXT, gpu:TEXT (repeatable: each run's providers as their own lines; default latest)");
   cmd->add_option("--show", o->show, "y axis: value (the stored statistic), gbps, pct (of peak bandwidth; speed tables only)")
       ->check(CLI::IsMember({"value", "gbps", "pct"}))

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "core/text.hpp"
 #include "core/suggest.hpp"
+#include "core/text.hpp"
 
 namespace opbench {
 
@@ -206,34 +206,6 @@ std::string step_cell(const HistoryEntry& e) {
 std::string history_markdown(const std::vector<HistorySeries>& series, double threshold) {
   std::ostringstream o;
   o << "# History of " << one_line(series.front().title) << "\n\n";
-  o << "Each value against the previous run that has the point (threshold " << num(threshold * 100)
-    << "%, noise-aware as in opbench diff): a step up is SLOWER (more time or memory), a step down "
-       "FASTER.\n";
-  for (const auto& s : series) {
-    o << "\n## " << one_line(s.x_name) << "=" << s.x << " " << one_line(s.provider);
-    if (!s.label.empty() && s.label != s.provider) o << " (" << one_line(s.label) << ")";
-    o << "\n\n| run | started | commit | gpu | label | value | vs previous | verdict | step |\n"
-      << "|---:|---|---|---|---|---:|---:|---|---|\n";
-    for (const auto& e : s.entries) {
-      std::string commit = e.run.git_commit.substr(0, 12);
-      if (e.run.source == "import") commit = commit.empty() ? "import" : commit;
-      o << "| " << e.run.id << " | " << md_cell(e.run.started_at.substr(0, 19)) << " | "
-        << (commit.empty() ? "-" : md_cell(commit)) << " | " << (e.run.env.gpu.empty() ? "-" : md_cell(e.run.env.gpu))
-        << " | " << (e.run.label.empty() ? "-" : md_cell(e.run.label))
-        << " | " << (e.point.result.ok() ? num(e.point.value) : "error") << " | ";
-      if (e.has_prev && std::isfinite(e.vs_prev.ratio)) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%+.1f%%", (e.vs_prev.ratio - 1) * 100);
-        o << buf;
-      } else {
-        o << "-";
-      }
-      o << " | " << (e.has_prev ? verdict_name(e.vs_prev.verdict) : "-") << " | ";
-      std::string st = e.step();
-      o << (st == "up" ? "**step up**" : st == "down" ? "**step down**" : st == "error" ? "**now failing**"
-                                                       : st == "fixed" ? "fixed" : "")
-        << " |\n";
-  o << "# History of " << series.front().title << "\n\n";
   o << "One series per x, provider and GPU, runs in time order. Levels come from a penalised "
        "piecewise-constant fit over the whole series: a step is a lasting change of level by more than "
     << num(threshold * 100) << "% and beyond the series' noise; one outlier is no step. A step up is more "
@@ -242,13 +214,13 @@ std::string history_markdown(const std::vector<HistorySeries>& series, double th
   std::vector<std::string> regressed;
   for (const auto& s : series) {
     steps += s.steps();
-    if (s.latest_regression()) regressed.push_back(series_name(s) + " on " + (s.gpu.empty() ? "unknown" : s.gpu));
+    if (s.latest_regression()) regressed.push_back(one_line(series_name(s) + " on " + (s.gpu.empty() ? "unknown" : s.gpu)));
   }
   o << series.size() << " series, " << steps << " step" << (steps == 1 ? "" : "s") << "; ";
   if (regressed.empty()) o << "no latest level is a regression.\n";
   else o << "**the latest level is a regression** in " << join_names(regressed, "; ") << ".\n";
   for (const auto& s : series) {
-    o << "\n## " << series_name(s) << ", " << (s.gpu.empty() ? "unknown GPU" : s.gpu) << "\n\n";
+    o << "\n## " << one_line(series_name(s)) << ", " << (s.gpu.empty() ? "unknown GPU" : one_line(s.gpu)) << "\n\n";
     if (!s.segments.empty()) {
       o << s.segments.size() << " level" << (s.segments.size() == 1 ? "" : "s") << ":";
       for (size_t k = 0; k < s.segments.size(); ++k)
@@ -258,8 +230,8 @@ std::string history_markdown(const std::vector<HistorySeries>& series, double th
     }
     o << "| run | started | commit | label | value | level | step |\n|---:|---|---|---|---:|---:|---|\n";
     for (const auto& e : s.entries)
-      o << "| " << e.run.id << " | " << e.run.started_at.substr(0, 19) << " | " << commit_of(e.run) << " | "
-        << (e.run.label.empty() ? "-" : e.run.label) << " | " << (failed(e.point) ? "error" : num(e.point.value))
+      o << "| " << e.run.id << " | " << md_cell(e.run.started_at.substr(0, 19)) << " | " << md_cell(commit_of(e.run))
+        << " | " << (e.run.label.empty() ? "-" : md_cell(e.run.label)) << " | " << (failed(e.point) ? "error" : num(e.point.value))
         << " | " << num(e.level) << " | " << step_cell(e) << " |\n";
   }
   return o.str();
@@ -296,6 +268,7 @@ std::string history_json(const std::vector<HistorySeries>& series, double thresh
     j["entries"] = entries;
     a.push_back(j);
   }
+  // replace: a text an older opbench stored unchecked cannot stop the output
   return a.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

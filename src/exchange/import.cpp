@@ -18,10 +18,6 @@
 
 namespace opbench {
 
-namespace {
-
-
-
 TitleInfo parse_title(const std::string& title) {
   // An op's title, read by inverting its template (OpSpec::title).
   for (const OpSpec* op : all_ops()) {

@@ -3,7 +3,7 @@
 namespace opbench {
 
 RunRecord load_run(const Store& store, const RunInfo& run) {
-  return {run, store.points(run.id), store.compiles(run.id)};
+  return {run, store.points(run.id), store.compiles(run.id), store.run_options(run.id)};
 }
 
 void insert_run(Store& store, RunRecord& rec) {
@@ -15,6 +15,7 @@ void insert_run(Store& store, RunRecord& rec) {
     c.run_id = rec.run.id;
     store.add_compile(c);
   }
+  store.set_run_options(rec.run.id, rec.options);
 }
 
 std::vector<bool> insert_new_runs(Store& store, std::vector<RunRecord>& runs) {

@@ -13,6 +13,7 @@ struct RunRecord {
   RunInfo run;
   std::vector<StoredPoint> points;
   std::vector<CompileRecord> compiles;
+  std::vector<std::pair<std::string, std::string>> options;  // the options that shaped it (run_options)
 };
 
 // A run of `store` with its points and compile records.

@@ -14,7 +14,7 @@ using json = nlohmann::ordered_json;
 namespace {
 
 const char* const kFormat = "opbench-runs";
-const int kVersion = 1;
+const int kVersion = 2;  // 2: timing, options, tuning and the GPU's state (1 is read too)
 
 // ------------------------------------------------------------------ writing
 
@@ -22,6 +22,20 @@ json number(double v) {
   if (std::isnan(v)) return nullptr;
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   return v;
+}
+
+// The GPU's state as read (null when nothing was read).
+json state_json(const DeviceState& d) {
+  if (!d.known) return nullptr;
+  return {{"sm_mhz", number(d.sm_mhz)}, {"memory_mhz", number(d.memory_mhz)},
+          {"sm_default_mhz", number(d.sm_default_mhz)}, {"temperature_c", number(d.temperature_c)},
+          {"power_w", number(d.power_w)}, {"reasons", d.reasons}, {"throttled", d.throttled}};
+}
+
+json pairs_json(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  json out = json::array();
+  for (const auto& [name, value] : pairs) out.push_back({{"name", name}, {"value", value}});
+  return out;
 }
 
 json point_json(const StoredPoint& sp) {
@@ -54,7 +68,8 @@ json point_json(const StoredPoint& sp) {
           {"rel_err", number(r.rel_err)},
           {"check_failed", r.check_failed},
           {"error", r.error},
-          {"created_at", sp.created_at}};
+          {"created_at", sp.created_at},
+          {"state", state_json(sp.state)}};
 }
 
 json run_json(const RunRecord& rec) {
@@ -77,10 +92,15 @@ json run_json(const RunRecord& rec) {
           {"op", r.op},
           {"stat", r.stat},
           {"config", {{"path", r.config_path}, {"hash", r.config_hash}, {"text", r.config_text}}},
+          {"timing",
+           {{"flush_l2", r.flush_l2}, {"rounds", r.rounds}, {"threads", r.threads},
+            {"warmup_ms", number(r.warmup_ms)}, {"rep_ms", number(r.rep_ms)}}},
+          {"options", pairs_json(rec.options)},
           {"environment",
            {{"device", e.device}, {"gpu", e.gpu}, {"sm_count", e.sm_count}, {"memory_bytes", e.memory_bytes},
             {"driver", e.driver}, {"cuda_runtime", e.cuda_runtime}, {"torch_version", e.torch_version},
-            {"compute_capability", e.compute_capability}, {"peak_gbps", number(e.peak_gbps)}}},
+            {"compute_capability", e.compute_capability}, {"peak_gbps", number(e.peak_gbps)},
+            {"tuning", e.tuning ? pairs_json(*e.tuning) : json(nullptr)}, {"state", state_json(e.state)}}},
           {"notation", notation},
           {"compiles", compiles},
           {"points", points}};
@@ -138,6 +158,7 @@ class Obj {
   Obj item(const std::string& key, size_t i) const { return Obj(array(key)[i], sub(key) + "[" + std::to_string(i) + "]", path_); }
   std::string sub(const std::string& key) const { return where_.empty() ? key : where_ + "." + key; }
   const json& raw() const { return j_; }
+  bool has(const std::string& key) const { return j_.contains(key); }
 
  private:
   const json& j_;
@@ -153,6 +174,30 @@ Params params_from(const Obj& o) {
     else o.fail(k, "expected an integer or a word");
   }
   return p;
+}
+
+DeviceState state_from(const Obj& parent, const std::string& key) {
+  DeviceState d;
+  if (!parent.has(key) || parent.at(key).is_null()) return d;
+  const Obj o = parent.obj(key);
+  d.known = true;
+  d.sm_mhz = o.num("sm_mhz");
+  d.memory_mhz = o.num("memory_mhz");
+  d.sm_default_mhz = o.num("sm_default_mhz");
+  d.temperature_c = o.num("temperature_c");
+  d.power_w = o.num("power_w");
+  d.reasons = uint64_t(o.integer("reasons"));
+  d.throttled = o.boolean("throttled");
+  return d;
+}
+
+std::vector<std::pair<std::string, std::string>> pairs_from(const Obj& parent, const std::string& key) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 0; i < parent.array(key).size(); ++i) {
+    const Obj p = parent.item(key, i);
+    out.emplace_back(p.str("name"), p.str("value"));
+  }
+  return out;
 }
 
 StoredPoint point_from(const Obj& o) {
@@ -185,6 +230,7 @@ StoredPoint point_from(const Obj& o) {
   r.rel_err = o.num("rel_err");
   r.check_failed = o.boolean("check_failed");
   r.error = o.str("error");
+  sp.state = state_from(o, "state");
   return sp;
 }
 
@@ -216,6 +262,17 @@ RunRecord run_from(const Obj& o) {
   r.env.torch_version = e.str("torch_version");
   r.env.compute_capability = e.str("compute_capability");
   r.env.peak_gbps = e.num("peak_gbps");
+  if (e.has("tuning") && !e.at("tuning").is_null()) r.env.tuning = pairs_from(e, "tuning");
+  r.env.state = state_from(e, "state");
+  if (o.has("timing")) {  // version 2
+    const Obj t = o.obj("timing");
+    r.flush_l2 = t.str("flush_l2");
+    r.rounds = t.integer("rounds");
+    r.threads = t.integer("threads");
+    r.warmup_ms = t.num("warmup_ms");
+    r.rep_ms = t.num("rep_ms");
+  }
+  if (o.has("options")) rec.options = pairs_from(o, "options");
   for (size_t i = 0; i < o.array("notation").size(); ++i) {
     const Obj n = o.item("notation", i);
     r.notation.emplace_back(n.str("label"), n.str("provider"));
@@ -276,8 +333,9 @@ std::vector<RunRecord> runs_from_json(const std::string& text, const std::string
   }
   const Obj doc(j, "", path);
   if (doc.str("format") != kFormat) doc.fail("format", std::string("expected \"") + kFormat + "\"");
-  if (doc.integer("version") != kVersion)
-    doc.fail("version", "this opbench reads version " + std::to_string(kVersion));
+  const int64_t version = doc.integer("version");
+  if (version < 1 || version > kVersion)
+    doc.fail("version", "this opbench reads versions 1 to " + std::to_string(kVersion));
   std::vector<RunRecord> out;
   for (size_t i = 0; i < doc.array("runs").size(); ++i) out.push_back(run_from(doc.item("runs", i)));
   return out;

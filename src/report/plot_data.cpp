@@ -101,7 +101,10 @@ std::vector<PlotTable> plot_tables(const std::vector<ReportRun>& runs, Show show
       for (const auto& l : t.lines) has_floor = has_floor || l.floor;
       if (t.speed && rr.run.env.peak_gbps > 0 && !(show == Show::PctPeak && has_floor)) {
         PlotLine f = floor_line(rr.run, pts, show, several && show != Show::PctPeak);
-        if (!f.x.empty()) t.lines.push_back(f);
+        // runs on one GPU share one floor: drawn once, not once per run
+        bool drawn = false;
+        for (const auto& l : t.lines) drawn = drawn || (l.floor && l.x == f.x && l.y == f.y);
+        if (!f.x.empty() && !drawn) t.lines.push_back(f);
       }
     }
   }

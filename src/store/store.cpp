@@ -146,6 +146,10 @@ class Stmt {
     return p ? reinterpret_cast<const char*>(p) : "";
   }
   int64_t i64(const char* col) const { return sqlite3_column_int64(s_, column(col)); }
+  // Columns are read by name only (a 0 would read as a null name).
+  int64_t i64(int) const = delete;
+  std::string text(int) const = delete;
+  double f64(int) const = delete;
   double f64(const char* col) const {
     const int c = column(col);
     return sqlite3_column_type(s_, c) == SQLITE_NULL ? std::nan("") : sqlite3_column_double(s_, c);
@@ -399,7 +403,7 @@ void Store::backfill_uuids() {
       for (const char* c : {"label", "source", "device", "gpu", "host", "git_commit", "config_path", "config_hash",
                             "op", "started_at", "finished_at", "status", "content"})
         key += s.text(c) + '\x1f';
-      todo.emplace_back(s.i64(0), content_uuid(key));
+      todo.emplace_back(s.i64("id"), content_uuid(key));
     }
   }
   for (const auto& [id, uuid] : todo) {
@@ -617,32 +621,18 @@ RunInfo Store::select(const std::string& sel) const {
   auto all = runs();
   if (all.empty()) return fail("the database holds no runs");
   if (want.kind == RunSelector::Latest) return all.back();
+  const bool by_label = want.kind == RunSelector::Label;
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
-    if (want.kind == RunSelector::Label && it->label == want.text) return *it;
-    if (want.kind == RunSelector::Gpu && gpu_matches(it->env.gpu, want.text)) return *it;
-  if (sel == "latest") return all.back();
-  auto starts = [&](const std::string& pre) { return sel.rfind(pre, 0) == 0; };
-  if (starts("label:") || starts("gpu:")) {
-    bool by_label = starts("label:");
-    std::string want = sel.substr(by_label ? 6 : 4);
-    for (auto it = all.rbegin(); it != all.rend(); ++it) {
-      if (by_label && it->label == want) return *it;
-      if (!by_label) {
-        std::string g = it->env.gpu, w = want;
-        for (auto& c : g) c = char(std::tolower(c));
-        for (auto& c : w) c = char(std::tolower(c));
-        if (!w.empty() && g.find(w) != std::string::npos) return *it;
-      }
-    }
-    std::vector<std::string> held;
-    for (const auto& r : all) {
-      const std::string& v = by_label ? r.label : r.env.gpu;
-      if (!v.empty() && std::find(held.begin(), held.end(), v) == held.end()) held.push_back(v);
-    }
-    if (by_label) return fail("no run has that label" + suggest_names(want, held));
-    return fail("no run on a GPU matching that name (GPUs: " + join_names(held, " | ") + ")");
+    if (by_label && it->label == want.text) return *it;
+    if (!by_label && gpu_matches(it->env.gpu, want.text)) return *it;
   }
-  return fail(want.kind == RunSelector::Label ? "no run has that label" : "no run on a GPU matching that name");
+  std::vector<std::string> held;  // the labels, or GPUs, the database has
+  for (const auto& r : all) {
+    const std::string& v = by_label ? r.label : r.env.gpu;
+    if (!v.empty() && std::find(held.begin(), held.end(), v) == held.end()) held.push_back(v);
+  }
+  if (by_label) return fail("no run has that label" + suggest_names(want.text, held));
+  return fail("no run on a GPU matching that name (GPUs: " + join_names(held, " | ") + ")");
 }
 
 static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& where, const std::function<void(Stmt&)>& bind) {
