@@ -21,6 +21,11 @@ for op in doc["ops"]:
     names = {a["name"] for a in op["axes"]}
     assert set(op["x_axes"]) <= names and all("runs_here" in p for p in op["providers"]), op["name"]
 PY
+check list-at 0 "$bin" list --op tpa_decode --at batch=8,m=1024
+contains list-at-shape "$work/out" "    bk [8,1024,128] (storage)"
+check list-unknown-op 2 "$bin" list --op nope
+contains list-unknown-op-msg "$work/err" "--op: nope: no such op"
+check list-at-without-op 2 "$bin" list --at batch=8
 check dry-run 0 "$bin" sweep "$src/configs/quick.yaml" --dry-run --db "$db"
 contains dry-run-tables "$work/out" "lrpe_rotate-speed-fwd-batch2-head4-dim64-act_silu-fp32"
 dryrun_out=$work/dry-run-out; cp "$work/out" "$dryrun_out"

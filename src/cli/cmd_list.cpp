@@ -31,7 +31,7 @@ Params parse_point(const std::string& text) {
 
 // Every op's facts (describe_op), each provider with whether it runs on `dev` here; with a
 // point, the one op's inputs with their shapes there.
-std::string list_json(TorchExecutor& ex, const std::string& dev, const std::string& only, const std::string& at) {
+nlohmann::ordered_json list_ops(TorchExecutor& ex, const std::string& only, const std::string& at) {
   if (!at.empty() && only.empty()) throw InputError("--at", at, "needs --op (the op whose point it is)");
   if (!only.empty() && !find_op(only)) throw InputError("--op", only, "no such op");
   const Params point = parse_point(at);
@@ -51,7 +51,40 @@ std::string list_json(TorchExecutor& ex, const std::string& dev, const std::stri
     }
     ops.push_back(j);
   }
-  return nlohmann::ordered_json{{"device", dev}, {"ops", ops}}.dump(2) + "\n";
+  return ops;
+}
+
+std::string value_text(const nlohmann::ordered_json& v) {
+  return v.is_null() ? "required" : v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+// The same facts as text, one block per op.
+std::string list_text(const std::string& dev, const nlohmann::ordered_json& ops) {
+  std::ostringstream out;
+  out << "device: " << dev << "\n";
+  for (const auto& op : ops) {
+    out << "\n" << op["name"].get<std::string>() << ": " << op["help"].get<std::string>() << "\n  axes:\n";
+    for (const auto& a : op["axes"]) {
+      out << "    " << a["name"].get<std::string>() << " (" << a["kind"].get<std::string>();
+      if (!a["choices"].empty()) {
+        out << ":";
+        for (const auto& c : a["choices"]) out << " " << value_text(c);
+      }
+      out << "; default " << value_text(a["default"]) << ") " << a["help"].get<std::string>() << "\n";
+    }
+    out << "  x axis: " << op["x_axes"].front().get<std::string>() << "\n  title: " << op["title"].get<std::string>()
+        << "\n  inputs:\n";
+    for (const auto& t : op["inputs"]) {
+      out << "    " << t["name"].get<std::string>();
+      if (t.contains("shape")) out << " " << t["shape"].dump();
+      out << " (" << t["dtype"].get<std::string>() << ")\n";
+    }
+    out << "  providers:\n";
+    for (const auto& p : op["providers"])
+      out << "    " << p["name"].get<std::string>() << ": " << p["help"].get<std::string>() << " ["
+          << (p["runs_here"].get<bool>() ? "runs here" : p["unavailable"].get<std::string>()) << "]\n";
+  }
+  return out.str();
 }
 
 }  // namespace
@@ -68,36 +101,14 @@ void add_list_command(CLI::App& app, Cli& cli) {
       ->capture_default_str();
   cmd->add_option("--out", o->out, "write to this file instead of stdout")->check(file_arg());
   cmd->add_option("--op", o->op, "only this op");
-  cmd->add_option("--at", o->at, "json: a point of --op (AXIS=VALUE,...; other axes at their defaults): each input's shape there");
+  cmd->add_option("--at", o->at, "a point of --op (AXIS=VALUE,...; other axes at their defaults): each input's shape there");
   cmd->callback([o, &cli] {
     std::string dev = o->device.empty() ? default_device() : o->device;
     TorchExecutor ex(dev);
-    if (o->format == "json") {
-      write_output(list_json(ex, dev, o->op, o->at), o->out);
-      cli.status = kExitOk;
-      return;
-    }
-    std::ostringstream out;
-    out << "device: " << dev << "\n";
-    for (const auto* op : all_ops()) {
-      if (!o->op.empty() && op->name != o->op) continue;
-      out << "\n" << op->name << ": " << op->help << "\n  axes:\n";
-      for (const auto& a : op->axes) {
-        std::string def = a.fallback ? to_string(*a.fallback) : "required";
-        out << "    " << a.name << " (" << (a.kind == AxisKind::Int ? "int" : "word");
-        if (!a.choices.empty()) {
-          out << ":";
-          for (const auto& c : a.choices) out << " " << c;
-        }
-        out << "; default " << def << ") " << a.help << "\n";
-      }
-      out << "  x axis: " << op->x_axes.front() << "\n  title: " << op->title << "\n  providers:\n";
-      for (const auto& [name, help] : op->providers) {
-        std::string why = ex.unavailable(op->name, name);
-        out << "    " << name << ": " << help << " [" << (why.empty() ? "runs here" : why) << "]\n";
-      }
-    }
-    write_output(out.str(), o->out);
+    const auto ops = list_ops(ex, o->op, o->at);
+    write_output(o->format == "json" ? nlohmann::ordered_json{{"device", dev}, {"ops", ops}}.dump(2) + "\n"
+                                     : list_text(dev, ops),
+                 o->out);
     cli.status = kExitOk;
   });
 }
