@@ -30,10 +30,10 @@ devices = sorted(d for (d,) in c.execute("SELECT DISTINCT device FROM points"))
 print(len(status), status[0][0] if status else "-", n, distinct, failed, ",".join(devices))
 PY
 }
-no_workers_left() { # no_workers_left NAME PID...: none of these workers outlives its sweep
+no_workers_left() { # no_workers_left NAME PID...: none of these workers outlives its sweep (a zombie is gone)
   local name=$1 left=""; shift
   sleep 0.5
-  for w in "$@"; do kill -0 "$w" 2>/dev/null && left="$left $w"; done
+  for w in "$@"; do ps -o stat= -p "$w" 2>/dev/null | grep -qv '^Z' && left="$left $w"; done
   if [ -n "$left" ]; then echo "FAIL $name: workers left running:$left"; fails=$((fails+1)); else echo "ok   $name"; fi
 }
 
@@ -123,6 +123,19 @@ for target in group parent; do
   # shellcheck disable=SC2086
   no_workers_left "sigint-$target-no-workers-left" $workers
 done
+# A second SIGINT stops at once: the run still marked interrupted, the workers gone with the parent.
+sed 's/rep_ms: 300/rep_ms: 3000/' "$work/slow.yaml" >"$work/slower.yaml"
+"$bin" sweep "$work/slower.yaml" --db "$work/two.db" --devices cpu,cpu --providers torch --no-report --progress lines 2>"$work/t-err" &
+tpid=$!
+wait_for "$work/t-err" "points] "
+workers=$(pgrep -P "$tpid")
+kill -INT "$tpid"; sleep 0.4; kill -INT "$tpid"
+wait "$tpid"; code=$?
+[ "$code" = 130 ] && echo "ok   second-sigint-exit" || { echo "FAIL second SIGINT: exit $code"; fails=$((fails+1)); }
+contains second-sigint-msg "$work/t-err" "stopped: run 1 interrupted; continue with \`opbench sweep $work/slower.yaml --db $work/two.db --devices cpu,cpu --providers torch --resume 1\`"
+# shellcheck disable=SC2086
+no_workers_left second-sigint-no-workers-left $workers
+
 check resume-other-devices 2 "$bin" sweep "$work/slow.yaml" --db "$db" --resume 1 --devices cpu
 contains resume-other-devices-msg "$work/err" "run 1 was measured with --devices cpu,cpu"
 check resume-device-instead 2 "$bin" sweep "$work/slow.yaml" --db "$db" --resume 1 --device cpu

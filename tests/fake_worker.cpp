@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/lines.hpp"
+#include "quick_executor.hpp"
 #include "sweep/worker.hpp"
 
 using namespace opbench;
@@ -33,35 +34,16 @@ void die_if_asked(const Point& p) {
   ::raise(SIGKILL);
 }
 
-class FakeExecutor : public Executor {
+// The quick executor, with the behaviours the environment asks for.
+class FakeExecutor : public QuickExecutor {
  public:
-  explicit FakeExecutor(std::string gpu) : gpu_(std::move(gpu)) {}
-  Environment environment() override {
-    Environment e;
-    e.device = "fake";
-    e.gpu = gpu_;
-    e.peak_gbps = 1000;
-    return e;
-  }
-  std::string unavailable(const std::string&, const std::string& provider) override {
-    return provider == "cuda" ? "no GPU here" : "";
-  }
-  Result measure(const Point& p, const Timing&) override {
+  using QuickExecutor::QuickExecutor;
+  Result measure(const Point& p, const Timing& t) override {
     die_if_asked(p);
     if (p.x_value == env_x("FAKE_HANG")) std::this_thread::sleep_for(std::chrono::hours(1));
     if (const char* ms = std::getenv("FAKE_SLEEP_MS")) std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(ms)));
-    Result r;
-    r.unit = p.metric() == "memory" ? "MiB" : "ms";
-    r.samples = {double(p.x_value) / 1000, double(p.x_value) / 1000 * 1.25, 1.0 / 3};
-    r.stats = summarize(r.samples);
-    r.bytes = 1e6;
-    r.gbps = 0.1 + 1e-17;
-    return r;
+    return QuickExecutor::measure(p, t);
   }
-  DeviceState device_state() override { return DeviceState{true, 1980, 2619, 1980, 41.5, 120.25, 4, false}; }
-
- private:
-  std::string gpu_;
 };
 
 }  // namespace
@@ -70,7 +52,7 @@ int main(int argc, char** argv) {
   if (argc != 4) return 2;
   Config cfg = load_config(argv[1]);
   const Sweep sw = expand(cfg);
-  FakeExecutor ex(argv[3]);
+  FakeExecutor ex(argv[3], "fake");
   WorkerHello hello = worker_hello(ex, cfg, argv[2]);
   if (const char* e = std::getenv("FAKE_HELLO_ERROR")) {
     hello.error = e;

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "exchange/join_shards.hpp"
 #include "exchange/runs_json.hpp"
+#include "quick_executor.hpp"
 #include "sweep/runner.hpp"
 
 using namespace opbench;
@@ -25,29 +26,6 @@ variants: [{act: relu}, {act: silu}]
 providers: {torch: to, torch_compile: toc}
 timing: {warmup_ms: 5, rep_ms: 20, rounds: 1}
 )";
-
-class QuickExecutor : public Executor {
- public:
-  explicit QuickExecutor(std::string gpu) : gpu_(std::move(gpu)) {}
-  Environment environment() override {
-    Environment e;
-    e.device = "cuda:0";
-    e.gpu = gpu_;
-    e.peak_gbps = 2000;
-    return e;
-  }
-  std::string unavailable(const std::string&, const std::string&) override { return ""; }
-  Result measure(const Point& p, const Timing&) override {
-    Result r;
-    r.unit = p.metric() == "memory" ? "MiB" : "ms";
-    r.samples = {double(p.x_value) / 1000};
-    r.stats = summarize(r.samples);
-    return r;
-  }
-
- private:
-  std::string gpu_;
-};
 
 std::string temp_db(const std::string& name) {
   auto p = std::filesystem::temp_directory_path() / ("opbench_join_" + std::to_string(getpid()) + "_" + name + ".db");
@@ -107,7 +85,7 @@ TEST(JoinShards, TheShardsOfOneSweepGiveTheSweepsPoints) {
   EXPECT_EQ(r.host, "node1,node2,node3");
   EXPECT_EQ(r.env.device, "cuda:0@node1,cuda:0@node2,cuda:0@node3");
   ASSERT_EQ(r.devices.size(), 3u);
-  EXPECT_EQ(r.devices[1], (RunDevice{"cuda:0@node2", "NVIDIA H100", 2000}));
+  EXPECT_EQ(r.devices[1], (RunDevice{"cuda:0@node2", "NVIDIA H100", 1000}));
   std::set<std::string> devices;
   for (const auto& p : joined.points) devices.insert(p.device);
   EXPECT_EQ(devices, (std::set<std::string>{"cuda:0@node1", "cuda:0@node2", "cuda:0@node3"}));

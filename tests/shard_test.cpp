@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "quick_executor.hpp"
 #include "sweep/resume.hpp"
 #include "sweep/runner.hpp"
 #include "sweep/shard.hpp"
@@ -105,23 +106,6 @@ TEST(Shard, SameSlicesForTheSameConfigProvidersAndFilter) {
 }
 
 namespace {
-
-class QuickExecutor : public Executor {
- public:
-  Environment environment() override {
-    Environment e;
-    e.gpu = "Fake GPU";
-    return e;
-  }
-  std::string unavailable(const std::string&, const std::string&) override { return ""; }
-  Result measure(const Point& p, const Timing&) override {
-    Result r;
-    r.unit = p.metric() == "memory" ? "MiB" : "ms";
-    r.samples = {double(p.x_value)};
-    r.stats = summarize(r.samples);
-    return r;
-  }
-};
 
 std::string temp_db(const std::string& name) {
   auto p = std::filesystem::temp_directory_path() / ("opbench_shard_" + std::to_string(getpid()) + name + ".db");

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -91,6 +92,21 @@ struct Collected {
   }
 };
 
+// A config written, expanded and planned, and a pool of fake workers on it, started.
+struct Started {
+  std::string config;
+  SweepSetup s;
+  std::unique_ptr<WorkerPool> pool;
+};
+
+Started started(const std::string& devices, std::vector<std::string> env, const std::string& extra_timing = "") {
+  Started st{write_config(extra_timing), {}, nullptr};
+  st.s = setup(st.config);
+  st.pool = std::make_unique<WorkerPool>(options(st.config, devices, st.s.cfg.hash, {}, std::move(env)));
+  EXPECT_TRUE(st.pool->start({}));
+  return st;
+}
+
 }  // namespace
 
 TEST(WorkerProtocol, KeepsEveryFigure) {
@@ -139,10 +155,9 @@ TEST(WorkerProtocol, KeepsEveryFigure) {
 }
 
 TEST(WorkerPool, EveryCellOnceFromOneQueue) {
-  const std::string config = write_config();
-  const SweepSetup s = setup(config);
-  WorkerPool pool(options(config, "cpu,cpu", s.cfg.hash, {}, {"FAKE_SLEEP_MS=20"}));
-  ASSERT_TRUE(pool.start({}));
+  Started st = started("cpu,cpu", {"FAKE_SLEEP_MS=20"});
+  WorkerPool& pool = *st.pool;
+  const SweepSetup& s = st.s;
   EXPECT_EQ(pool.devices().size(), 2u);
   EXPECT_EQ(pool.devices()[1].device, "cpu#2");
   EXPECT_EQ(pool.environment().device, "cpu,cpu");
@@ -162,13 +177,11 @@ TEST(WorkerPool, EveryCellOnceFromOneQueue) {
 }
 
 TEST(WorkerPool, AWorkerThatDiesMidCellHasItsCellMeasuredAgainOnce) {
-  const std::string config = write_config();
-  const SweepSetup s = setup(config);
   const std::string marker = temp_path("died-once");
-  WorkerPool pool(options(config, "cpu,cpu", s.cfg.hash, {}, {"FAKE_DIE=512", "FAKE_DIE_ONCE=" + marker}));
-  ASSERT_TRUE(pool.start({}));
+  Started st = started("cpu,cpu", {"FAKE_DIE=512", "FAKE_DIE_ONCE=" + marker});
+  const SweepSetup& s = st.s;
   Collected got;
-  pool.measure(s.cells, got.hooks());
+  st.pool->measure(s.cells, got.hooks());
   EXPECT_TRUE(std::filesystem::exists(marker));  // a worker did die
   EXPECT_EQ(got.times.size(), s.sw.points.size());
   for (const auto& [key, n] : got.times) EXPECT_EQ(n, 1) << key;
@@ -176,14 +189,12 @@ TEST(WorkerPool, AWorkerThatDiesMidCellHasItsCellMeasuredAgainOnce) {
 }
 
 TEST(WorkerPool, ACellThatEndsTwoWorkersFailsAndTheRestGoOn) {
-  const std::string config = write_config();
-  const SweepSetup s = setup(config);
-  WorkerPool pool(options(config, "cpu,cpu,cpu", s.cfg.hash, {}, {"FAKE_DIE=512", "FAKE_SLEEP_MS=5"}));
-  ASSERT_TRUE(pool.start({}));
+  Started st = started("cpu,cpu,cpu", {"FAKE_DIE=512", "FAKE_SLEEP_MS=5"});
+  const SweepSetup& s = st.s;
   Collected got;
   // Four cells at n=512 (fwd, bwd; relu, silu): the first kills two workers and fails; the third
   // worker then dies on the next and the sweep cannot go on.
-  EXPECT_THROW(pool.measure(s.cells, got.hooks()), RuntimeFailure);
+  EXPECT_THROW(st.pool->measure(s.cells, got.hooks()), RuntimeFailure);
   size_t failed = 0;
   for (const auto& [key, r] : got.result) {
     if (r.ok()) continue;
@@ -196,13 +207,10 @@ TEST(WorkerPool, ACellThatEndsTwoWorkersFailsAndTheRestGoOn) {
 }
 
 TEST(WorkerPool, WhenEveryWorkerHasEndedItSaysSo) {
-  const std::string config = write_config();
-  const SweepSetup s = setup(config);
-  WorkerPool pool(options(config, "cpu", s.cfg.hash, {}, {"FAKE_DIE=256"}));
-  ASSERT_TRUE(pool.start({}));
+  Started st = started("cpu", {"FAKE_DIE=256"});
   Collected got;
   try {
-    pool.measure(s.cells, got.hooks());
+    st.pool->measure(st.s.cells, got.hooks());
     ADD_FAILURE() << "no failure";
   } catch (const RuntimeFailure& e) {
     EXPECT_NE(std::string(e.what()).find("every worker has ended (cpu: killed by signal 9)"), std::string::npos) << e.what();
@@ -211,13 +219,11 @@ TEST(WorkerPool, WhenEveryWorkerHasEndedItSaysSo) {
 }
 
 TEST(WorkerPool, ACallThatNeverReturnsFailsItsPointAndANewWorkerGoesOn) {
-  const std::string config = write_config(", max_point_s: 0.1");
-  const SweepSetup s = setup(config);
-  WorkerPool pool(options(config, "cpu", s.cfg.hash, {}, {"FAKE_HANG=1024"}));
-  ASSERT_TRUE(pool.start({}));
+  Started st = started("cpu", {"FAKE_HANG=1024"}, ", max_point_s: 0.1");
+  const SweepSetup& s = st.s;
   Collected got;
   // Every provider's point at n=1024 hangs in turn: each fails, each time a new worker starts.
-  pool.measure(s.cells, got.hooks());
+  st.pool->measure(s.cells, got.hooks());
   EXPECT_EQ(got.times.size(), s.sw.points.size());
   size_t hung = 0;
   for (const auto& [key, r] : got.result)
@@ -226,21 +232,19 @@ TEST(WorkerPool, ACallThatNeverReturnsFailsItsPointAndANewWorkerGoesOn) {
       EXPECT_NE(r.error.find("did not return within the wall-time budget"), std::string::npos) << r.error;
     }
   EXPECT_EQ(hung, 8u);  // 4 cells at n=1024, 2 providers each
-  EXPECT_EQ(pool.pids().size(), 1u + hung);
+  EXPECT_EQ(st.pool->pids().size(), 1u + hung);
 }
 
 TEST(WorkerPool, AStopFinishesTheCellsUnderWayAndHandsOutNoMore) {
-  const std::string config = write_config();
-  const SweepSetup s = setup(config);
-  WorkerPool pool(options(config, "cpu,cpu", s.cfg.hash, {}, {"FAKE_SLEEP_MS=30"}));
-  ASSERT_TRUE(pool.start({}));
+  Started st = started("cpu,cpu", {"FAKE_SLEEP_MS=30"});
+  const SweepSetup& s = st.s;
   Collected got;
   size_t begun = 0;
   CellHooks h = got.hooks();
   auto begin = h.begin;
   h.begin = [&](const CellPoints& p, const std::string& d) { ++begun, begin(p, d); };
   h.stop = [&] { return !got.times.empty(); };  // after the first cell came back
-  pool.measure(s.cells, h);
+  st.pool->measure(s.cells, h);
   EXPECT_GE(begun, 2u);
   EXPECT_LT(begun, s.cells.size());
   EXPECT_EQ(got.times.size(), begun * 2);  // every cell begun came back whole
@@ -285,16 +289,14 @@ TEST(WorkerPool, AWorkersInputErrorAndAnotherConfigAreRefused) {
 }
 
 TEST(WorkerPool, TheSweepStoresEachPointWithItsDevice) {
-  const std::string config = write_config();
-  const SweepSetup s = setup(config);
-  WorkerPool pool(options(config, "cpu,cpu", s.cfg.hash, {}, {"FAKE_SLEEP_MS=20"}));
-  ASSERT_TRUE(pool.start({}));
+  Started st = started("cpu,cpu", {"FAKE_SLEEP_MS=20"});
+  const SweepSetup& s = st.s;
   Store store(temp_path("sweep.db"));
   SweepOptions opt;
   opt.devices = {"cpu", "cpu"};
   opt.progress = ProgressMode::lines;
   std::ostringstream log;
-  const SweepOutcome out = run_sweep(s.cfg, s.sw, pool, store, opt, log);
+  const SweepOutcome out = run_sweep(s.cfg, s.sw, *st.pool, store, opt, log);
   EXPECT_EQ(out.measured, s.sw.points.size());
   const RunInfo run = *store.run(out.run_id);
   EXPECT_EQ(run.status, "done");
