@@ -62,7 +62,9 @@ wait_for "$work/q-err" "[1/$cells points]" || { echo "FAIL no progress"; cat "$w
 check runs-holder 0 "$bin" runs --db "$db" --format json
 pycheck parent-holds-the-run 'import json, sys; r = json.load(open(sys.argv[1]))[0]; assert r["holder"]["pid"] == int(sys.argv[2]), r' "$work/out" "$qpid"
 opened=0
-for w in $(pgrep -P "$qpid"); do ls -l "/proc/$w/fd" 2>/dev/null | grep -q "q.db" && opened=1; done
+for w in $(pgrep -P "$qpid"); do
+  for fd in "/proc/$w/fd/"*; do case $(readlink "$fd") in *q.db*) opened=1 ;; esac; done
+done
 [ "$(pgrep -P "$qpid" | wc -l)" = 2 ] && echo "ok   two-workers" || { echo "FAIL not two workers"; fails=$((fails+1)); }
 [ "$opened" = 0 ] && echo "ok   workers-never-open-the-database" || { echo "FAIL a worker opened the database"; fails=$((fails+1)); }
 wait "$qpid"; code=$?
