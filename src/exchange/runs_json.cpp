@@ -25,6 +25,12 @@ json number(double v) {
   return v;
 }
 
+json pairs_json(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  json out = json::array();
+  for (const auto& [name, value] : pairs) out.push_back({{"name", name}, {"value", value}});
+  return out;
+}
+
 }  // namespace
 
 // The GPU's state as read (null when nothing was read).
@@ -34,16 +40,6 @@ json state_to_json(const DeviceState& d) {
           {"sm_default_mhz", number(d.sm_default_mhz)}, {"temperature_c", number(d.temperature_c)},
           {"power_w", number(d.power_w)}, {"reasons", d.reasons}, {"throttled", d.throttled}};
 }
-
-namespace {
-
-json pairs_json(const std::vector<std::pair<std::string, std::string>>& pairs) {
-  json out = json::array();
-  for (const auto& [name, value] : pairs) out.push_back({{"name", name}, {"value", value}});
-  return out;
-}
-
-}  // namespace
 
 json point_to_json(const StoredPoint& sp) {
   const Result& r = sp.result;
