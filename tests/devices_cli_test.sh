@@ -12,7 +12,7 @@ bin=$1
 
 printf '%s\n' 'op: lrpe_rotate' 'x: {n: [16, 32, 64, 128, 256, 512]}' \
   'params: {batch: 1, head: 2, dim: 16, dtype: fp32, mode: [fwd, bwd], metric: speed}' \
-  'providers: {torch: to, cuda: tr}' 'timing: {warmup_ms: 5, rep_ms: 300, rounds: 2, flush_l2: false}' \
+  'providers: {torch: to, cuda: tr}' 'timing: {warmup_ms: 5, rep_ms: 200, rounds: 2, flush_l2: false}' \
   >"$work/slow.yaml"
 cells=12
 wait_for() { # wait_for FILE TEXT: up to 60 s
@@ -126,7 +126,7 @@ for target in group parent; do
   no_workers_left "sigint-$target-no-workers-left" $workers
 done
 # A second SIGINT stops at once: the run still marked interrupted, the workers gone with the parent.
-sed 's/rep_ms: 300/rep_ms: 3000/' "$work/slow.yaml" >"$work/slower.yaml"
+sed 's/rep_ms: 200/rep_ms: 3000/' "$work/slow.yaml" >"$work/slower.yaml"
 "$bin" sweep "$work/slower.yaml" --db "$work/two.db" --devices cpu,cpu --providers torch --no-report --progress lines 2>"$work/t-err" &
 tpid=$!
 wait_for "$work/t-err" "points] "

@@ -76,7 +76,7 @@ assert options["shards"] == "2" and "shard" not in options, options
 assert joined[0]["status"] == "done" and joined[0]["label"] == "nightly"
 ' "$work/whole.json" "$work/all.json"
 # The joined run's report has the whole sweep's tables, in its order (the figures aside).
-shape() { "$bin" report --db "$1" | sed -E 's/[0-9]+\.[0-9]+//g' | grep -v '^run \|^- \|^Noisy points'; }
+shape() { "$bin" report --db "$1" | sed -E 's/[0-9]+\.[0-9]+//g' | grep -v '^run \|^- \|^Noisy points\|^$'; }
 shape "$work/whole.db" >"$work/whole-shape"
 shape "$work/all.db" >"$work/all-shape"
 cmp -s "$work/whole-shape" "$work/all-shape" && echo "ok   joined-report-has-the-sweeps-tables" ||
