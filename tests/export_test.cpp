@@ -99,6 +99,8 @@ void fill(Store& store) {
   a.points[2].result.stats = Stats();
   a.points[2].value = -1;
   a.points[3].state = DeviceState{true, 1305, 2619, 1980, 87, 699.5, 4 | 32, true};
+  a.run.devices = {{"cuda:0", "NVIDIA H100 80GB HBM3", 2941.123456789}, {"cuda:1", "NVIDIA H100 80GB HBM3", 2939.5}};
+  for (size_t i = 0; i < a.points.size(); ++i) a.points[i].device = i % 2 ? "cuda:1" : "cuda:0";
   a.compiles = {{0, a.points[0].point.title, "torch_compile", "act-torch_compile-fwd-fp32-0123", 41.5, false, ""},
                 {0, a.points[0].point.title, "torch_naive_compile", "k2", 0, true, "exporter: failed, once"}};
 
@@ -109,6 +111,7 @@ void fill(Store& store) {
   b.points.resize(1);
   b.compiles.clear();
   b.options.clear();
+  b.run.devices.clear();
 
   std::vector<RunRecord> runs = {a, b};
   Table t;
@@ -178,6 +181,8 @@ TEST(ExportJson, ExportImportExportIsIdentical) {
   EXPECT_EQ(rows(a, "points", "run_id, seq"), rows(b, "points", "run_id, seq"));
   EXPECT_EQ(rows(a, "compiles", "id"), rows(b, "compiles", "id"));
   EXPECT_EQ(rows(a, "run_options", "run_id, name"), rows(b, "run_options", "run_id, name"));
+  EXPECT_EQ(rows(a, "run_devices", "run_id, device"), rows(b, "run_devices", "run_id, device"));
+  EXPECT_EQ(rows(a, "run_devices", "run_id, device").size(), 2u);
   EXPECT_EQ(rows(a, "points", "run_id, seq").size(), 4u + 1u + 4u);
   // Importing the same runs again adds nothing and names the runs already there.
   std::vector<RunRecord> again = runs_from_json(first, "first.json");
@@ -199,6 +204,10 @@ TEST(ExportJson, KeepsWhatTheStoreKeeps) {
   EXPECT_EQ(r.points[2].result.error, "out of memory: tried to allocate 2.00 GiB");
   EXPECT_EQ(r.compiles.size(), 2u);
   EXPECT_EQ(r.compiles[1].error, "exporter: failed, once");
+  EXPECT_EQ(r.points[1].device, "cuda:1");
+  EXPECT_EQ(r.run.devices.size(), 2u);
+  EXPECT_EQ(r.run.devices[1], (RunDevice{"cuda:1", "NVIDIA H100 80GB HBM3", 2939.5}));
+  EXPECT_TRUE(runs[1].run.devices.empty());
   const RunRecord& imported = runs[2];
   EXPECT_EQ(imported.run.source, "import");
   EXPECT_TRUE(std::isnan(imported.points[0].result.stats.median));
@@ -236,6 +245,10 @@ TEST(ExportJson, BadFilesNameTheField) {
   EXPECT_TRUE(is_runs_json(good));
   EXPECT_FALSE(is_runs_json("# a markdown document\n"));
   EXPECT_TRUE(runs_from_json(runs_to_json({}), "empty.json").empty());
+  expect_error(replaced("\"device\":\"cuda:0\"", "\"device\":0"), "runs[0].points[0].device");
+  expect_error(replaced("\"gpu\": \"NVIDIA H100 80GB HBM3\",\n          \"peak_gbps\": 2939.5",
+                        "\"gpu\": 7,\n          \"peak_gbps\": 2939.5"),
+               "runs[0].devices[1].gpu");
 }
 
 TEST(ExportCsv, OneRowPerPointWithEveryStatistic) {

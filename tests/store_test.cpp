@@ -265,3 +265,54 @@ TEST(Store, SelectorsBeyondSixtyFourBitsAreInputErrors) {
   EXPECT_THROW(s.select("0"), InputError);
   EXPECT_THROW(s.select("gpu:"), InputError);
 }
+
+// Schema 8: each point records its device. A database of schema 7 gets its points' devices
+// from their runs (an import's stay unknown), read-only in memory and for good when opened to
+// write; a run's devices round-trip.
+TEST(Store, PointsRecordTheirDeviceAndOlderPointsTheirRuns) {
+  std::string path = temp_db("dev.db");
+  {
+    Store s(path);
+    RunInfo swept, imported;
+    swept.env.device = "cuda:1";
+    imported.source = "import";
+    imported.env.device = "cuda:0";
+    s.begin_run(swept);
+    s.begin_run(imported);
+    s.add_point(make_point(swept.id, 0, "torch", 256, 0.5));
+    s.add_point(make_point(imported.id, 0, "torch", 256, 0.5));
+    ASSERT_EQ(sqlite3_exec(s.handle(),
+                           "ALTER TABLE points DROP COLUMN device; DROP TABLE run_devices; PRAGMA user_version = 7;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+  }
+  {
+    auto ro = Store::open_read_only(path);
+    EXPECT_EQ(ro->points(1)[0].device, "cuda:1");
+    EXPECT_EQ(ro->points(2)[0].device, "");
+  }
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr);
+    sqlite3_step(st);
+    EXPECT_EQ(sqlite3_column_int(st, 0), 7);  // the file as it was
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+  }
+  Store s(path);
+  EXPECT_EQ(s.version(), Store::schema_version());
+  EXPECT_EQ(s.points(1)[0].device, "cuda:1");
+  RunInfo multi;
+  multi.devices = {{"cuda:0", "NVIDIA H100", 3000}, {"cuda:1", "NVIDIA H100", 2990.5}};
+  s.begin_run(multi);
+  auto p = make_point(multi.id, 0, "torch", 256, 0.5);
+  p.device = "cuda:1";
+  s.add_point(p);
+  EXPECT_EQ(s.run(multi.id)->devices, multi.devices);
+  EXPECT_EQ(s.points(multi.id)[0].device, "cuda:1");
+  s.add_run_devices(multi.id, {{"cuda:2", "NVIDIA H100", 2980}});
+  EXPECT_EQ(s.run(multi.id)->devices.size(), 3u);
+  EXPECT_TRUE(s.run(1)->devices.empty());
+}

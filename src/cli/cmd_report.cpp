@@ -28,6 +28,13 @@ std::string resume_hint(const Store& store, const RunInfo& run, const std::strin
   return resume_command(stored_shape(store, run), db, run.id);
 }
 
+// The devices of a run measured on several: [{device, gpu, peak_gbps}].
+nlohmann::ordered_json devices_json(const std::vector<RunDevice>& devices) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& d : devices) out.push_back({{"device", d.device}, {"gpu", d.gpu}, {"peak_gbps", d.peak_gbps}});
+  return out;
+}
+
 std::string holder_text(const RunLock& l) {
   return "pid " + std::to_string(l.holder.pid) + " on " + l.holder.host + " since " + l.since;
 }
@@ -156,6 +163,9 @@ void add_runs_command(CLI::App& app, Cli& cli) {
                      {"rounds", r.rounds > 0 ? nlohmann::ordered_json(r.rounds) : nlohmann::ordered_json()},
                      {"threads", r.threads >= 0 ? nlohmann::ordered_json(r.threads) : nlohmann::ordered_json()},
                      {"tuning", tuning_json(r)}});
+        if (!r.shard.empty()) a.back()["shard"] = r.shard;
+        if (!r.shards.empty()) a.back()["shards"] = std::stoll(r.shards);
+        if (!r.devices.empty()) a.back()["devices"] = devices_json(r.devices);
         const std::string hint = resume_hint(*store, r, cli.db);
         if (!hint.empty()) a.back()["resume"] = hint;
         if (auto lock = store->run_lock(r.id))
@@ -176,6 +186,8 @@ void add_runs_command(CLI::App& app, Cli& cli) {
       }
       for (const auto& r : runs) {
         const std::string hint = resume_hint(*store, r, cli.db);
+        if (!r.shard.empty()) text += "run " + std::to_string(r.id) + ": shard " + r.shard + " of its sweep\n";
+        if (!r.shards.empty()) text += "run " + std::to_string(r.id) + ": joined from " + r.shards + " shards\n";
         if (r.status == "running")
           if (auto lock = store->run_lock(r.id)) text += "run " + std::to_string(r.id) + ": measured by " + holder_text(*lock) + "\n";
         if (r.status == "abandoned")

@@ -66,6 +66,40 @@ Spawned spawn(const std::vector<std::string>& argv_in, const std::string& log_pa
   return s;
 }
 
+Piped spawn_piped(const std::vector<std::string>& argv_in, const std::vector<std::string>& extra_env) {
+  Piped p;
+  int in[2], out[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) {
+    p.error = std::string("cannot make a pipe: ") + std::strerror(errno);
+    return p;
+  }
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    p.error = std::string("cannot make a pipe: ") + std::strerror(errno);
+    ::close(in[0]), ::close(in[1]);
+    return p;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in[0], 0);  // dup2 clears close-on-exec on 0 and 1
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  std::vector<std::string> argv = argv_in, envs = environment_with(extra_env);
+  std::vector<char*> args = c_strings(argv), envp = c_strings(envs);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(in[0]);
+  ::close(out[1]);
+  if (rc != 0) {
+    p.error = "cannot run '" + argv_in[0] + "': " + std::strerror(rc);
+    ::close(in[1]), ::close(out[0]);
+    return p;
+  }
+  p.pid = pid;
+  p.to = in[1];
+  p.from = out[0];
+  return p;
+}
+
 std::string exit_reason(int status) {
   if (status == kLost) return "was lost (waitpid failed)";
   if (WIFEXITED(status)) {

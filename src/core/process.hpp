@@ -20,6 +20,17 @@ struct Spawned {
 Spawned spawn(const std::vector<std::string>& argv, const std::string& log_path,
               const std::vector<std::string>& extra_env = {}, bool own_group = false);
 
+// A child spoken to through pipes: `to` its stdin, `from` its stdout (both close on exec).
+struct Piped {
+  pid_t pid = -1;
+  int to = -1, from = -1;
+  std::string error;  // why it could not start ("" when pid is valid)
+};
+
+// Runs argv (argv[0] a path, not looked up) with its stdin and stdout on pipes to this process
+// and its stderr this process's; `extra_env` as for spawn().
+Piped spawn_piped(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
+
 // The wait status poll() reports for a child that cannot be waited for any more.
 constexpr int kLost = -1;
 

@@ -14,7 +14,8 @@ using json = nlohmann::ordered_json;
 namespace {
 
 const char* const kFormat = "opbench-runs";
-const int kVersion = 2;  // 2: timing, options, tuning and the GPU's state (1 is read too)
+// 2: timing, options, tuning and the GPU's state; 3: each point's device and a run's devices.
+const int kVersion = 3;
 
 // ------------------------------------------------------------------ writing
 
@@ -24,21 +25,23 @@ json number(double v) {
   return v;
 }
 
-// The GPU's state as read (null when nothing was read).
-json state_json(const DeviceState& d) {
-  if (!d.known) return nullptr;
-  return {{"sm_mhz", number(d.sm_mhz)}, {"memory_mhz", number(d.memory_mhz)},
-          {"sm_default_mhz", number(d.sm_default_mhz)}, {"temperature_c", number(d.temperature_c)},
-          {"power_w", number(d.power_w)}, {"reasons", d.reasons}, {"throttled", d.throttled}};
-}
-
 json pairs_json(const std::vector<std::pair<std::string, std::string>>& pairs) {
   json out = json::array();
   for (const auto& [name, value] : pairs) out.push_back({{"name", name}, {"value", value}});
   return out;
 }
 
-json point_json(const StoredPoint& sp) {
+}  // namespace
+
+// The GPU's state as read (null when nothing was read).
+json state_to_json(const DeviceState& d) {
+  if (!d.known) return nullptr;
+  return {{"sm_mhz", number(d.sm_mhz)}, {"memory_mhz", number(d.memory_mhz)},
+          {"sm_default_mhz", number(d.sm_default_mhz)}, {"temperature_c", number(d.temperature_c)},
+          {"power_w", number(d.power_w)}, {"reasons", d.reasons}, {"throttled", d.throttled}};
+}
+
+json point_to_json(const StoredPoint& sp) {
   const Result& r = sp.result;
   const Stats& s = r.stats;
   json samples = json::array(), rounds = json::array();
@@ -69,18 +72,29 @@ json point_json(const StoredPoint& sp) {
           {"check_failed", r.check_failed},
           {"error", r.error},
           {"created_at", sp.created_at},
-          {"state", state_json(sp.state)}};
+          {"state", state_to_json(sp.state)},
+          {"device", sp.device}};
 }
+
+json environment_to_json(const Environment& e) {
+  return {{"device", e.device}, {"gpu", e.gpu}, {"sm_count", e.sm_count}, {"memory_bytes", e.memory_bytes},
+          {"driver", e.driver}, {"cuda_runtime", e.cuda_runtime}, {"torch_version", e.torch_version},
+          {"compute_capability", e.compute_capability}, {"peak_gbps", number(e.peak_gbps)},
+          {"tuning", e.tuning ? pairs_json(*e.tuning) : json(nullptr)}, {"state", state_to_json(e.state)}};
+}
+
+namespace {
 
 json run_json(const RunRecord& rec) {
   const RunInfo& r = rec.run;
-  const Environment& e = r.env;
-  json notation = json::array(), compiles = json::array(), points = json::array();
+  json notation = json::array(), compiles = json::array(), points = json::array(), devices = json::array();
+  for (const auto& d : r.devices)
+    devices.push_back({{"device", d.device}, {"gpu", d.gpu}, {"peak_gbps", number(d.peak_gbps)}});
   for (const auto& [label, provider] : r.notation) notation.push_back({{"label", label}, {"provider", provider}});
   for (const auto& c : rec.compiles)
     compiles.push_back({{"title", c.title}, {"provider", c.provider}, {"key", c.key},
                         {"seconds", number(c.seconds)}, {"cached", c.cached}, {"error", c.error}});
-  for (const auto& p : rec.points) points.push_back(point_json(p));
+  for (const auto& p : rec.points) points.push_back(point_to_json(p));
   return {{"uuid", r.uuid},
           {"label", r.label},
           {"source", r.source},
@@ -96,11 +110,8 @@ json run_json(const RunRecord& rec) {
            {{"flush_l2", r.flush_l2}, {"rounds", r.rounds}, {"threads", r.threads},
             {"warmup_ms", number(r.warmup_ms)}, {"rep_ms", number(r.rep_ms)}}},
           {"options", pairs_json(rec.options)},
-          {"environment",
-           {{"device", e.device}, {"gpu", e.gpu}, {"sm_count", e.sm_count}, {"memory_bytes", e.memory_bytes},
-            {"driver", e.driver}, {"cuda_runtime", e.cuda_runtime}, {"torch_version", e.torch_version},
-            {"compute_capability", e.compute_capability}, {"peak_gbps", number(e.peak_gbps)},
-            {"tuning", e.tuning ? pairs_json(*e.tuning) : json(nullptr)}, {"state", state_json(e.state)}}},
+          {"environment", environment_to_json(r.env)},
+          {"devices", devices},
           {"notation", notation},
           {"compiles", compiles},
           {"points", points}};
@@ -176,10 +187,8 @@ Params params_from(const Obj& o) {
   return p;
 }
 
-DeviceState state_from(const Obj& parent, const std::string& key) {
+DeviceState state_from(const Obj& o) {
   DeviceState d;
-  if (!parent.has(key) || parent.at(key).is_null()) return d;
-  const Obj o = parent.obj(key);
   d.known = true;
   d.sm_mhz = o.num("sm_mhz");
   d.memory_mhz = o.num("memory_mhz");
@@ -189,6 +198,11 @@ DeviceState state_from(const Obj& parent, const std::string& key) {
   d.reasons = uint64_t(o.integer("reasons"));
   d.throttled = o.boolean("throttled");
   return d;
+}
+
+DeviceState state_from(const Obj& parent, const std::string& key) {
+  if (!parent.has(key) || parent.at(key).is_null()) return DeviceState();
+  return state_from(parent.obj(key));
 }
 
 std::vector<std::pair<std::string, std::string>> pairs_from(const Obj& parent, const std::string& key) {
@@ -231,7 +245,34 @@ StoredPoint point_from(const Obj& o) {
   r.check_failed = o.boolean("check_failed");
   r.error = o.str("error");
   sp.state = state_from(o, "state");
+  if (o.has("device")) sp.device = o.str("device");  // version 3
   return sp;
+}
+
+Environment environment_from(const Obj& e) {
+  Environment env;
+  env.device = e.str("device");
+  env.gpu = e.str("gpu");
+  env.sm_count = e.integer("sm_count");
+  env.memory_bytes = e.integer("memory_bytes");
+  env.driver = e.str("driver");
+  env.cuda_runtime = e.str("cuda_runtime");
+  env.torch_version = e.str("torch_version");
+  env.compute_capability = e.str("compute_capability");
+  env.peak_gbps = e.num("peak_gbps");
+  if (e.has("tuning") && !e.at("tuning").is_null()) env.tuning = pairs_from(e, "tuning");
+  env.state = state_from(e, "state");
+  return env;
+}
+
+std::vector<RunDevice> devices_from(const Obj& o) {
+  std::vector<RunDevice> out;
+  if (!o.has("devices")) return out;  // versions 1 and 2
+  for (size_t i = 0; i < o.array("devices").size(); ++i) {
+    const Obj d = o.item("devices", i);
+    out.push_back({d.str("device"), d.str("gpu"), d.num("peak_gbps")});
+  }
+  return out;
 }
 
 RunRecord run_from(const Obj& o) {
@@ -252,18 +293,8 @@ RunRecord run_from(const Obj& o) {
   r.config_path = c.str("path");
   r.config_hash = c.str("hash");
   r.config_text = c.str("text");
-  const Obj e = o.obj("environment");
-  r.env.device = e.str("device");
-  r.env.gpu = e.str("gpu");
-  r.env.sm_count = e.integer("sm_count");
-  r.env.memory_bytes = e.integer("memory_bytes");
-  r.env.driver = e.str("driver");
-  r.env.cuda_runtime = e.str("cuda_runtime");
-  r.env.torch_version = e.str("torch_version");
-  r.env.compute_capability = e.str("compute_capability");
-  r.env.peak_gbps = e.num("peak_gbps");
-  if (e.has("tuning") && !e.at("tuning").is_null()) r.env.tuning = pairs_from(e, "tuning");
-  r.env.state = state_from(e, "state");
+  r.env = environment_from(o.obj("environment"));
+  r.devices = devices_from(o);
   if (o.has("timing")) {  // version 2
     const Obj t = o.obj("timing");
     r.flush_l2 = t.str("flush_l2");
@@ -297,6 +328,19 @@ std::string indent(const std::string& text, const std::string& by) {
 }
 
 }  // namespace
+
+StoredPoint point_from_json(const json& j, const std::string& where, const std::string& path) {
+  return point_from(Obj(j, where, path));
+}
+
+Environment environment_from_json(const json& j, const std::string& where, const std::string& path) {
+  return environment_from(Obj(j, where, path));
+}
+
+DeviceState state_from_json(const json& j, const std::string& where, const std::string& path) {
+  if (j.is_null()) return DeviceState();
+  return state_from(Obj(j, where, path));
+}
 
 std::string runs_to_json(const std::vector<RunRecord>& runs) {
   // Pretty-printed, except that each point is one line: a changed point is a changed line.

@@ -3,22 +3,35 @@
 // included) and its compile records, so that export, import into another database and export
 // again give the same bytes. Torch-free.
 //
-// The document: {"format": "opbench-runs", "version": 1, "runs": [RUN...]}; a RUN holds uuid,
+// The document: {"format": "opbench-runs", "version": 3, "runs": [RUN...]}; a RUN holds uuid,
 // label, source, status, started_at, finished_at, host, git_commit, op, stat, config {path,
 // hash, text}, environment {device, gpu, sm_count, memory_bytes, driver, cuda_runtime,
-// torch_version, compute_capability, peak_gbps}, notation [{label, provider}], compiles
+// torch_version, compute_capability, peak_gbps, tuning, state}, timing {...}, options [{name,
+// value}], devices [{device, gpu, peak_gbps}], notation [{label, provider}], compiles
 // [{title, provider, key, seconds, cached, error}] and points [{seq, section, title, op,
 // params {axis: value}, x_name, x_value, provider, label, unit, stat, value, stats {median,
 // mean, min, max, p20, p80, stdev, count}, samples [...], rounds [...], bytes, gbps, pct_peak,
-// rel_err, check_failed, error, created_at}]. A number the store holds as NULL (an imported
-// point's statistics) is null; an infinite one the string "inf" or "-inf".
+// rel_err, check_failed, error, created_at, state, device}]. A number the store holds as NULL
+// (an imported point's statistics) is null; an infinite one the string "inf" or "-inf".
+// Versions 1 and 2 (without devices) are read too.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "exchange/run_record.hpp"
 
 namespace opbench {
+
+// One point, one environment, one device state as the document writes them; the readers throw
+// InputError(where, "field", why). What the workers of a sweep on several devices send their
+// parent (sweep/worker_protocol.hpp).
+nlohmann::ordered_json point_to_json(const StoredPoint& p);
+StoredPoint point_from_json(const nlohmann::ordered_json& j, const std::string& where, const std::string& path);
+nlohmann::ordered_json environment_to_json(const Environment& e);
+Environment environment_from_json(const nlohmann::ordered_json& j, const std::string& where, const std::string& path);
+nlohmann::ordered_json state_to_json(const DeviceState& d);  // null when nothing was read
+DeviceState state_from_json(const nlohmann::ordered_json& j, const std::string& where, const std::string& path);
 
 // The document for these runs, pretty-printed (two spaces), ending in a newline.
 std::string runs_to_json(const std::vector<RunRecord>& runs);

@@ -39,5 +39,7 @@ class Device {
 // "cpu", "cuda" or "cuda:N"; throws InputError for an unknown or absent device.
 std::unique_ptr<Device> open_device(const std::string& name);
 bool cuda_present();
+// The CUDA devices visible to this process (0 without CUDA); opens none of them.
+int cuda_device_count();
 
 }  // namespace opbench

@@ -175,6 +175,7 @@ class CudaDevice final : public Device {
 }  // namespace
 
 bool cuda_present() { return c10::cuda::device_count() > 0; }
+int cuda_device_count() { return int(c10::cuda::device_count()); }
 std::unique_ptr<Device> make_cuda_device(int index) {
   if (index < 0 || index >= c10::cuda::device_count())
     throw InputError("--device", "cuda:" + std::to_string(index),
@@ -188,6 +189,7 @@ std::unique_ptr<Device> make_cuda_device(int index) {
 
 namespace opbench {
 bool cuda_present() { return false; }
+int cuda_device_count() { return 0; }
 std::unique_ptr<Device> make_cuda_device(int) {
   throw InputError("--device", "cuda", "this opbench was built against a LibTorch without CUDA");
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -59,6 +60,31 @@ std::string state_text(const DeviceState& s) {
          num("%.0f", s.power_w) + " W";
   const std::string why = clock_reasons_text(s.reasons);
   if (!why.empty()) out += " (" + why + ")";
+  return out;
+}
+
+std::string devices_line(const RunInfo& r, const std::vector<StoredPoint>& points) {
+  std::vector<std::string> order;
+  std::map<std::string, std::string> model;
+  std::map<std::string, std::set<std::pair<std::string, int64_t>>> cells;
+  for (const auto& d : r.devices) {
+    order.push_back(d.device);
+    model[d.device] = d.gpu;
+    cells[d.device];
+  }
+  for (const auto& p : points) {
+    if (p.device.empty()) continue;
+    if (!cells.count(p.device)) order.push_back(p.device);
+    cells[p.device].insert({p.point.title, p.point.x_value});
+  }
+  if (order.size() < 2) return "";
+  std::string out = "devices: ";
+  for (size_t i = 0; i < order.size(); ++i) {
+    const std::string& gpu = model.count(order[i]) ? model[order[i]] : r.env.gpu;
+    const size_t n = cells[order[i]].size();
+    out += (i ? ", " : "") + order[i] + (gpu.empty() ? "" : " (" + gpu + ")") + " " + std::to_string(n) +
+           (n == 1 ? " cell" : " cells");
+  }
   return out;
 }
 

@@ -108,6 +108,8 @@ static std::string describe_run(const RunInfo& r) {
     o << ", imported from " << r.config_path;
   } else {
     o << ", " << r.started_at.substr(0, 10) << ", " << r.env.device;
+    if (!r.shard.empty()) o << ", shard " << r.shard;
+    if (!r.shards.empty()) o << ", joined from " << r.shards << " shards";
     if (!r.git_commit.empty()) {
       bool dirty = r.git_commit.size() > 6 && r.git_commit.compare(r.git_commit.size() - 6, 6, "-dirty") == 0;
       o << ", commit " << r.git_commit.substr(0, 12) << (dirty ? "-dirty" : "");
@@ -142,7 +144,8 @@ std::string render_report(const std::vector<ReportRun>& runs, Show show,
     o << "\n## " << (r.run.env.gpu.empty() ? "unknown device" : one_line(r.run.env.gpu)) << "\n\n";
     o << describe_run(r.run) << "\n";
     if (r.run.source != "import")
-      for (const std::string& line : {timing_line(r.run), tuning_text(r.run), gpu_line(r.run, r.points)})
+      for (const std::string& line :
+           {devices_line(r.run, r.points), timing_line(r.run), tuning_text(r.run), gpu_line(r.run, r.points)})
         if (!line.empty()) o << "\n" << line << "\n";
     std::vector<const StoredPoint*> flagged;
     for (const auto& p : r.points)

@@ -96,6 +96,14 @@ const std::vector<std::string>& migrations() {
          CREATE TABLE run_options(
            run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
            name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY(run_id, name));)",
+      // 8: the device that measured each point (older points: their run's), and the devices
+      // of a run measured on several.
+      R"(ALTER TABLE points ADD COLUMN device TEXT NOT NULL DEFAULT '';
+         UPDATE points SET device = COALESCE((SELECT runs.device FROM runs WHERE runs.id = points.run_id
+                                              AND runs.source = 'sweep'), '');
+         CREATE TABLE run_devices(
+           run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+           device TEXT NOT NULL, gpu TEXT NOT NULL, peak_gbps REAL, PRIMARY KEY(run_id, device));)",
   };
   return m;
 }
@@ -188,7 +196,9 @@ const char* kRunColumns =
     "stat, notation, started_at, finished_at, status, "
     "(SELECT COUNT(*) FROM points WHERE points.run_id = runs.id) AS points, uuid, flush_l2, rounds, "
     "threads, warmup_ms, rep_ms, tuning, gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, "
-    "gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled";
+    "gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled, "
+    "COALESCE((SELECT value FROM run_options WHERE run_id = runs.id AND name = 'shard'), '') AS shard, "
+    "COALESCE((SELECT value FROM run_options WHERE run_id = runs.id AND name = 'shards'), '') AS shards";
 
 // The GPU state columns (gpu_sm_mhz ...), shared by runs and points: NULL when not read.
 void bind_state(Stmt& s, const DeviceState& st) {
@@ -284,6 +294,26 @@ RunInfo read_run(const Stmt& s) {
   r.threads = s.is_null("threads") ? RunInfo::kThreadsUnknown : s.i64("threads");
   r.warmup_ms = s.is_null("warmup_ms") ? 0 : s.f64("warmup_ms");
   r.rep_ms = s.is_null("rep_ms") ? 0 : s.f64("rep_ms");
+  r.shard = s.text("shard");
+  r.shards = s.text("shards");
+  return r;
+}
+
+std::vector<RunDevice> read_run_devices(sqlite3* db, int64_t run_id) {
+  std::vector<RunDevice> out;
+  Stmt s(db, "SELECT device, gpu, peak_gbps FROM run_devices WHERE run_id=:run_id ORDER BY rowid");
+  s.bind(":run_id", run_id);
+  while (s.step()) {
+    const double peak = s.f64("peak_gbps");
+    out.push_back({s.text("device"), s.text("gpu"), std::isnan(peak) ? 0 : peak});
+  }
+  return out;
+}
+
+// A run row with its devices.
+RunInfo read_run_with_devices(sqlite3* db, const Stmt& s) {
+  RunInfo r = read_run(s);
+  r.devices = read_run_devices(db, r.id);
   return r;
 }
 
@@ -502,7 +532,16 @@ int64_t Store::begin_run(RunInfo& r) {
   bind_run(s, r);
   s.step();
   r.id = sqlite3_last_insert_rowid(db_);
+  add_run_devices(r.id, r.devices);
   return r.id;
+}
+
+void Store::add_run_devices(int64_t run_id, const std::vector<RunDevice>& devices) {
+  for (const auto& d : devices) {
+    Stmt s(db_, "INSERT OR REPLACE INTO run_devices(run_id, device, gpu, peak_gbps) VALUES(:run_id, :device, :gpu, :peak)");
+    s.bind(":run_id", run_id).bind(":device", d.device).bind(":gpu", d.gpu).bind(":peak", d.peak_gbps);
+    s.step();
+  }
 }
 
 void Store::update_run(const RunInfo& r) {
@@ -532,12 +571,12 @@ static void insert_point(sqlite3* db, const StoredPoint& sp) {
          " provider, label, mode, metric, dtype, unit, stat, value, median, mean, min, max, p20, p80,"
          " stdev, count, samples, bytes, gbps, pct_peak, error, created_at, rel_err, check_failed,"
          " rounds, gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w,"
-         " gpu_reasons, gpu_throttled)"
+         " gpu_reasons, gpu_throttled, device)"
          " VALUES(:run_id, :seq, :section, :title, :op, :params, :x_name, :x_value,"
          " :provider, :label, :mode, :metric, :dtype, :unit, :stat, :value, :median, :mean, :min, :max, :p20,"
          " :p80, :stdev, :count, :samples, :bytes, :gbps, :pct_peak, :error, :created_at, :rel_err,"
          " :check_failed, :rounds, :gpu_sm_mhz, :gpu_memory_mhz, :gpu_sm_default_mhz, :gpu_temperature_c,"
-         " :gpu_power_w, :gpu_reasons, :gpu_throttled)");
+         " :gpu_power_w, :gpu_reasons, :gpu_throttled, :device)");
   s.bind(":run_id", sp.run_id).bind(":seq", sp.seq).bind(":section", sp.section).bind(":title", p.title)
       .bind(":op", p.op).bind(":params", params_json(p.params).dump()).bind(":x_name", p.x_name)
       .bind(":x_value", p.x_value).bind(":provider", p.provider).bind(":label", p.label)
@@ -548,7 +587,7 @@ static void insert_point(sqlite3* db, const StoredPoint& sp) {
       .bind(":stdev", r.stats.stdev).bind(":count", r.stats.count).bind(":samples", json(r.samples).dump())
       .bind(":bytes", r.bytes).bind(":gbps", r.gbps).bind(":pct_peak", r.pct_peak).bind(":error", r.error)
       .bind(":created_at", sp.created_at.empty() ? now_iso() : sp.created_at).bind(":rel_err", r.rel_err)
-      .bind(":check_failed", int64_t(r.check_failed));
+      .bind(":check_failed", int64_t(r.check_failed)).bind(":device", sp.device);
   if (r.rounds.empty()) s.null(":rounds");
   else s.bind(":rounds", json(r.rounds).dump());
   bind_state(s, sp.state);
@@ -593,7 +632,7 @@ std::vector<CompileRecord> Store::compiles(int64_t run_id) const {
 std::vector<RunInfo> Store::runs() const {
   std::vector<RunInfo> out;
   Stmt s(db_, std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id");
-  while (s.step()) out.push_back(read_run(s));
+  while (s.step()) out.push_back(read_run_with_devices(db_, s));
   return out;
 }
 
@@ -601,14 +640,14 @@ std::optional<RunInfo> Store::run(int64_t id) const {
   Stmt s(db_, std::string("SELECT ") + kRunColumns + " FROM runs WHERE id=:id");
   s.bind(":id", id);
   if (!s.step()) return std::nullopt;
-  return read_run(s);
+  return read_run_with_devices(db_, s);
 }
 
 std::optional<RunInfo> Store::run_by_uuid(const std::string& uuid) const {
   Stmt s(db_, std::string("SELECT ") + kRunColumns + " FROM runs WHERE uuid=:uuid");
   s.bind(":uuid", uuid);
   if (!s.step()) return std::nullopt;
-  return read_run(s);
+  return read_run_with_devices(db_, s);
 }
 
 RunInfo Store::select(const std::string& sel) const {
@@ -641,7 +680,7 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
          "SELECT id, run_id, seq, section, title, op, params, x_name, x_value, provider, label, unit,"
          " stat, value, median, mean, min, max, p20, p80, stdev, count, samples, bytes, gbps,"
          " pct_peak, error, created_at, rel_err, check_failed, rounds, gpu_sm_mhz, gpu_memory_mhz,"
-         " gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled FROM points WHERE " +
+         " gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled, device FROM points WHERE " +
              where);
   bind(s);
   while (s.step()) {
@@ -683,6 +722,7 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
     if (!rounds.empty())
       for (auto& v : json::parse(rounds)) sp.result.rounds.push_back(v.get<int64_t>());
     sp.state = read_state(s);
+    sp.device = s.text("device");
     out.push_back(std::move(sp));
   }
   return out;

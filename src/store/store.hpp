@@ -18,6 +18,14 @@ struct sqlite3;
 
 namespace opbench {
 
+// A device that measured part of a run made on several (sweep --devices, or shards joined):
+// its name as its points record it, the GPU (or CPU) model and the peak bandwidth measured on it.
+struct RunDevice {
+  std::string device, gpu;
+  double peak_gbps = 0;
+  bool operator==(const RunDevice& o) const { return device == o.device && gpu == o.gpu && peak_gbps == o.peak_gbps; }
+};
+
 struct RunInfo {
   int64_t id = 0;
   std::string label, source = "sweep";  // sweep | import
@@ -43,6 +51,11 @@ struct RunInfo {
   // begin_run generates one when empty; runs older than schema 3 get one derived from their
   // content when the database is migrated (so two copies of one old database agree).
   std::string uuid;
+  // The devices of a run measured on several (schema 8; empty: the one of env.device).
+  std::vector<RunDevice> devices;
+  // Filled by queries from the run's options: "i/N" for a shard of a sweep (sweep --shard), and
+  // for a run joined from shards (merge --join-shards) their count; "" otherwise.
+  std::string shard, shards;
 };
 
 struct StoredPoint {
@@ -54,6 +67,7 @@ struct StoredPoint {
   Result result;
   std::string created_at;
   DeviceState state;    // the GPU's state right after its table cell was measured
+  std::string device;   // the device that measured it ("cuda:1", "cpu"; "" unknown: an import)
 };
 
 // Records how a run is timed from its config's Timing (threads already resolved for the device).
@@ -93,7 +107,9 @@ class Store {
   static int schema_version();  // the version this build writes
   int version() const;          // the version of the open database
 
-  int64_t begin_run(RunInfo& run);  // inserts; sets run.id
+  int64_t begin_run(RunInfo& run);  // inserts (with run.devices); sets run.id
+  // Adds or replaces devices of a run (a resumed run on several devices).
+  void add_run_devices(int64_t run_id, const std::vector<RunDevice>& devices);
   void update_run(const RunInfo& run);
   void finish_run(int64_t run_id, const std::string& status);
   void add_point(const StoredPoint& p);  // one transaction

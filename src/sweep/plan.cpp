@@ -18,11 +18,31 @@ std::vector<Cell> plan_cells(const Sweep& sw, const std::set<std::string>& done)
   return cells;
 }
 
-double timing_budget_seconds(const Sweep& sw, const std::vector<Cell>& cells, const Timing& timing) {
+std::vector<Cell> drop_done(const Sweep& sw, const std::vector<Cell>& cells, const std::set<std::string>& done) {
+  std::vector<Cell> out;
+  for (const auto& c : cells) {
+    Cell left{{}, c.last};
+    for (size_t i : c.points)
+      if (!done.count(sw.points[i].key())) left.points.push_back(i);
+    if (!left.points.empty()) out.push_back(std::move(left));
+  }
+  return out;
+}
+
+static double budget_seconds(const Sweep& sw, const Cell& cell, const Timing& timing) {
   size_t speed = 0;
-  for (const auto& c : cells)
-    for (size_t i : c.points) speed += sw.points[i].metric() == "speed";
+  for (size_t i : cell.points) speed += sw.points[i].metric() == "speed";
   return double(speed) * (timing.warmup_ms + timing.rep_ms) / 1000.0;
+}
+
+double timing_budget_seconds(const Sweep& sw, const std::vector<Cell>& cells, const Timing& timing) {
+  double s = 0;
+  for (const auto& c : cells) s += budget_seconds(sw, c, timing);
+  return s;
+}
+
+double cell_seconds(const Sweep& sw, const Cell& cell, const Timing& timing) {
+  return budget_seconds(sw, cell, timing) + double(cell.points.size()) * kPointSetupSeconds;
 }
 
 }  // namespace opbench

@@ -6,15 +6,11 @@
 
 namespace opbench {
 
-namespace {
-
-std::string join(const std::vector<std::string>& v) {
+std::string join_list(const std::vector<std::string>& v) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : ",") + s;
   return out;
 }
-
-}  // namespace
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
@@ -42,8 +38,12 @@ std::vector<std::string> sweep_providers(const Config& cfg, const Sweep& sw) {
 std::string canonical_device(const std::string& device) { return device == "cuda" ? "cuda:0" : device; }
 
 std::vector<std::pair<std::string, std::string>> shape_options(const RunShape& s) {
-  std::vector<std::pair<std::string, std::string>> out = {{"device", s.device}, {"providers", join(s.providers)}};
+  std::vector<std::pair<std::string, std::string>> out;
+  if (s.devices.empty()) out.emplace_back("device", s.device);
+  else out.emplace_back("devices", join_list(s.devices));
+  out.emplace_back("providers", join_list(s.providers));
   if (!s.filter.empty()) out.emplace_back("filter", s.filter);
+  if (!s.shard.empty()) out.emplace_back("shard", s.shard);
   return out;
 }
 
@@ -57,24 +57,35 @@ RunShape stored_shape(const Store& store, const RunInfo& run) {
     if (name == "device") s.device = value;
     if (name == "providers") s.providers = split_list(value);
     if (name == "filter") s.filter = value;
+    if (name == "devices") s.devices = split_list(value);
+    if (name == "shard") s.shard = value;
   }
+  if (!s.devices.empty()) s.device.clear();
   return s;
 }
 
 RunShape resume_shape(const RunShape& stored, const RunShape& given, int64_t run_id) {
   const std::string run = "run " + std::to_string(run_id);
-  auto refuse = [&](const std::string& option, const std::string& was, const std::string& now) {
+  // `was`: the stored option as the resume command repeats it
+  auto refuse_as = [&](const std::string& option, const std::string& was, const std::string& now) {
     throw InputError(option, now,
-                     run + " was measured with " + option + " " + (was.empty() ? "''" : was) +
-                         "; a resumed run keeps its options (leave " + option + " out)");
+                     run + " was measured with " + was + "; a resumed run keeps its options (leave " + option + " out)");
   };
-  if (!given.device.empty() && canonical_device(given.device) != canonical_device(stored.device))
-    refuse("--device", stored.device, given.device);
+  auto refuse = [&](const std::string& option, const std::string& was, const std::string& now) {
+    refuse_as(option, option + " " + (was.empty() ? "''" : was), now);
+  };
+  const std::string stored_devices =
+      stored.devices.empty() ? "--device " + stored.device : "--devices " + join_list(stored.devices);
+  if (!given.device.empty() && (!stored.devices.empty() || canonical_device(given.device) != canonical_device(stored.device)))
+    refuse_as("--device", stored_devices, given.device);
+  if (!given.devices.empty() && given.devices != stored.devices)
+    refuse_as("--devices", stored_devices, join_list(given.devices));
   if (!given.providers.empty() && std::set<std::string>(given.providers.begin(), given.providers.end()) !=
                                       std::set<std::string>(stored.providers.begin(), stored.providers.end()))
-    refuse("--providers", join(stored.providers), join(given.providers));
+    refuse("--providers", join_list(stored.providers), join_list(given.providers));
   if (!given.label.empty() && given.label != stored.label) refuse("--label", stored.label, given.label);
   if (!given.filter.empty() && given.filter != stored.filter) refuse("--filter", stored.filter, given.filter);
+  if (!given.shard.empty() && given.shard != stored.shard) refuse("--shard", stored.shard, given.shard);
   RunShape out = stored;
   if (!given.config.empty()) out.config = given.config;
   return out;
@@ -91,10 +102,12 @@ std::string shell_quote(const std::string& s) {
 
 std::string resume_command(const RunShape& s, const std::string& db, int64_t run_id) {
   std::string cmd = "opbench sweep " + shell_quote(s.config) + " --db " + shell_quote(db);
-  if (!s.device.empty()) cmd += " --device " + shell_quote(s.device);
-  if (!s.providers.empty()) cmd += " --providers " + shell_quote(join(s.providers));
+  if (!s.devices.empty()) cmd += " --devices " + shell_quote(join_list(s.devices));
+  else if (!s.device.empty()) cmd += " --device " + shell_quote(s.device);
+  if (!s.providers.empty()) cmd += " --providers " + shell_quote(join_list(s.providers));
   if (!s.label.empty()) cmd += " --label " + shell_quote(s.label);
   if (!s.filter.empty()) cmd += " --filter " + shell_quote(s.filter);
+  if (!s.shard.empty()) cmd += " --shard " + shell_quote(s.shard);
   return cmd + " --resume " + std::to_string(run_id);
 }
 

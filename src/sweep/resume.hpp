@@ -1,4 +1,5 @@
-// The options that shape a run (which config, device, providers, label, title filter), as stored with it:
+// The options that shape a run (which config, device or devices, providers, label, title filter,
+// shard), as stored with it:
 // `--resume` measures the rest of a run with them, and the resume command repeats them, so
 // that continuing a run never adds points of a provider or a device it did not have.
 // Torch-free.
@@ -16,10 +17,12 @@ namespace opbench {
 
 struct RunShape {
   std::string config;                  // the config's path as given
-  std::string device;                  // cpu, cuda:N
+  std::string device;                  // cpu, cuda:N ("" when measured on several devices)
   std::vector<std::string> providers;  // the providers the run measures, in column order
   std::string label;
   std::string filter;                  // --filter: the regular expression on table titles ("" all)
+  std::vector<std::string> devices;    // --devices: the devices of its workers (empty: one device)
+  std::string shard;                   // --shard: "i/N" ("" the whole sweep)
 };
 
 // As a run's options rows (written once, when the run starts).
@@ -40,6 +43,8 @@ std::vector<std::string> sweep_providers(const Config& cfg, const Sweep& sw);
 
 // "a,b, c" -> {a, b, c}.
 std::vector<std::string> split_list(const std::string& s);
+// {a, b} -> "a,b".
+std::string join_list(const std::vector<std::string>& v);
 
 // "cuda" is "cuda:0"; any other name as it is.
 std::string canonical_device(const std::string& device);

@@ -35,13 +35,23 @@ std::vector<std::string> drop_unavailable(Sweep& sw, Executor& ex, std::ostream&
   std::map<std::string, std::string> why;
   for (const auto& p : sw.points)
     if (!why.count(p.provider)) why[p.provider] = ex.unavailable(p.op, p.provider);
+  return drop_providers(sw, why, log);
+}
+
+std::vector<std::string> drop_providers(Sweep& sw, const std::map<std::string, std::string>& why, std::ostream& log) {
+  auto dropped_reason = [&](const std::string& provider) {
+    auto it = why.find(provider);
+    return it == why.end() ? std::string() : it->second;
+  };
   std::vector<Point> kept;
-  for (auto& p : sw.points)
-    if (why[p.provider].empty()) kept.push_back(p);
+  std::set<std::string> gone;
+  for (auto& p : sw.points) {
+    if (dropped_reason(p.provider).empty()) kept.push_back(p);
+    else gone.insert(p.provider);
+  }
   std::vector<std::string> dropped;
-  for (const auto& [prov, reason] : why) {
-    if (reason.empty()) continue;
-    log << "skipping provider " << prov << ": " << reason << "\n";
+  for (const auto& prov : gone) {
+    log << "skipping provider " << prov << ": " << dropped_reason(prov) << "\n";
     dropped.push_back(prov);
   }
   sw.points = std::move(kept);
@@ -55,19 +65,22 @@ std::string cell_name(const Point& p) { return p.title + " " + p.x_name + "=" + 
 // One sweep, step by step (run() reads as the whole loop).
 class SweepLoop {
  public:
-  SweepLoop(const Config& cfg, const Sweep& sw, Executor& ex, Store& store, const SweepOptions& opt,
+  SweepLoop(const Config& cfg, const Sweep& sw, CellMeasurer& measurer, Store& store, const SweepOptions& opt,
             std::ostream& log)
-      : cfg_(cfg), sw_(sw), ex_(ex), store_(store), opt_(opt), log_(log), me_(this_process()) {
+      : cfg_(cfg), sw_(sw), measurer_(measurer), store_(store), opt_(opt), log_(log), me_(this_process()) {
     for (const auto& t : sw_.tables) section_of_[t.title] = t.section;
   }
 
   SweepOutcome run() {
-    if (stop_requested()) return out_;  // before the run exists: nothing to store
+    if (stop_flag()) {  // before the run exists: nothing to store
+      out_.interrupted = true;
+      return out_;
+    }
     start_or_resume();
     try {
       watch_ = std::make_unique<Watch>(opt_.heartbeat_s, [this] { heartbeat(); });
       if (opt_.before_measure) opt_.before_measure(run_.id);
-      measure(plan_cells(sw_, done_));
+      measure(drop_done(sw_, planned_, done_));
       watch_.reset();
       finish();
     } catch (...) {
@@ -79,17 +92,28 @@ class SweepLoop {
   }
 
  private:
-  // --- start or resume the run, and hold it
+  // --- start or resume the run, and hold it; plan this shard's cells
   void start_or_resume() {
     if (opt_.resume) resume();
     else start();
-    for (const auto& p : sw_.points) out_.skipped += done_.count(p.key());
+    planned_ = shard_cells(sw_, cfg_.timing, opt_.shard);
+    for (const auto& c : planned_)
+      for (size_t i : c.points) {
+        ++total_;
+        out_.skipped += done_.count(sw_.points[i].key());
+      }
+    position_ = out_.skipped;
   }
 
   // Right after the run is taken: from here on a second signal can mark it interrupted.
   void held() {
     out_.run_id = run_.id;
     if (opt_.started) opt_.started(run_);
+  }
+
+  RunShape shape() const {
+    return {cfg_.path, opt_.devices.empty() ? opt_.device : "", sweep_providers(cfg_, sw_), opt_.label,
+            opt_.filter, opt_.devices, opt_.shard.on() ? opt_.shard.text() : ""};
   }
 
   void start() {
@@ -102,11 +126,12 @@ class SweepLoop {
     run_.op = cfg_.op;
     run_.stat = cfg_.timing.stat;
     set_timing(run_, cfg_.timing);
-    const RunShape shape{cfg_.path, opt_.device, sweep_providers(cfg_, sw_), opt_.label, opt_.filter};
+    const RunShape shape = this->shape();
     for (const auto& [prov, label] : cfg_.providers)
       for (const auto& used : shape.providers)
         if (used == prov) run_.notation.emplace_back(label, prov);
-    run_.env = ex_.environment();
+    run_.env = measurer_.environment();
+    run_.devices = measurer_.devices();
     store_.take_run(me_, [&] {
       store_.begin_run(run_);
       store_.set_run_options(run_.id, shape_options(shape));
@@ -121,35 +146,43 @@ class SweepLoop {
     if (r->config_hash != cfg_.hash)
       throw InputError("--resume", std::to_string(opt_.resume), "that run used another config (hash differs)");
     run_ = *r;
+    const std::vector<RunDevice> devices = measurer_.devices();
     store_.take_run(me_, [&] {
       run_.status = "running";
       store_.update_run(run_);
+      store_.add_run_devices(run_.id, devices);
       return run_.id;
     });
     held();
     for (const auto& k : store_.done_keys(run_.id)) done_.insert(k);
-    const Environment env = ex_.environment();
+    const Environment env = measurer_.environment();
     if (env.gpu != run_.env.gpu)
       log_ << "warning: resuming run " << run_.id << " measured on '" << run_.env.gpu << "' on '" << env.gpu << "'\n";
   }
 
-  // --- measure each cell, store it, report it
+  // --- have the cells measured; store and report each as it comes back
   void measure(const std::vector<Cell>& cells) {
-    Progress progress(opt_.progress, log_, sw_.points.size(), out_.skipped, "points");
-    for (const Cell& cell : cells) {
-      if (stop_requested()) break;
-      progress.begin(cell_name(sw_.points[cell.points.front()]) + " (" + providers_text(cell) + ")", cell.last + 1);
-      const CellResult got = measure_cell(ex_, points_of(cell), cfg_.timing, guard());
-      store_cell(cell, got);
-      report_cell(cell, got, progress);
-    }
+    Progress progress(opt_.progress, log_, total_, out_.skipped, "points");
+    const bool several = !measurer_.devices().empty();
+    CellHooks hooks;
+    hooks.stop = [this] { return stop_flag(); };
+    hooks.begin = [&](const CellPoints& points, const std::string& device) {
+      progress.begin(cell_name(*points.front()) + " (" + points_text(points.size(), "provider") +
+                         (several ? " on " + device : "") + ")",
+                     position_ + points.size());
+    };
+    hooks.done = [&](const CellPoints& points, const CellResult& got, const std::string& device, double seconds) {
+      store_cell(points, got, device);
+      report_cell(points, got, progress, several ? " on " + device : "", seconds);
+    };
+    hooks.guard = guard();
+    std::vector<CellPoints> jobs;
+    for (const Cell& cell : cells) jobs.push_back(points_of(cell));
+    measurer_.measure(jobs, hooks);
     progress.finish();
   }
 
-  bool stop_requested() {
-    out_.interrupted = opt_.stop && opt_.stop->load();
-    return out_.interrupted;
-  }
+  bool stop_flag() const { return opt_.stop && opt_.stop->load(); }
 
   std::vector<const Point*> points_of(const Cell& cell) const {
     std::vector<const Point*> out;
@@ -157,8 +190,8 @@ class SweepLoop {
     return out;
   }
 
-  static std::string providers_text(const Cell& cell) {
-    return std::to_string(cell.points.size()) + (cell.points.size() == 1 ? " provider" : " providers");
+  static std::string points_text(size_t n, const std::string& what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
   }
 
   // Measures watched for calls that never return (when the command can go on without them).
@@ -169,7 +202,7 @@ class SweepLoop {
         Result r;
         r.unit = p.metric() == "memory" ? "MiB" : "ms";
         r.error = hung_error(cfg_.timing, opt_.hang_grace_s);
-        store_.add_point(stored_point(p, r));
+        store_.add_point(stored_point(p, r, opt_.device));
         log_ << "point failed: " << cell_name(p) << " " << p.provider << ": " << r.error << "\n" << std::flush;
         opt_.on_hung(run_.id);
       });
@@ -186,7 +219,7 @@ class SweepLoop {
   }
 
   // --- store the cell: its points in one transaction
-  StoredPoint stored_point(const Point& p, const Result& r) const {
+  StoredPoint stored_point(const Point& p, const Result& r, const std::string& device) const {
     StoredPoint sp;
     sp.run_id = run_.id;
     sp.seq = int64_t(&p - sw_.points.data());
@@ -195,23 +228,25 @@ class SweepLoop {
     sp.stat = p.metric() == "memory" ? "max" : cfg_.timing.stat;
     sp.result = r;
     sp.value = shown_value(r, sp.stat);
+    sp.device = device;
     return sp;
   }
 
-  void store_cell(const Cell& cell, const CellResult& got) {
+  void store_cell(const CellPoints& points, const CellResult& got, const std::string& device) {
     std::vector<StoredPoint> batch;
-    for (size_t c = 0; c < cell.points.size(); ++c)
+    for (size_t c = 0; c < points.size(); ++c)
       if (!got.abandoned[c]) {
-        batch.push_back(stored_point(sw_.points[cell.points[c]], got.results[c]));
+        batch.push_back(stored_point(*points[c], got.results[c], device));
         batch.back().state = got.state;
       }
     store_.add_points(batch);
   }
 
   // --- report progress
-  void report_cell(const Cell& cell, const CellResult& got, Progress& progress) {
-    for (size_t c = 0; c < cell.points.size(); ++c) {
-      const Point& p = sw_.points[cell.points[c]];
+  void report_cell(const CellPoints& points, const CellResult& got, Progress& progress, const std::string& where,
+                   double seconds) {
+    for (size_t c = 0; c < points.size(); ++c) {
+      const Point& p = *points[c];
       const Result& r = got.results[c];
       ++out_.measured;
       if (!r.ok()) {
@@ -223,14 +258,18 @@ class SweepLoop {
                       std::to_string(r.rel_err) + " against torch");
       }
     }
+    position_ += points.size();
     char took[64];
-    std::snprintf(took, sizeof took, ": %zu point%s in %.1fs", cell.points.size(), cell.points.size() == 1 ? "" : "s",
-                  progress.step_seconds());
-    progress.end(cell_name(sw_.points[cell.points.front()]) + took, cell.last + 1, cell.points.size());
+    std::snprintf(took, sizeof took, " in %.1fs", seconds);
+    progress.end(cell_name(*points.front()) + ": " + points_text(points.size(), "point") + where + took, position_,
+                 points.size());
   }
 
-  // --- finish: the run's status, and let go of it
-  void finish() { store_.end_run(run_.id, out_.interrupted ? "interrupted" : "done", me_); }
+  // --- finish: the run's status, and let go of it. Interrupted: a stop left points unmeasured.
+  void finish() {
+    out_.interrupted = stop_flag() && out_.skipped + out_.measured < total_;
+    store_.end_run(run_.id, out_.interrupted ? "interrupted" : "done", me_);
+  }
 
   // A failure (a full disk, a database error): the run is left interrupted if that can still
   // be written; if not, its lock stays behind and the run reads as abandoned.
@@ -243,7 +282,7 @@ class SweepLoop {
 
   const Config& cfg_;
   const Sweep& sw_;
-  Executor& ex_;
+  CellMeasurer& measurer_;
   Store& store_;
   const SweepOptions& opt_;
   std::ostream& log_;
@@ -251,6 +290,9 @@ class SweepLoop {
   std::map<std::string, std::string> section_of_;
   RunInfo run_;
   std::set<std::string> done_;
+  std::vector<Cell> planned_;  // this shard's cells, stored points included
+  size_t total_ = 0;           // the points of planned_
+  size_t position_ = 0;        // points stored before this process, and since
   SweepOutcome out_;
   std::unique_ptr<Watch> watch_;
   std::unique_ptr<Store> beat_;
@@ -260,7 +302,13 @@ class SweepLoop {
 
 SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store, const SweepOptions& opt,
                        std::ostream& log) {
-  return SweepLoop(cfg, sw, ex, store, opt, log).run();
+  LocalMeasurer local(ex, opt.device, cfg.timing);
+  return SweepLoop(cfg, sw, local, store, opt, log).run();
+}
+
+SweepOutcome run_sweep(const Config& cfg, Sweep sw, CellMeasurer& measurer, Store& store, const SweepOptions& opt,
+                       std::ostream& log) {
+  return SweepLoop(cfg, sw, measurer, store, opt, log).run();
 }
 
 }  // namespace opbench

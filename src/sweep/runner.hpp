@@ -1,13 +1,15 @@
 // The sweep loop, in named steps: start (or resume) the run and hold it, plan the cells left
-// to measure, measure each cell on the Executor (sweep/cell.hpp), store its points in one
-// transaction, report progress, finish the run. A run is held (Store::take_run) while it is
-// measured, its heartbeat refreshed; a signal ends it after the current cell, marked
-// interrupted. Torch-free.
+// to measure (this shard's: sweep/shard.hpp), have them measured (on the Executor of this
+// process, or on workers, one per device: sweep/measurer.hpp), store each cell's points in one
+// transaction as it comes back, report progress, finish the run. A run is held
+// (Store::take_run) while it is measured, its heartbeat refreshed; a signal ends it after the
+// cells under way, marked interrupted. Torch-free.
 #pragma once
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,8 @@
 #include "measure/executor.hpp"
 #include "points/points.hpp"
 #include "sweep/cell.hpp"
+#include "sweep/measurer.hpp"
+#include "sweep/shard.hpp"
 
 namespace opbench {
 
@@ -24,12 +28,15 @@ struct SweepOptions {
   std::string label;
   std::vector<std::string> providers;  // empty: the config's
   std::string device;                  // stored with the run: what --resume measures on
+  std::vector<std::string> devices;    // --devices, stored with the run instead of `device`
   std::string filter;                  // --filter on table titles, stored with the run
+  Shard shard;                         // --shard: the slice of the cells this run measures
   int64_t resume = 0;                  // run id to continue, 0: a new run
   ProgressMode progress = ProgressMode::none;
   std::string host, git_commit;
   const std::atomic<bool>* stop = nullptr;  // set by a signal: finish the table cell, then stop
   // Called once the run exists and is held, before anything else (the command learns its id).
+  // The devices of a multi-device measurer are written with the run (RunInfo::devices).
   std::function<void(const RunInfo& run)> started;
   // Called once the run exists and before any point is measured (building the compiled
   // baselines' packages, outside every timed region); may record into the store.
@@ -53,11 +60,17 @@ struct SweepOutcome {
 void filter_providers(Sweep& sw, const Config& cfg, const std::vector<std::string>& names);
 // Drops the providers `ex` cannot run here, printing one line each to `log`; returns their names.
 std::vector<std::string> drop_unavailable(Sweep& sw, Executor& ex, std::ostream& log);
+// Drops the providers `why` gives a reason for (provider -> why), printing one line each to
+// `log`; returns their names.
+std::vector<std::string> drop_providers(Sweep& sw, const std::map<std::string, std::string>& why, std::ostream& log);
 
 // Throws InputError for a resume the run cannot take (another config, another process holding
 // it: RunBusy); RuntimeFailure for a database failure (the run is then left interrupted, or
 // abandoned when even that cannot be written).
 SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store, const SweepOptions& opt,
+                       std::ostream& log);
+// The same with the cells measured by `measurer` (workers on several devices).
+SweepOutcome run_sweep(const Config& cfg, Sweep sw, CellMeasurer& measurer, Store& store, const SweepOptions& opt,
                        std::ostream& log);
 
 }  // namespace opbench

@@ -1,0 +1,122 @@
+#include "sweep/worker_protocol.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "exchange/runs_json.hpp"
+
+namespace opbench {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+json parse_object(const std::string& line, const std::string& who) {
+  const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) throw InputError(who, "", "not a JSON object: " + line.substr(0, 200));
+  return j;
+}
+
+std::string text_of(const json& j, const char* key, const std::string& who) {
+  if (!j.contains(key) || !j[key].is_string()) throw InputError(who, key, "expected a string");
+  return j[key].get<std::string>();
+}
+
+}  // namespace
+
+std::string hello_line(const WorkerHello& h) {
+  json hello = {{"device", h.device}};
+  if (!h.error.empty()) {
+    hello["error"] = h.error;
+    hello["input_error"] = h.input_error;
+  } else {
+    json unavailable = json::object();
+    for (const auto& [provider, why] : h.unavailable) unavailable[provider] = why;
+    hello["config_hash"] = h.config_hash;
+    hello["environment"] = environment_to_json(h.env);
+    hello["unavailable"] = unavailable;
+  }
+  return json{{"hello", hello}}.dump() + "\n";
+}
+
+std::string cell_line(const CellPoints& points) {
+  json keys = json::array();
+  for (const Point* p : points) keys.push_back(p->key());
+  return json{{"cell", keys}}.dump() + "\n";
+}
+
+std::string cell_reply_line(const CellPoints& points, const CellResult& got) {
+  json out = json::array();
+  for (size_t i = 0; i < points.size(); ++i) {
+    StoredPoint sp;
+    sp.point = *points[i];
+    sp.result = got.results[i];
+    out.push_back(point_to_json(sp));
+  }
+  return json{{"points", out}, {"state", state_to_json(got.state)}}.dump() + "\n";
+}
+
+std::string hung_line(const std::string& key, const std::string& why) {
+  return json{{"hung", key}, {"error", why}}.dump() + "\n";
+}
+
+std::string declined_line() { return json{{"declined", true}}.dump() + "\n"; }
+
+std::string error_line(const std::string& why) { return json{{"error", why}}.dump() + "\n"; }
+
+WorkerHello parse_hello(const std::string& line, const std::string& who) {
+  const json j = parse_object(line, who);
+  if (!j.contains("hello") || !j["hello"].is_object()) throw InputError(who, "hello", "expected the worker's hello");
+  const json& h = j["hello"];
+  WorkerHello out;
+  out.device = text_of(h, "device", who);
+  if (h.contains("error")) {
+    out.error = text_of(h, "error", who);
+    out.input_error = h.value("input_error", false);
+    return out;
+  }
+  out.config_hash = text_of(h, "config_hash", who);
+  if (!h.contains("environment")) throw InputError(who, "environment", "missing");
+  out.env = environment_from_json(h["environment"], "hello.environment", who);
+  if (!h.contains("unavailable") || !h["unavailable"].is_object()) throw InputError(who, "unavailable", "expected an object");
+  for (const auto& [provider, why] : h["unavailable"].items()) {
+    if (!why.is_string()) throw InputError(who, "unavailable." + provider, "expected a string");
+    out.unavailable.emplace_back(provider, why.get<std::string>());
+  }
+  return out;
+}
+
+std::vector<std::string> parse_cell(const std::string& line, const std::string& who) {
+  const json j = parse_object(line, who);
+  if (!j.contains("cell") || !j["cell"].is_array()) throw InputError(who, "cell", "expected an array of point keys");
+  std::vector<std::string> keys;
+  for (const auto& k : j["cell"]) {
+    if (!k.is_string()) throw InputError(who, "cell", "expected an array of point keys");
+    keys.push_back(k.get<std::string>());
+  }
+  return keys;
+}
+
+WorkerReply parse_reply(const std::string& line, const std::string& who) {
+  const json j = parse_object(line, who);
+  WorkerReply r;
+  if (j.contains("points")) {
+    if (!j["points"].is_array()) throw InputError(who, "points", "expected an array");
+    r.kind = WorkerReply::cell;
+    for (size_t i = 0; i < j["points"].size(); ++i)
+      r.results.push_back(point_from_json(j["points"][i], "points[" + std::to_string(i) + "]", who).result);
+    r.state = state_from_json(j.contains("state") ? j["state"] : json(), "state", who);
+  } else if (j.contains("hung")) {
+    r.kind = WorkerReply::hung;
+    r.key = text_of(j, "hung", who);
+    r.error = text_of(j, "error", who);
+  } else if (j.contains("declined")) {
+    r.kind = WorkerReply::declined;
+  } else {
+    r.kind = WorkerReply::failure;
+    r.error = text_of(j, "error", who);
+  }
+  return r;
+}
+
+}  // namespace opbench

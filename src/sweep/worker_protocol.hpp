@@ -1,0 +1,52 @@
+// The lines a sweep's parent and its workers exchange (`sweep --devices`), one JSON object a
+// line; points, results, environments and device states as the runs document writes them
+// (exchange/runs_json.hpp).
+//
+//   worker -> parent, first:  {"hello": {"device", "config_hash", "environment", "unavailable"}}
+//                             or {"hello": {"device", "error", "input_error"}} (it cannot measure)
+//   parent -> worker:         {"cell": [KEY...]}   a cell's points by Point::key(), in column order
+//   worker -> parent:         {"points": [POINT...], "state": STATE}   the cell measured
+//                             {"hung": KEY, "error": WHY}   a call that never returned; it ends
+//                             {"declined": true}   a signal came before the cell; it ends
+//                             {"error": WHY}       a cell it cannot measure
+// Torch-free.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "measure/executor.hpp"
+#include "sweep/cell.hpp"
+#include "sweep/measurer.hpp"
+
+namespace opbench {
+
+struct WorkerHello {
+  std::string device, config_hash;
+  Environment env;
+  std::vector<std::pair<std::string, std::string>> unavailable;  // provider -> why it cannot run there
+  std::string error;         // why the worker cannot measure ("" when it can)
+  bool input_error = false;  // the error is the user's input's (exit 2), not the device's (exit 3)
+};
+
+struct WorkerReply {
+  enum Kind { cell, hung, declined, failure } kind = failure;
+  std::vector<Result> results;  // cell: one per point of the cell, in order
+  DeviceState state;            // cell: the device right after it
+  std::string key;              // hung: the point whose call never returned
+  std::string error;            // hung, failure: why
+};
+
+std::string hello_line(const WorkerHello& h);
+std::string cell_line(const CellPoints& points);
+std::string cell_reply_line(const CellPoints& points, const CellResult& got);
+std::string hung_line(const std::string& key, const std::string& why);
+std::string declined_line();
+std::string error_line(const std::string& why);
+
+// The readers throw InputError naming `who` (the worker, or the parent) for a line they cannot take.
+WorkerHello parse_hello(const std::string& line, const std::string& who);
+std::vector<std::string> parse_cell(const std::string& line, const std::string& who);
+WorkerReply parse_reply(const std::string& line, const std::string& who);
+
+}  // namespace opbench

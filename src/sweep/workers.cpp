@@ -1,0 +1,292 @@
+#include "sweep/workers.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "core/error.hpp"
+
+namespace opbench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Clock::duration seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+// A worker's line that cannot be read is a failure of the worker, not of the user's input.
+template <typename F>
+auto from_worker(const std::string& who, F read) {
+  try {
+    return read();
+  } catch (const InputError& e) {
+    throw RuntimeFailure(who + " answered what cannot be read: " + e.what());
+  }
+}
+
+// Waits up to `wait_s` for the child to end, then kills it; its wait status.
+int reap(pid_t pid, double wait_s) {
+  const auto until = Clock::now() + seconds(wait_s);
+  int status = 0;
+  while (!process::poll(pid, &status)) {
+    if (Clock::now() >= until) {
+      ::kill(pid, SIGKILL);
+      return process::wait_for(pid);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return status;
+}
+
+Result failed(const Point& p, const std::string& why) {
+  Result r;
+  r.unit = p.metric() == "memory" ? "MiB" : "ms";
+  r.error = why;
+  return r;
+}
+
+}  // namespace
+
+WorkerPool::WorkerPool(PoolOptions opt) : opt_(std::move(opt)) {
+  old_sigpipe_ = ::signal(SIGPIPE, SIG_IGN);  // a worker gone: its write fails instead
+}
+
+WorkerPool::~WorkerPool() {
+  for (auto& w : workers_)
+    if (w->state != Worker::ended && w->proc.to >= 0) {
+      ::close(w->proc.to);  // the input ends: an idle worker ends
+      w->proc.to = -1;
+    }
+  for (auto& w : workers_)
+    if (w->state != Worker::ended) end_worker(*w);
+  ::signal(SIGPIPE, old_sigpipe_);
+}
+
+std::vector<pid_t> WorkerPool::pids() const { return pids_; }
+
+void WorkerPool::spawn(const WorkerSlot& slot) {
+  auto w = std::make_unique<Worker>();
+  w->slot = slot;
+  w->proc = process::spawn_piped(opt_.command(slot), opt_.env);
+  if (w->proc.pid < 0) throw RuntimeFailure("cannot start the worker for " + slot.name + ": " + w->proc.error);
+  w->in = std::make_unique<LineReader>(w->proc.from);
+  w->since = Clock::now();
+  w->deadline = w->since + seconds(opt_.start_timeout_s);
+  pids_.push_back(w->proc.pid);
+  workers_.push_back(std::move(w));
+}
+
+bool WorkerPool::start(const std::function<bool()>& stop) {
+  for (const auto& slot : opt_.slots) spawn(slot);
+  std::deque<Job> none;
+  const CellHooks no_hooks;
+  while (any(Worker::starting)) {
+    if (stop && stop()) return false;
+    wait_and_read(none, no_hooks, false);
+    if (stop && stop()) return false;  // a signal to the group may end a worker not yet ready
+    for (const auto& w : workers_)
+      if (w->state == Worker::ended && !w->hello)
+        throw RuntimeFailure("the worker for " + w->slot.name + " ended before it was ready (" + w->end + ")");
+  }
+  check_one_model(devices(), opt_.allow_mixed, "--devices");
+  return true;
+}
+
+bool WorkerPool::any(Worker::State s) const {
+  for (const auto& w : workers_)
+    if (w->state == s) return true;
+  return false;
+}
+
+void WorkerPool::take_hello(Worker& w, const std::string& line) {
+  const std::string who = "the worker for " + w.slot.name;
+  const WorkerHello h = from_worker(who, [&] { return parse_hello(line, who); });
+  if (!h.error.empty()) {
+    if (h.input_error) throw InputError(w.slot.name, "", h.error);
+    throw RuntimeFailure(w.slot.name + ": " + h.error);
+  }
+  if (h.config_hash != opt_.config_hash)
+    throw RuntimeFailure(who + " read another config (the file changed while the workers started)");
+  w.hello = h;
+  w.state = Worker::idle;
+}
+
+Environment WorkerPool::environment() {
+  Environment env = workers_.front()->hello->env;
+  env.device = devices_text(opt_.slots);
+  return env;
+}
+
+std::vector<RunDevice> WorkerPool::devices() {
+  std::vector<RunDevice> out;
+  for (const auto& slot : opt_.slots)
+    for (const auto& w : workers_)
+      if (w->slot.name == slot.name && w->hello) {
+        out.push_back({slot.name, w->hello->env.gpu, w->hello->env.peak_gbps});
+        break;
+      }
+  return out;
+}
+
+std::map<std::string, std::string> WorkerPool::unavailable() const {
+  std::map<std::string, std::string> out;
+  for (const auto& w : workers_)
+    if (w->hello)
+      for (const auto& [provider, why] : w->hello->unavailable)
+        if (!out.count(provider)) out[provider] = w->slot.name + ": " + why;
+  return out;
+}
+
+void WorkerPool::measure(const std::vector<CellPoints>& cells, const CellHooks& hooks) {
+  std::deque<Job> queue;
+  for (const auto& c : cells) queue.push_back({c, {}});
+  bool stopping = false;
+  for (;;) {
+    stopping = stopping || (hooks.stop && hooks.stop());
+    if (!stopping) dispatch(queue, hooks);
+    if (!any(Worker::busy)) {
+      if (queue.empty() || stopping) break;
+      if (!any(Worker::idle) && !any(Worker::starting))
+        throw RuntimeFailure("every worker has ended (" + ends_text() + "); " + std::to_string(queue.size()) +
+                             " table cells are left to measure");
+    }
+    wait_and_read(queue, hooks, stopping);
+  }
+}
+
+void WorkerPool::dispatch(std::deque<Job>& queue, const CellHooks& hooks) {
+  for (size_t i = 0; i < workers_.size() && !queue.empty(); ++i) {
+    Worker& w = *workers_[i];
+    if (w.state != Worker::idle) continue;
+    Job job = std::move(queue.front());
+    queue.pop_front();
+    if (!write_all(w.proc.to, cell_line(job.points))) {  // it ended while idle: the cell was not started
+      queue.push_front(std::move(job));
+      end_worker(w);
+      continue;
+    }
+    w.since = Clock::now();
+    w.deadline = w.since + seconds(opt_.point_timeout_s * double(job.points.size()));
+    w.state = Worker::busy;
+    if (hooks.begin) hooks.begin(job.points, w.slot.name);
+    w.job = std::move(job);
+  }
+}
+
+void WorkerPool::wait_and_read(std::deque<Job>& queue, const CellHooks& hooks, bool stopping) {
+  std::vector<pollfd> fds;
+  std::vector<Worker*> who;
+  for (auto& w : workers_)
+    if (w->state != Worker::ended) {
+      fds.push_back({w->proc.from, POLLIN, 0});
+      who.push_back(w.get());
+    }
+  if (fds.empty()) return;
+  ::poll(fds.data(), fds.size(), 100);
+  for (size_t i = 0; i < fds.size(); ++i) {
+    if (!fds[i].revents) continue;
+    Worker& w = *who[i];
+    const bool open = w.in->fill();
+    std::string line;
+    while (w.state != Worker::ended && w.in->next(line)) {
+      if (w.state == Worker::starting) take_hello(w, line);
+      else take_reply(w, line, queue, hooks, stopping);
+    }
+    if (!open) on_end(w, queue, hooks, stopping);
+  }
+  const auto now = Clock::now();
+  for (Worker* w : who)
+    if (w->state != Worker::ended && w->state != Worker::idle && now > w->deadline && w->end.empty()) {
+      w->end = "silent past its deadline, killed";
+      ::kill(w->proc.pid, SIGKILL);  // its end is read next
+    }
+}
+
+void WorkerPool::take_reply(Worker& w, const std::string& line, std::deque<Job>& queue, const CellHooks& hooks,
+                            bool stopping) {
+  const std::string who = "the worker for " + w.slot.name;
+  const WorkerReply r = from_worker(who, [&] { return parse_reply(line, who); });
+  if (r.kind == WorkerReply::failure) throw RuntimeFailure(who + ": " + r.error);
+  if (!w.job) throw RuntimeFailure(who + " answered a cell it was not given");
+  Job job = std::move(*w.job);
+  w.job.reset();
+  const double took = std::chrono::duration<double>(Clock::now() - w.since).count();
+  if (r.kind == WorkerReply::cell) {
+    if (r.results.size() != job.points.size())
+      throw RuntimeFailure(who + " answered " + std::to_string(r.results.size()) + " points for a cell of " +
+                           std::to_string(job.points.size()));
+    w.state = Worker::idle;
+    hooks.done(job.points, {r.results, std::vector<bool>(r.results.size(), false), r.state}, w.slot.name, took);
+    return;
+  }
+  // hung or declined: the worker ends next (killed if it does not, after a while)
+  w.deadline = Clock::now() + seconds(30);
+  if (r.kind == WorkerReply::declined) {
+    if (!stopping) queue.push_front(std::move(job));
+    return;
+  }
+  w.hung = true;
+  CellPoints rest;
+  for (const Point* p : job.points) {
+    if (p->key() != r.key) {
+      rest.push_back(p);
+      continue;
+    }
+    hooks.done({p}, {{failed(*p, r.error)}, {false}, {}}, w.slot.name, took);
+  }
+  if (rest.size() == job.points.size()) throw RuntimeFailure(who + " reported a point not in its cell");
+  if (!rest.empty()) queue.push_front({rest, job.ends});
+}
+
+void WorkerPool::end_worker(Worker& w) {
+  const int status = reap(w.proc.pid, 10);
+  if (w.end.empty()) {
+    const std::string why = process::exit_reason(status);
+    w.end = why.empty() ? "exited" : why;
+  }
+  if (w.proc.to >= 0) ::close(w.proc.to);
+  if (w.proc.from >= 0) ::close(w.proc.from);
+  w.proc.to = w.proc.from = -1;
+  w.state = Worker::ended;
+}
+
+void WorkerPool::on_end(Worker& w, std::deque<Job>& queue, const CellHooks& hooks, bool stopping) {
+  end_worker(w);
+  if (w.job) {
+    Job job = std::move(*w.job);
+    w.job.reset();
+    job.ends.push_back(w.slot.name + ": " + w.end);
+    if (stopping) {
+      // left unmeasured: a resume measures it
+    } else if (job.ends.size() < 2) {
+      queue.push_front(std::move(job));
+    } else {
+      give_up(job, hooks, w.slot.name);
+    }
+  }
+  if (w.hung && !stopping) spawn(w.slot);  // a new worker on the device
+}
+
+void WorkerPool::give_up(Job& job, const CellHooks& hooks, const std::string& device) {
+  std::string ends;
+  for (const auto& e : job.ends) ends += (ends.empty() ? "" : "; ") + e;
+  CellResult got;
+  for (const Point* p : job.points) {
+    got.results.push_back(failed(*p, "its worker ended while measuring its table cell, twice (" + ends + ")"));
+    got.abandoned.push_back(false);
+  }
+  hooks.done(job.points, got, device, 0);
+}
+
+std::string WorkerPool::ends_text() const {
+  std::string out;
+  for (const auto& w : workers_)
+    if (w->state == Worker::ended) out += (out.empty() ? "" : "; ") + w->slot.name + ": " + w->end;
+  return out;
+}
+
+}  // namespace opbench
