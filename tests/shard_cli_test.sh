@@ -10,6 +10,9 @@
 set -u
 bin=$1; src=$2
 . "$(dirname "$0")/cli_lib.sh"
+# Shards join only when measured at one commit: pin it, so that a source tree edited while the
+# test runs does not split the sweep.
+export OPBENCH_GIT_COMMIT=0123456789abcdef0123456789abcdef01234567
 one_line() { [ "$(wc -l <"$work/err")" = 1 ] && echo "ok   $1-one-line" || { echo "FAIL $1 not one line"; cat "$work/err"; fails=$((fails+1)); }; }
 
 printf '%s\n' 'op: lrpe_rotate' 'x: {n: [16, 32, 64, 128]}' \
