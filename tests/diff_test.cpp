@@ -16,6 +16,7 @@
 #include "diff/diff.hpp"
 #include "exchange/merge.hpp"
 #include "stored_points.hpp"
+#include "temp_db.hpp"
 
 namespace fs = std::filesystem;
 using namespace opbench;
@@ -25,11 +26,7 @@ namespace {
 const std::string kTitle = "act-speed-fwd-batch12-head12-dim128-act_relu-bf16";
 const std::string kMemTitle = "act-memory-fwd-batch12-head12-dim128-act_relu-bf16";
 
-std::string temp_db(const std::string& name) {
-  auto p = fs::temp_directory_path() / ("opbench_diff_" + std::to_string(getpid()) + "_" + name);
-  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(p.string() + suffix);
-  return p.string();
-}
+std::string temp_db(const std::string& name) { return fresh_db_path("diff", name); }
 
 // n samples around `center` with relative noise `rel` (normal, seeded: reproducible).
 std::vector<double> noisy(double center, double rel, size_t n, uint64_t seed) {

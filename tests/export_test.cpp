@@ -16,16 +16,13 @@
 #include "exchange/runs_json.hpp"
 #include "report/csv.hpp"
 #include "report/table.hpp"
+#include "temp_db.hpp"
 
 using namespace opbench;
 
 namespace {
 
-std::string temp_db(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() / ("opbench_export_" + std::to_string(getpid()) + "_" + name);
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + suffix);
-  return p.string();
-}
+std::string temp_db(const std::string& name) { return fresh_db_path("export", name); }
 
 StoredPoint point(int64_t seq, const std::string& provider, int64_t n, double ms) {
   StoredPoint sp;

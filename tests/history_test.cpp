@@ -14,6 +14,7 @@
 #include "diff/changepoints.hpp"
 #include "diff/history.hpp"
 #include "stored_points.hpp"
+#include "temp_db.hpp"
 
 namespace fs = std::filesystem;
 using namespace opbench;
@@ -135,11 +136,7 @@ TEST(ChangePoints, ShortSeries) {
 
 namespace {
 
-std::string temp_db(const std::string& name) {
-  auto p = fs::temp_directory_path() / ("opbench_history_" + std::to_string(getpid()) + "_" + name);
-  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(p.string() + suffix);
-  return p.string();
-}
+std::string temp_db(const std::string& name) { return fresh_db_path("history", name); }
 
 int64_t add_run(Store& s, const std::string& gpu, int day, std::vector<StoredPoint> pts) {
   RunInfo r;

@@ -23,6 +23,7 @@
 #include "report/document.hpp"
 #include "report/report.hpp"
 #include "report/table.hpp"
+#include "temp_db.hpp"
 
 namespace fs = std::filesystem;
 using namespace opbench;
@@ -66,11 +67,7 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-std::string temp_db(const std::string& name) {
-  auto p = fs::temp_directory_path() / ("opbench_import_" + std::to_string(getpid()) + "_" + name);
-  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(p.string() + suffix);
-  return p.string();
-}
+std::string temp_db(const std::string& name) { return fresh_db_path("import", name); }
 
 // The exact text of the table whose title line is `line` (1-based): the title line, the
 // header and one line per row, each ending in '\n' -- what format_block must give back.

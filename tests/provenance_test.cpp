@@ -12,16 +12,13 @@
 #include "report/provenance.hpp"
 #include "report/report.hpp"
 #include "sweep/runner.hpp"
+#include "temp_db.hpp"
 
 using namespace opbench;
 
 namespace {
 
-std::string temp_db(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() / ("opbench_prov_" + std::to_string(getpid()) + "_" + name);
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + suffix);
-  return p.string();
-}
+std::string temp_db(const std::string& name) { return fresh_db_path("prov", name); }
 
 DeviceState gpu(double sm, double temp, double watts, uint64_t reasons) {
   DeviceState s;

@@ -12,16 +12,13 @@
 
 #include "core/error.hpp"
 #include "store/store.hpp"
+#include "temp_db.hpp"
 
 using namespace opbench;
 
 namespace {
 
-std::string temp_db(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() / ("opbench_lock_" + std::to_string(getpid()) + "_" + name);
-  for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + ext);
-  return p.string();
-}
+std::string temp_db(const std::string& name) { return fresh_db_path("lock", name); }
 
 int64_t new_run(Store& s, const ProcessIdentity& who) {
   return s.take_run(who, [&] {

@@ -12,16 +12,11 @@
 
 #include "core/error.hpp"
 #include "store/store.hpp"
+#include "temp_db.hpp"
 
 using namespace opbench;
 
-static std::string temp_db(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() / ("opbench_store_" + std::to_string(getpid()) + "_" + name);
-  std::filesystem::remove(p);
-  std::filesystem::remove(p.string() + "-wal");
-  std::filesystem::remove(p.string() + "-shm");
-  return p.string();
-}
+static std::string temp_db(const std::string& name) { return fresh_db_path("store", name); }
 
 static StoredPoint make_point(int64_t run, int64_t seq, const std::string& prov, int64_t x, double ms) {
   StoredPoint sp;

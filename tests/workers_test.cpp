@@ -19,16 +19,13 @@
 #include "report/provenance.hpp"
 #include "sweep/runner.hpp"
 #include "sweep/workers.hpp"
+#include "temp_db.hpp"
 
 using namespace opbench;
 
 namespace {
 
-std::string temp_path(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() / ("opbench_workers_" + std::to_string(getpid()) + "_" + name);
-  for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + s);
-  return p.string();
-}
+std::string temp_path(const std::string& name) { return fresh_db_path("workers", name); }
 
 // n = 256, 512, 1024; fwd and bwd; relu and silu: 12 cells of 2 providers.
 std::string write_config(const std::string& extra_timing = "") {
