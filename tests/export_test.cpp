@@ -290,6 +290,8 @@ TEST(ExportCsv, OneRowPerPointWithEveryStatistic) {
   const StoredPoint& p = runs[0].points[0];
   const auto& first = table[1];
   EXPECT_EQ(first[col("title")], p.point.title);
+  EXPECT_EQ(first[col("device")], p.device);
+  EXPECT_FALSE(first[col("gpu")].empty());
   EXPECT_EQ(first[col("label")], "tr, \"quoted\"");
   EXPECT_EQ(first[col("act")], "silu");
   EXPECT_EQ(first[col("x")], "8");

@@ -34,6 +34,13 @@ void row(std::string& out, const std::vector<std::string>& cells) {
   out += "\n";
 }
 
+// The GPU of the device that measured `p` (a run on several devices lists each), else the run's.
+std::string point_gpu(const RunInfo& run, const StoredPoint& p) {
+  for (const auto& d : run.devices)
+    if (d.device == p.device) return d.gpu;
+  return run.env.gpu;
+}
+
 }  // namespace
 
 std::string render_csv(const std::vector<ReportRun>& runs) {
@@ -45,7 +52,7 @@ std::string render_csv(const std::vector<ReportRun>& runs) {
         if (seen.insert(axis).second) axes.push_back(axis);
 
   std::string out;
-  std::vector<std::string> header = {"run", "gpu", "title", "section"};
+  std::vector<std::string> header = {"run", "gpu", "device", "title", "section"};
   header.insert(header.end(), axes.begin(), axes.end());
   for (const char* c : {"x_name", "x", "provider", "label", "unit", "stat", "value", "median", "mean", "min",
                         "max", "p20", "p80", "stdev", "count", "rounds", "bytes", "gbps", "pct_peak", "rel_err",
@@ -56,7 +63,7 @@ std::string render_csv(const std::vector<ReportRun>& runs) {
     for (const auto& p : r.points) {
       const Result& res = p.result;
       const Stats& s = res.stats;
-      std::vector<std::string> cells = {std::to_string(r.run.id), r.run.env.gpu, p.point.title, p.section};
+      std::vector<std::string> cells = {std::to_string(r.run.id), point_gpu(r.run, p), p.device, p.point.title, p.section};
       for (const auto& a : axes) cells.push_back(p.point.params.has(a) ? to_string(p.point.params.values().at(a)) : "");
       for (const std::string& c :
            {p.point.x_name, std::to_string(p.point.x_value), p.point.provider, p.point.label, res.unit, p.stat,
