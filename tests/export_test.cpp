@@ -236,6 +236,7 @@ TEST(ExportJson, BadFilesNameTheField) {
   expect_error("{\"format\": \"other\", \"version\": 1, \"runs\": []}", "format");
   expect_error("{\"format\": \"opbench-runs\", \"version\": 9, \"runs\": []}", "version");
   expect_error(replaced("\"x_value\":8", "\"x_value\":\"8\""), "runs[0].points[0].x_value");
+  expect_error(replaced("\"x_value\":8", "\"x_value\":1e99999"), "");  // beyond a double: not JSON
   expect_error(replaced("\"uuid\": \"11111111-2222-4333-8444-555555555555\",", ""), "runs[0].uuid");
   expect_error(replaced("\"median\":", "\"median\":true,\"x\":"), "runs[0].points[0].stats.median");
   expect_error(replaced("\"check_failed\":false", "\"check_failed\":0"), "runs[0].points[0].check_failed");

@@ -372,7 +372,7 @@ std::vector<RunRecord> runs_from_json(const std::string& text, const std::string
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number beyond a double
     throw InputError(path, "", std::string("not JSON: ") + e.what());
   }
   const Obj doc(j, "", path);
