@@ -2,9 +2,9 @@
 //
 // Runs get new ids in the destination (their points follow); a run whose uuid the destination
 // already holds is skipped, so merging the same database twice copies nothing the second time.
-// A source written by an older opbench is migrated in place when opened (as every command
-// does), its runs getting uuids derived from their content: two copies of one old database
-// agree on them.
+// Sources are opened read-only: one written by an older opbench is migrated in memory (the
+// file stays as it was), its runs getting uuids derived from their content, so two copies of
+// one old database agree on them.
 #pragma once
 #include <cstdint>
 #include <memory>
