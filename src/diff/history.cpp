@@ -16,11 +16,6 @@ namespace opbench {
 
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 bool failed(const StoredPoint& p) { return !p.result.ok() || !(p.value > 0) || !std::isfinite(p.value); }
 
 // The relative noise the points show themselves: the median over points measured with
@@ -138,7 +133,7 @@ std::vector<HistorySeries> point_history(const Store& store, const HistoryQuery&
     const RunInfo& run = runs[p.run_id];
     if (q.x && p.point.x_value != *q.x) continue;
     if (!q.provider.empty() && p.point.provider != q.provider && p.point.label != q.provider) continue;
-    if (!q.gpu.empty() && lower(run.env.gpu).find(lower(q.gpu)) == std::string::npos) continue;
+    if (!q.gpu.empty() && to_lower(run.env.gpu).find(to_lower(q.gpu)) == std::string::npos) continue;
     auto key = std::make_tuple(p.point.x_value, p.point.provider, run.env.gpu);
     auto [it, fresh] = index.emplace(key, out.size());
     if (fresh) {

@@ -84,12 +84,6 @@ void check_complete(const std::vector<ShardRun>& shards) {
     }
 }
 
-// The devices of each shard, each named as its points will be.
-struct Named {
-  std::vector<RunDevice> devices;
-  std::vector<std::string> point_names;  // per shard: how its points' devices are renamed ("" none)
-};
-
 std::string device_name(const std::string& device, const std::string& host, bool hosts_differ) {
   return hosts_differ ? device + "@" + host : device;
 }
@@ -115,12 +109,13 @@ RunRecord joined_run(const std::vector<ShardRun>& shards) {
   r.devices.clear();
   out.points.clear();
   out.compiles.clear();
-  std::string uuids, runs, host_list, device_list;
+  std::string uuids;
+  std::vector<std::string> runs, devices;
   for (const auto* s : in_order) {
     const SourcedRun& src = *s->run;
     const RunInfo& sr = src.rec.run;
     uuids += sr.uuid + "\x1f";
-    runs += (runs.empty() ? "" : ",") + s->shard.text() + "=" + sr.uuid;
+    runs.push_back(s->shard.text() + "=" + sr.uuid);
     r.started_at = std::min(r.started_at, sr.started_at);
     r.finished_at = std::max(r.finished_at, sr.finished_at);
     for (const auto& d : shard_devices(sr)) {
@@ -135,9 +130,9 @@ RunRecord joined_run(const std::vector<ShardRun>& shards) {
     }
     out.compiles.insert(out.compiles.end(), src.rec.compiles.begin(), src.rec.compiles.end());
   }
-  for (const auto& h : hosts) host_list += (host_list.empty() ? "" : ",") + h;
-  for (const auto& d : r.devices) device_list += (device_list.empty() ? "" : ",") + d.device;
-  r.host = host_list;
+  for (const auto& d : r.devices) devices.push_back(d.device);
+  const std::string device_list = join_list(devices);
+  r.host = join_list(std::vector<std::string>(hosts.begin(), hosts.end()));
   r.env.device = device_list;
   r.uuid = content_uuid("opbench-joined-shards\x1f" + uuids);
   std::stable_sort(out.points.begin(), out.points.end(),
@@ -147,7 +142,7 @@ RunRecord joined_run(const std::vector<ShardRun>& shards) {
     if (name != "shard" && name != "device" && name != "devices") options.emplace_back(name, value);
   options.emplace_back("devices", device_list);
   options.emplace_back("shards", std::to_string(in_order.front()->shard.count));
-  options.emplace_back("shard_runs", runs);
+  options.emplace_back("shard_runs", join_list(runs));
   out.options = options;
   return out;
 }

@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <stdexcept>
-#include <sys/stat.h>
 
 #include "config/config.hpp"
 #include "core/error.hpp"
+#include "core/fs.hpp"
 #include "core/hash.hpp"
 #include "core/value_json.hpp"
 #include "core/text.hpp"
@@ -179,10 +179,15 @@ class Stmt {
   sqlite3_stmt* s_ = nullptr;
 };
 
-Params params_from(const std::string& text) {
+// A column holding JSON text (params, samples, rounds, notation, tuning), parsed; null when
+// the column is empty.
+json json_column(const Stmt& s, const char* col) {
+  const std::string text = s.text(col);
+  return text.empty() ? json() : json::parse(text);
+}
+
+Params params_from(const json& j) {
   Params p;
-  if (text.empty()) return p;
-  const json j = json::parse(text);
   for (auto& [k, v] : j.items()) {
     if (v.is_number_integer()) p.set(k, v.get<int64_t>());
     else if (v.is_string()) p.set(k, v.get<std::string>());
@@ -268,10 +273,9 @@ RunInfo read_run(const Stmt& s) {
   r.env.peak_gbps = s.f64("peak_gbps");
   if (std::isnan(r.env.peak_gbps)) r.env.peak_gbps = 0;
   r.env.state = read_state(s);
-  const std::string tuning = s.text("tuning");
-  if (!tuning.empty()) {
+  const json set = json_column(s, "tuning");
+  if (!set.is_null()) {
     r.env.tuning.emplace();
-    const json set = json::parse(tuning);
     for (auto it = set.begin(); it != set.end(); ++it) r.env.tuning->emplace_back(it.key(), it.value().get<std::string>());
   }
   r.host = s.text("host");
@@ -281,9 +285,7 @@ RunInfo read_run(const Stmt& s) {
   r.config_hash = s.text("config_hash");
   r.op = s.text("op");
   r.stat = s.text("stat");
-  std::string notation = s.text("notation");
-  if (!notation.empty())
-    for (auto& pair : json::parse(notation)) r.notation.emplace_back(pair[0], pair[1]);
+  for (auto& pair : json_column(s, "notation")) r.notation.emplace_back(pair[0], pair[1]);
   r.started_at = s.text("started_at");
   r.finished_at = s.text("finished_at");
   r.status = s.text("status");
@@ -691,7 +693,7 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
     sp.section = s.text("section");
     sp.point.title = s.text("title");
     sp.point.op = s.text("op");
-    sp.point.params = params_from(s.text("params"));
+    sp.point.params = params_from(json_column(s, "params"));
     sp.point.x_name = s.text("x_name");
     sp.point.x_value = s.i64("x_value");
     sp.point.provider = s.text("provider");
@@ -708,9 +710,7 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
     st.p80 = s.f64("p80");
     st.stdev = s.f64("stdev");
     st.count = s.i64("count");
-    std::string samples = s.text("samples");
-    if (!samples.empty())
-      for (auto& v : json::parse(samples)) sp.result.samples.push_back(v.get<double>());
+    for (auto& v : json_column(s, "samples")) sp.result.samples.push_back(v.get<double>());
     sp.result.bytes = s.f64("bytes");
     sp.result.gbps = s.f64("gbps");
     sp.result.pct_peak = s.f64("pct_peak");
@@ -718,9 +718,7 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
     sp.created_at = s.text("created_at");
     sp.result.rel_err = s.f64("rel_err");
     sp.result.check_failed = s.i64("check_failed") != 0;
-    std::string rounds = s.text("rounds");
-    if (!rounds.empty())
-      for (auto& v : json::parse(rounds)) sp.result.rounds.push_back(v.get<int64_t>());
+    for (auto& v : json_column(s, "rounds")) sp.result.rounds.push_back(v.get<int64_t>());
     sp.state = read_state(s);
     sp.device = s.text("device");
     out.push_back(std::move(sp));
@@ -781,11 +779,6 @@ int read_version(sqlite3* db) {
   return v;
 }
 
-bool file_exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
-
 }  // namespace
 
 std::unique_ptr<Store> Store::open_read_only(const std::string& path) {
@@ -793,13 +786,13 @@ std::unique_ptr<Store> Store::open_read_only(const std::string& path) {
 }
 
 Store::Store(const std::string& path, ReadOnly) : path_(path), read_only_(true) {
-  if (!file_exists(path)) throw RuntimeFailure("cannot open database " + path + ": no such file");
+  if (!fs::exists(path)) throw RuntimeFailure("cannot open database " + path + ": no such file");
   db_ = open_uri(file_uri(path, "mode=ro"));
   int v = db_ ? read_version(db_) : -1;
   // A WAL database whose -wal and -shm files are gone (its last writer closed it) in a
   // directory this process cannot write: SQLite cannot create the shared-memory file a reader
   // needs. No -wal file means no writer holds it open, so it is read as an immutable file.
-  if (v < 0 && !file_exists(path + "-wal")) {
+  if (v < 0 && !fs::exists(path + "-wal")) {
     sqlite3_close(db_);
     db_ = open_uri(file_uri(path, "mode=ro&immutable=1"));
     v = db_ ? read_version(db_) : -1;
