@@ -2,13 +2,9 @@
 // a directory of files (not descended into further); a directory that does not exist holds
 // no input yet. Built with the ordinary compiler, so ctest replays the seeds and every kept
 // crash input on every build. Torch-free.
-#include <dirent.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,13 +18,9 @@ std::vector<std::string> files_of(const std::string& arg) {
   if (!opbench::fs::exists(arg)) return {};
   if (!opbench::fs::is_directory(arg)) return {arg};
   std::vector<std::string> out;
-  if (DIR* d = ::opendir(arg.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      const std::string name = e->d_name;
-      if (name == "." || name == ".." || opbench::fs::is_directory(arg + "/" + name)) continue;
-      out.push_back(arg + "/" + name);
-    }
-    ::closedir(d);
+  for (const std::string& name : opbench::fs::list_dir(arg)) {
+    if (name == "." || name == ".." || opbench::fs::is_directory(arg + "/" + name)) continue;
+    out.push_back(arg + "/" + name);
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -40,14 +32,11 @@ int main(int argc, char** argv) {
   size_t n = 0;
   for (int i = 1; i < argc; ++i)
     for (const auto& path : files_of(argv[i])) {
-      std::ifstream in(path, std::ios::binary);
-      if (!in) {
+      std::string bytes;
+      if (!opbench::fs::read_file(path, &bytes)) {
         std::fprintf(stderr, "replay: cannot read %s\n", path.c_str());
         return 2;
       }
-      std::stringstream ss;
-      ss << in.rdbuf();
-      const std::string bytes = ss.str();
       LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
       ++n;
     }

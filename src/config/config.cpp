@@ -8,11 +8,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "core/fs.hpp"
@@ -313,7 +311,6 @@ struct Checker {
     }
     return out;
   }
-  // Milliseconds: a finite number above 0 and at most `max`.
   // A finite number of `unit` above 0 and at most `max`.
   double bounded(const json& j, const std::string& field, double max, const std::string& unit) const {
     if (!j.is_number()) fail(field, "must be a number, got " + show(j));
@@ -539,12 +536,9 @@ Config load_config(const std::string& path) {
                                                       : "no such file");
   const std::string why = text_problem(path);
   if (!why.empty()) throw InputError(one_line(path), "", "the file name " + why);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot read the file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(path, "", "cannot read the file");
-  return parse_config(ss.str(), path);
+  std::string text;
+  if (!fs::read_file(path, &text)) throw InputError(path, "", "cannot read the file");
+  return parse_config(text, path);
 }
 
 }  // namespace opbench

@@ -27,7 +27,7 @@ std::string format_duration(double s) {
 
 Progress::Progress(ProgressMode mode, std::ostream& log, size_t total, size_t done, std::string unit)
     : mode_(mode), log_(log), total_(total), todo_(total - std::min(done, total)), unit_(std::move(unit)),
-      start_(std::chrono::steady_clock::now()), step_start_(start_) {}
+      start_(std::chrono::steady_clock::now()) {}
 
 double Progress::elapsed() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -49,7 +49,6 @@ void Progress::draw(const std::string& what, size_t position) {
 }
 
 void Progress::begin(const std::string& what, size_t position) {
-  step_start_ = std::chrono::steady_clock::now();
   if (mode_ == ProgressMode::bar) draw(what, position);
 }
 
@@ -59,10 +58,6 @@ void Progress::end(const std::string& what, size_t position, size_t items) {
   log_ << "[" << position << "/" << total_ << " " << unit_ << "] " << what << "; elapsed " << format_duration(elapsed())
        << ", ETA " << eta() << "\n"
        << std::flush;
-}
-
-double Progress::step_seconds() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start_).count();
 }
 
 void Progress::note(const std::string& line) {

@@ -33,7 +33,6 @@ class Progress {
   void finish();
 
   double elapsed() const;
-  double step_seconds() const;  // since the last begin()
   // Seconds left by the rate so far ("?" before the first step ended).
   std::string eta() const;
 
@@ -43,7 +42,7 @@ class Progress {
   std::ostream& log_;
   size_t total_, todo_, items_ = 0;
   std::string unit_;
-  std::chrono::steady_clock::time_point start_, step_start_;
+  std::chrono::steady_clock::time_point start_;
   bool drawn_ = false;
 };
 

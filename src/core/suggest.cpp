@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/text.hpp"
+
 namespace opbench {
 
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -24,16 +26,12 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 std::string closest_name(const std::string& word, const std::vector<std::string>& candidates) {
   if (word.empty()) return "";
-  auto low = [](std::string s) {
-    for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
-  const std::string w = low(word);
+  const std::string w = to_lower(word);
   std::string best;
   double best_score = 1e9;
   for (const auto& c : candidates) {
     if (c.empty() || c == word) continue;
-    const std::string lc = low(c);
+    const std::string lc = to_lower(c);
     const size_t d = edit_distance(w, lc);
     const size_t limit = std::max<size_t>(1, std::min(w.size(), lc.size()) / 3);
     // a prefix (--provider for --providers, rep for rep_ms) counts as close, after any typo
