@@ -15,6 +15,7 @@
 #include "baselines/compiled/package_cache.h"
 #include "core/fs.hpp"
 #include "core/process.hpp"
+#include "core/text.hpp"
 
 namespace opbench {
 
@@ -23,7 +24,6 @@ namespace {
 using namespace compiled;
 using Clock = std::chrono::steady_clock;
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 struct Job {
   size_t request = 0;
@@ -74,10 +74,8 @@ class Build {
       r.device = normalize_device(r.device);
       if (r.x_values.empty()) throw std::runtime_error("no " + r.x_name + " values to compile");
       s.key = make_key(r);
-      s.dir = cache_dir() + "/" + s.key.key;
-      s.xs = r.x_values;
-      std::sort(s.xs.begin(), s.xs.end());
-      s.xs.erase(std::unique(s.xs.begin(), s.xs.end()), s.xs.end());
+      s.dir = package_dir(s.key);
+      s.xs = distinct_sorted(r.x_values);
       if (s.xs.front() < 1) throw std::runtime_error(r.x_name + " values must be >= 1");
       s.served = cached_packages(s.dir, s.xs);
       if (!s.served.empty()) {

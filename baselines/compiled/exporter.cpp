@@ -39,7 +39,7 @@ std::string env(const char* name) {
 }
 
 // First non-blank line of a message, trimmed.
-std::string first_line(const std::string& s) {
+std::string first_text_line(const std::string& s) {
   std::istringstream in(s);
   std::string line;
   while (std::getline(in, line)) {
@@ -83,7 +83,7 @@ std::string read_probe(const std::string& out, Probe& p) {
       ls >> idx >> cc;
       p.cuda_cc[idx] = cc;
     } else if (word == "cuda-error") {
-      p.cuda_error = first_line(line.substr(word.size()));
+      p.cuda_error = first_text_line(line.substr(word.size()));
     } else if (line.rfind(kError, 0) == 0) {
       error = line.substr(kError.size());
     }
@@ -102,7 +102,7 @@ std::string cpu_model() {
       std::istringstream in(info);
       for (std::string line; std::getline(in, line);)
         if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
-          return first_line(line.substr(line.find(':') + 1));
+          return first_text_line(line.substr(line.find(':') + 1));
     }
     struct utsname u;
     return ::uname(&u) == 0 ? std::string(u.machine) : std::string("unknown");
@@ -183,7 +183,7 @@ const Probe& probe(const std::string& python) {
     std::string detail = !probe_error.empty() ? probe_error : why;
     if (detail.empty()) detail = "printed no torch version";
     if (why.find("cannot run") == 0 || why.find("status 127") != std::string::npos)
-      detail = why + (out.empty() ? "" : ": " + first_line(out));
+      detail = why + (out.empty() ? "" : ": " + first_text_line(out));
     slot->error = "python '" + python + "' is not usable for torch_compile: " + detail;
   }
   return *slot;
@@ -310,7 +310,7 @@ std::string export_error(int wait_status, const std::string& log_path) {
   fs::read_file(log_path, &log);
   std::istringstream in(log);
   for (std::string line; std::getline(in, line);) {
-    const std::string t = first_line(line);
+    const std::string t = first_text_line(line);
     if (t.empty()) continue;
     const size_t p = t.find(kErr);
     if (p != std::string::npos) err = t.substr(p + kErr.size());

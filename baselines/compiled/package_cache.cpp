@@ -3,6 +3,7 @@
 
 #include <torch/version.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -45,6 +46,14 @@ std::string cache_dir() {
   if (!s.empty()) return s + "/opbench/aoti";
   s = env("HOME");
   return (s.empty() ? std::string("/tmp") : s) + "/.cache/opbench/aoti";
+}
+
+std::string package_dir(const PackageKey& k) { return cache_dir() + "/" + k.key; }
+
+std::vector<int64_t> distinct_sorted(std::vector<int64_t> xs) {
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  return xs;
 }
 
 PackageKey make_key(const CompileRequest& r) {

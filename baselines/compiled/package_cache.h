@@ -21,6 +21,10 @@ struct PackageKey {
 // exporting torch, LibTorch, the exporter's sources. Throws std::runtime_error when the
 // provider is not the op's or the exporter is unavailable for the device.
 PackageKey make_key(const CompileRequest& r);
+// The folder of the packages a key names: cache_dir()/<key>.
+std::string package_dir(const PackageKey& k);
+// x values sorted, each once: what a table's packages must serve.
+std::vector<int64_t> distinct_sorted(std::vector<int64_t> xs);
 
 std::string dyn_name(int64_t lo, int64_t hi);  // dyn-<lo>-<hi>.pt2
 std::string static_name(int64_t x);             // static-<x>.pt2

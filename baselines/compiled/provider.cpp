@@ -14,6 +14,7 @@
 #include "baselines/compiled/exporter.h"
 #include "baselines/compiled/package_cache.h"
 #include "core/fs.hpp"
+#include "core/text.hpp"
 #include "ops/op.hpp"
 
 namespace opbench {
@@ -23,7 +24,6 @@ namespace {
 using namespace compiled;
 using Loader = torch::inductor::AOTIModelPackageLoader;
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 std::string device_string(const at::Device& d) {
   if (d.is_cpu()) return "cpu";
@@ -58,7 +58,7 @@ std::string package_for(const OpSpec& op, const std::string& provider, const Par
   const std::string sig = point_signature(r, x);
   const std::string assigned = PackageMemory::get().package_of(sig);
   if (!assigned.empty() && fs::is_regular_file(assigned)) return assigned;
-  const std::string dir = cache_dir() + "/" + make_key(r).key;
+  const std::string dir = package_dir(make_key(r));
   std::string path = find_package(dir, x);
   if (!path.empty()) return path;
   const std::string failure = PackageMemory::get().failure_of(sig);
@@ -128,10 +128,8 @@ class PackageWork final : public TableWork {
     if (!compiled::unavailable(t.device).empty()) return false;
     CompileRequest r = request(t);
     r.device = normalize_device(r.device);
-    std::vector<int64_t> xs = r.x_values;
-    std::sort(xs.begin(), xs.end());
-    xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
-    return !xs.empty() && !cached_packages(cache_dir() + "/" + make_key(r).key, xs).empty();
+    const std::vector<int64_t> xs = distinct_sorted(r.x_values);
+    return !xs.empty() && !cached_packages(package_dir(make_key(r)), xs).empty();
   }
   std::vector<TableOutcome> run(const std::vector<TableTask>& tasks, int jobs, const TableProgress& progress) override {
     std::vector<CompileRequest> requests;

@@ -92,6 +92,8 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
 std::string one_line(const std::string& s) {
   std::string out = s;
   for (char& c : out)

@@ -38,4 +38,7 @@ std::string md_cell(const std::string& s);
 // `s` on one line: control characters shown as spaces (for names printed outside tables).
 std::string one_line(const std::string& s);
 
+// `s` up to its first newline (a message's headline).
+std::string first_line(const std::string& s);
+
 }  // namespace opbench

@@ -142,11 +142,6 @@ const Inputs& TorchExecutor::inputs_for(const Point& point) {
   return inputs_;
 }
 
-static std::string first_line(const std::string& s) {
-  auto nl = s.find('\n');
-  return nl == std::string::npos ? s : s.substr(0, nl);
-}
-
 void TorchExecutor::new_round() {
   try {
     device_->new_flush_buffer();
