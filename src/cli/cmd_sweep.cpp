@@ -214,11 +214,6 @@ struct Prepared {
   ProgressMode progress = ProgressMode::none;
 };
 
-void check_flush(TorchExecutor& ex, const Config& cfg) {
-  const std::string no_flush = ex.device().flush_unsupported(cfg.timing.flush_l2);
-  if (!no_flush.empty()) throw InputError(cfg.path, "timing.flush_l2", no_flush);
-}
-
 // A resumed run never loses a provider: one that cannot run here now is refused.
 void refuse_dropped(const SweepArgs& a, const std::vector<std::string>& dropped) {
   if (a.resume && !dropped.empty())
@@ -295,10 +290,8 @@ void measure_and_report(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasurer&
 // One device, measured in this process.
 void sweep_on_one_device(const SweepArgs& a, Cli& cli, Prepared& p) {
   const std::string device = p.shape.device.empty() ? default_device() : p.shape.device;
-  p.cfg.timing.threads = pin_threads(p.cfg.timing.threads, device);  // before any LibTorch work
-  TorchExecutor ex(device);
-  check_flush(ex, p.cfg);
-  refuse_dropped(a, drop_unavailable(p.sw, ex, std::cerr));
+  const std::unique_ptr<TorchExecutor> ex = open_executor(p.cfg, device);
+  refuse_dropped(a, drop_unavailable(p.sw, *ex, std::cerr));
   p.shape.device = canonical_device(device);
   p.shape.providers = sweep_providers(p.cfg, p.sw);
   if (a.dry_run) {
@@ -306,7 +299,7 @@ void sweep_on_one_device(const SweepArgs& a, Cli& cli, Prepared& p) {
     cli.status = kExitOk;
     return;
   }
-  LocalMeasurer local(ex, p.shape.device, p.cfg.timing);
+  LocalMeasurer local(*ex, p.shape.device, p.cfg.timing);
   measure_and_report(a, cli, p, local, {device}, true);
 }
 
@@ -340,15 +333,14 @@ std::vector<std::string> one_device_per_model(WorkerPool& pool, const std::vecto
 void sweep_on_devices(const SweepArgs& a, Cli& cli, Prepared& p) {
   const std::vector<WorkerSlot> slots = parse_devices(join_list(p.shape.devices), cuda_device_count());
   const std::string first = slots.front().device;
-  p.cfg.timing.threads = pin_threads(p.cfg.timing.threads, first);  // the count recorded, and the packages'
   if (a.dry_run) {
-    TorchExecutor ex(first);
-    check_flush(ex, p.cfg);
-    drop_unavailable(p.sw, ex, std::cerr);
+    const std::unique_ptr<TorchExecutor> ex = open_executor(p.cfg, first);
+    drop_unavailable(p.sw, *ex, std::cerr);
     print_dry_run(p.cfg, p.sw, p.shape, first, p.done, cli.db, slots.size());
     cli.status = kExitOk;
     return;
   }
+  p.cfg.timing.threads = pin_threads(p.cfg.timing.threads, first);  // the count recorded, and the packages'
   WorkerPool pool(pool_options(a, p, slots));
   if (!pool.start([] { return stop_requested().load(); })) {
     std::cerr << "interrupted before the run started: nothing stored\n";

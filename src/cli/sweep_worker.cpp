@@ -45,14 +45,19 @@ struct Measuring {
 WorkerHello open_device(Measuring& m, const std::string& config, const std::string& device, size_t max_points) {
   m.cfg = load_config(config);
   m.sw = expand(m.cfg, max_points);
-  m.cfg.timing.threads = pin_threads(m.cfg.timing.threads, device);  // before any LibTorch work
-  m.ex = std::make_unique<TorchExecutor>(device);
-  const std::string no_flush = m.ex->device().flush_unsupported(m.cfg.timing.flush_l2);
-  if (!no_flush.empty()) throw InputError(m.cfg.path, "timing.flush_l2", no_flush);
+  m.ex = open_executor(m.cfg, device);
   return worker_hello(*m.ex, m.cfg, device);
 }
 
 }  // namespace
+
+std::unique_ptr<TorchExecutor> open_executor(Config& cfg, const std::string& device) {
+  cfg.timing.threads = pin_threads(cfg.timing.threads, device);  // before any LibTorch work
+  auto ex = std::make_unique<TorchExecutor>(device);
+  const std::string no_flush = ex->device().flush_unsupported(cfg.timing.flush_l2);
+  if (!no_flush.empty()) throw InputError(cfg.path, "timing.flush_l2", no_flush);
+  return ex;
+}
 
 std::string worker_parent_env() { return std::string(kParentVariable) + "=" + std::to_string(::getpid()); }
 

@@ -69,10 +69,7 @@ CellResult measure_cell(Executor& ex, const std::vector<const Point*>& points, c
       const size_t c = (q + size_t(r)) % k;
       if (out.abandoned[c] || (!got[c].empty() && !got[c].back().ok())) continue;
       if (spent[c] >= timing.max_point_s) {
-        Result over;
-        over.unit = "ms";  // only speed points have rounds
-        over.error = budget_spent_error(timing, r + 1, rounds);
-        got[c].push_back(over);
+        got[c].push_back(failed_result(*points[c], budget_spent_error(timing, r + 1, rounds)));
         continue;
       }
       bool abandoned = false;
@@ -106,6 +103,13 @@ Result pool_rounds(const std::vector<Result>& rounds) {
     out.pct_peak = rounds.front().pct_peak * m0 / m;
   }
   return out;
+}
+
+Result failed_result(const Point& point, const std::string& why) {
+  Result r;
+  r.unit = point.metric() == "memory" ? "MiB" : "ms";
+  r.error = why;
+  return r;
 }
 
 double shown_value(const Result& r, const std::string& stat) {

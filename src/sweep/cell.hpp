@@ -31,6 +31,9 @@ CellResult measure_cell(Executor& ex, const std::vector<const Point*>& points, c
 // their statistics, the largest check error.
 Result pool_rounds(const std::vector<Result>& rounds);
 
+// The result of a point that failed for `why`, in its metric's unit.
+Result failed_result(const Point& point, const std::string& why);
+
 // The statistic a table shows for a result: the stat for speed, the peak for memory, -1 on error.
 double shown_value(const Result& r, const std::string& stat);
 

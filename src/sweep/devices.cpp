@@ -50,9 +50,9 @@ std::vector<WorkerSlot> parse_devices(const std::string& text, int cuda_count, c
 }
 
 std::string devices_text(const std::vector<WorkerSlot>& slots) {
-  std::string out;
-  for (const auto& s : slots) out += (out.empty() ? "" : ",") + s.device;
-  return out;
+  std::vector<std::string> devices;
+  for (const auto& s : slots) devices.push_back(s.device);
+  return join_list(devices);
 }
 
 void check_one_model(const std::vector<RunDevice>& devices, bool allow_mixed, const std::string& option) {

@@ -6,22 +6,17 @@ static bool same_cell(const Point& a, const Point& b) { return a.title == b.titl
 
 std::vector<Cell> plan_cells(const Sweep& sw, const std::set<std::string>& done) {
   std::vector<Cell> cells;
-  for (size_t i = 0; i < sw.points.size();) {
-    size_t j = i;
-    Cell cell;
-    for (; j < sw.points.size() && same_cell(sw.points[j], sw.points[i]); ++j)
-      if (!done.count(sw.points[j].key())) cell.points.push_back(j);
-    cell.last = j - 1;
-    if (!cell.points.empty()) cells.push_back(std::move(cell));
-    i = j;
+  for (size_t i = 0; i < sw.points.size(); ++i) {
+    if (cells.empty() || !same_cell(sw.points[cells.back().points.front()], sw.points[i])) cells.emplace_back();
+    cells.back().points.push_back(i);
   }
-  return cells;
+  return done.empty() ? cells : drop_done(sw, cells, done);
 }
 
 std::vector<Cell> drop_done(const Sweep& sw, const std::vector<Cell>& cells, const std::set<std::string>& done) {
   std::vector<Cell> out;
   for (const auto& c : cells) {
-    Cell left{{}, c.last};
+    Cell left;
     for (size_t i : c.points)
       if (!done.count(sw.points[i].key())) left.points.push_back(i);
     if (!left.points.empty()) out.push_back(std::move(left));

@@ -15,7 +15,6 @@ namespace opbench {
 // speed points are measured together, in rounds (Timing::rounds).
 struct Cell {
   std::vector<size_t> points;  // indices into Sweep::points, in column order
-  size_t last = 0;             // index of the cell's last point, stored or not ("[i/N]")
 };
 
 // The cells holding a point whose key is not in `done`, in sweep order.

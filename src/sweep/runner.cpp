@@ -199,9 +199,7 @@ class SweepLoop {
     if (!opt_.on_hung) return {};
     return [this](const Point& p, double seconds, const std::function<void()>& measure) {
       return watch_->within(seconds + opt_.hang_grace_s, measure, [this, &p] {
-        Result r;
-        r.unit = p.metric() == "memory" ? "MiB" : "ms";
-        r.error = hung_error(cfg_.timing, opt_.hang_grace_s);
+        const Result r = failed_result(p, hung_error(cfg_.timing, opt_.hang_grace_s));
         store_.add_point(stored_point(p, r, opt_.device));
         log_ << "point failed: " << cell_name(p) << " " << p.provider << ": " << r.error << "\n" << std::flush;
         opt_.on_hung(run_.id);

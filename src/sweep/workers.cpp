@@ -42,13 +42,6 @@ int reap(pid_t pid, double wait_s) {
   return status;
 }
 
-Result failed(const Point& p, const std::string& why) {
-  Result r;
-  r.unit = p.metric() == "memory" ? "MiB" : "ms";
-  r.error = why;
-  return r;
-}
-
 }  // namespace
 
 WorkerPool::WorkerPool(PoolOptions opt) : opt_(std::move(opt)) {
@@ -236,7 +229,7 @@ void WorkerPool::take_reply(Worker& w, const std::string& line, std::deque<Job>&
       rest.push_back(p);
       continue;
     }
-    hooks.done({p}, {{failed(*p, r.error)}, {false}, {}}, w.slot.name, took);
+    hooks.done({p}, {{failed_result(*p, r.error)}, {false}, {}}, w.slot.name, took);
   }
   if (rest.size() == job.points.size()) throw RuntimeFailure(who + " reported a point not in its cell");
   if (!rest.empty()) queue.push_front({rest, job.ends});
@@ -276,7 +269,7 @@ void WorkerPool::give_up(Job& job, const CellHooks& hooks, const std::string& de
   for (const auto& e : job.ends) ends += (ends.empty() ? "" : "; ") + e;
   CellResult got;
   for (const Point* p : job.points) {
-    got.results.push_back(failed(*p, "its worker ended while measuring its table cell, twice (" + ends + ")"));
+    got.results.push_back(failed_result(*p, "its worker ended while measuring its table cell, twice (" + ends + ")"));
     got.abandoned.push_back(false);
   }
   hooks.done(job.points, got, device, 0);
