@@ -78,9 +78,47 @@ static void expect_bad(const std::string& text, const std::string& field, const 
   }
 }
 
+TEST(Config, WhatTheConfigLeavesTheDeviceDecides) {
+  const std::string base = "op: act\nx: {n: [16]}\n";
+  Timing cpu = parse_config(base, "a.yaml").timing, gpu = cpu;
+  EXPECT_EQ(cpu.interleave, Timing::kDeviceDefault);
+  EXPECT_EQ(cpu.processes, Timing::kDeviceDefault);
+  resolve_device_defaults(cpu, "cpu");
+  resolve_device_defaults(gpu, "cuda:1");
+  EXPECT_EQ(cpu.flush_l2, L2Flush::none);  // warm, as torch.utils.benchmark
+  EXPECT_EQ(cpu.interleave, Timing::kCpuInterleave);
+  EXPECT_EQ(cpu.processes, Timing::kCpuProcesses);
+  EXPECT_EQ(gpu.flush_l2, L2Flush::write);  // do_bench's
+  EXPECT_EQ(gpu.interleave, 1);
+  EXPECT_EQ(gpu.processes, 1);
+  // What the config says stands, on either device.
+  Timing given = parse_config(base + "timing: {flush_l2: write, interleave: 3, processes: 2}\n", "a.yaml").timing;
+  resolve_device_defaults(given, "cpu");
+  EXPECT_EQ(given.flush_l2, L2Flush::write);
+  EXPECT_EQ(given.interleave, 3);
+  EXPECT_EQ(given.processes, 2);
+  resolve_device_defaults(given, "cuda");
+  EXPECT_EQ(given.processes, 2);
+}
+
+TEST(Config, InterleaveAndProcessesAreBounded) {
+  const std::string base = "op: act\nx: {n: [16]}\n";
+  for (const char* bad : {"interleave: 0", "interleave: 1001", "interleave: 2.5", "interleave: many", "processes: 0",
+                          "processes: 65", "processes: [2]"}) {
+    const std::string key = std::string("timing.") + std::string(bad).substr(0, std::string(bad).find(':'));
+    try {
+      parse_config(base + "timing: {" + bad + "}\n", "a.yaml");
+      ADD_FAILURE() << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(parse_config(base + "timing: {interleave: 1000, processes: 64}\n", "a.yaml").timing.processes, 64);
+}
+
 TEST(Config, FlushModes) {
   const std::string base = "op: act\nx: {n: [16]}\n";
-  EXPECT_EQ(parse_config(base, "a.yaml").timing.flush_l2, L2Flush::write);  // do_bench's
+  EXPECT_EQ(parse_config(base, "a.yaml").timing.flush_l2, L2Flush::device);  // the device decides
   EXPECT_EQ(parse_config(base + "timing: {flush_l2: true}\n", "a.yaml").timing.flush_l2, L2Flush::write);
   EXPECT_EQ(parse_config(base + "timing: {flush_l2: write}\n", "a.yaml").timing.flush_l2, L2Flush::write);
   EXPECT_EQ(parse_config(base + "timing: {flush_l2: read}\n", "a.yaml").timing.flush_l2, L2Flush::read);

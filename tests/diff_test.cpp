@@ -431,10 +431,32 @@ TEST(Diff, ARunAgainstItselfHasNoRegression) {
   EXPECT_NE(diff_markdown(d).find("No regressions."), std::string::npos);
 }
 
+TEST(Diff, WarnsWhenTheRunsInterleavedOrSpreadTheirRoundsDifferently) {
+  std::vector<StoredPoint> pts = {speed_point(kTitle, 256, "torch", "to", noisy(1.0, 0.01, 20, 1))};
+  ReportRun a = run_of(1, pts), b = run_of(2, pts);
+  Timing t;
+  t.interleave = 1;
+  t.processes = 1;
+  set_timing(a.run, t);
+  t.interleave = 64;
+  t.processes = 4;
+  set_timing(b.run, t);
+  DiffResult d = diff_runs(a, b, DiffOptions{});
+  ASSERT_EQ(d.warnings.size(), 2u);
+  EXPECT_NE(d.warnings[0].find("interleaved the rounds of different numbers of table cells (base: 1, head: 64)"),
+            std::string::npos)
+      << d.warnings[0];
+  EXPECT_NE(d.warnings[1].find("different numbers of processes (base: 1, head: 4)"), std::string::npos)
+      << d.warnings[1];
+  b.run.processes = 0;  // unknown (an import): nothing to compare
+  EXPECT_EQ(diff_runs(a, b, DiffOptions{}).warnings.size(), 1u);
+}
+
 TEST(Diff, WarnsWhenTheRunsWereTimedDifferently) {
   std::vector<StoredPoint> pts = {speed_point(kTitle, 256, "torch", "to", noisy(1.0, 0.01, 20, 1))};
   ReportRun a = run_of(1, pts), b = run_of(2, pts);
   Timing t;
+  t.flush_l2 = L2Flush::write;
   set_timing(a.run, t);
   t.flush_l2 = L2Flush::read;
   set_timing(b.run, t);

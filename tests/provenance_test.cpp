@@ -136,6 +136,7 @@ TEST(Provenance, AReportWithoutAGpuOrForAnImportShowsWhatIsKnown) {
   r.env.gpu = "Some CPU";
   Timing t;
   t.threads = 0;
+  t.flush_l2 = L2Flush::write;
   set_timing(r, t);
   std::string doc = render_report({{r, {}}});
   EXPECT_NE(doc.find("timing: L2 flush write, 8 rounds, warm-up 25 ms and repeat 100 ms a point, LibTorch's own threads"),

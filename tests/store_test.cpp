@@ -277,7 +277,8 @@ TEST(Store, PointsRecordTheirDeviceAndOlderPointsTheirRuns) {
     s.add_point(make_point(swept.id, 0, "torch", 256, 0.5));
     s.add_point(make_point(imported.id, 0, "torch", 256, 0.5));
     ASSERT_EQ(sqlite3_exec(s.handle(),
-                           "ALTER TABLE points DROP COLUMN device; DROP TABLE run_devices; PRAGMA user_version = 7;",
+                           "ALTER TABLE points DROP COLUMN device; DROP TABLE run_devices; ALTER TABLE runs DROP COLUMN "
+                           "interleave; ALTER TABLE runs DROP COLUMN processes; PRAGMA user_version = 7;",
                            nullptr, nullptr, nullptr),
               SQLITE_OK);
   }

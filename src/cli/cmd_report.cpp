@@ -161,6 +161,8 @@ void add_runs_command(CLI::App& app, Cli& cli) {
                      {"peak_gbps", r.env.peak_gbps}, {"source", r.source},
                      {"flush_l2", r.flush_l2.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.flush_l2)},
                      {"rounds", r.rounds > 0 ? nlohmann::ordered_json(r.rounds) : nlohmann::ordered_json()},
+                     {"interleave", r.interleave > 0 ? nlohmann::ordered_json(r.interleave) : nlohmann::ordered_json()},
+                     {"processes", r.processes > 0 ? nlohmann::ordered_json(r.processes) : nlohmann::ordered_json()},
                      {"threads", r.threads >= 0 ? nlohmann::ordered_json(r.threads) : nlohmann::ordered_json()},
                      {"tuning", tuning_json(r)}});
         if (!r.shard.empty()) a.back()["shard"] = r.shard;

@@ -24,6 +24,7 @@
 #include "report/report.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/resume.hpp"
+#include "sweep/round_processes.hpp"
 #include "sweep/devices.hpp"
 #include "sweep/runner.hpp"
 #include "sweep/shard.hpp"
@@ -287,7 +288,12 @@ void measure_and_report(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasurer&
   cli.status = kExitOk;
 }
 
-// One device, measured in this process.
+// The command line of a worker: this opbench, `sweep CONFIG --worker --device D`.
+std::vector<std::string> worker_command(const std::string& config, const std::string& device, size_t max_points) {
+  return {"/proc/self/exe", "sweep", config, "--worker", "--device", device, "--max-points", std::to_string(max_points)};
+}
+
+// One device, measured in this process (its rounds spread over timing.processes processes).
 void sweep_on_one_device(const SweepArgs& a, Cli& cli, Prepared& p) {
   const std::string device = p.shape.device.empty() ? default_device() : p.shape.device;
   const std::unique_ptr<TorchExecutor> ex = open_executor(p.cfg, device);
@@ -299,19 +305,26 @@ void sweep_on_one_device(const SweepArgs& a, Cli& cli, Prepared& p) {
     cli.status = kExitOk;
     return;
   }
-  LocalMeasurer local(*ex, p.shape.device, p.cfg.timing);
+  std::unique_ptr<RoundProcesses> spread;
+  if (p.cfg.timing.processes > 1) {
+    RoundProcessOptions o;
+    o.processes = p.cfg.timing.processes;
+    o.command = worker_command(p.cfg.path, p.shape.device, a.max_points);
+    o.env = {worker_parent_env()};
+    o.config_hash = p.cfg.hash;
+    o.op = p.cfg.op;
+    spread = std::make_unique<RoundProcesses>(*ex, o);
+  }
+  LocalMeasurer local(spread ? static_cast<Executor&>(*spread) : *ex, p.shape.device, p.cfg.timing);
   measure_and_report(a, cli, p, local, {device}, true);
 }
 
-// The command line of a worker: this opbench, `sweep CONFIG --worker --device D`.
 PoolOptions pool_options(const SweepArgs& a, const Prepared& p, const std::vector<WorkerSlot>& slots) {
   PoolOptions o;
   o.slots = slots;
-  const std::string config = p.cfg.path, max_points = std::to_string(a.max_points);
-  o.command = [config, max_points](const WorkerSlot& slot) {
-    return std::vector<std::string>{"/proc/self/exe", "sweep", config, "--worker", "--device", slot.device,
-                                    "--max-points", max_points};
-  };
+  const std::string config = p.cfg.path;
+  const size_t max_points = a.max_points;
+  o.command = [config, max_points](const WorkerSlot& slot) { return worker_command(config, slot.device, max_points); };
   o.env = {worker_parent_env()};
   o.config_hash = p.cfg.hash;
   o.allow_mixed = a.allow_mixed;
@@ -340,6 +353,9 @@ void sweep_on_devices(const SweepArgs& a, Cli& cli, Prepared& p) {
     cli.status = kExitOk;
     return;
   }
+  resolve_device_defaults(p.cfg.timing, first);  // as each worker does (open_executor)
+  // Each device's worker measures a table cell whole, in its one process.
+  p.cfg.timing.interleave = p.cfg.timing.processes = 1;
   p.cfg.timing.threads = pin_threads(p.cfg.timing.threads, first);  // the count recorded, and the packages'
   WorkerPool pool(pool_options(a, p, slots));
   if (!pool.start([] { return stop_requested().load(); })) {

@@ -11,9 +11,10 @@ namespace opbench {
 
 class TorchExecutor;
 
-// The executor a sweep measures on `device` with (in the sweep's process or in a worker):
-// LibTorch's threads pinned first (cfg.timing.threads becomes the count recorded), the device
-// opened, the config's L2 flush checked against it (InputError naming timing.flush_l2).
+// The executor a sweep measures on `device` with (in the sweep's process or in a worker): what
+// the config leaves to the device decided (resolve_device_defaults), LibTorch's threads pinned
+// first (cfg.timing.threads becomes the count recorded), the device opened, the config's L2
+// flush checked against it (InputError naming timing.flush_l2).
 std::unique_ptr<TorchExecutor> open_executor(Config& cfg, const std::string& device);
 
 // The environment entry a parent gives its workers (its pid): a worker whose parent is gone

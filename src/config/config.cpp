@@ -33,8 +33,16 @@ const char* l2_flush_name(L2Flush f) {
     case L2Flush::none: return "none";
     case L2Flush::write: return "write";
     case L2Flush::read: return "read";
+    case L2Flush::device: return "device";
   }
   return "?";
+}
+
+void resolve_device_defaults(Timing& timing, const std::string& device) {
+  const bool cpu = device.rfind("cpu", 0) == 0;
+  if (timing.flush_l2 == L2Flush::device) timing.flush_l2 = cpu ? L2Flush::none : L2Flush::write;
+  if (timing.interleave == Timing::kDeviceDefault) timing.interleave = cpu ? Timing::kCpuInterleave : 1;
+  if (timing.processes == Timing::kDeviceDefault) timing.processes = cpu ? Timing::kCpuProcesses : 1;
 }
 
 namespace {
@@ -356,12 +364,25 @@ json parse_tree(const std::string& text, const std::string& path) {
 Timing parse_timing(const json& block, const Checker& c) {
   Timing timing;
   const json& t = c.object(block, "timing");
-  c.known_keys(t, "timing", {"warmup_ms", "rep_ms", "stat", "flush_l2", "rounds", "threads", "max_point_s"});
+  c.known_keys(t, "timing", {"warmup_ms", "rep_ms", "stat", "flush_l2", "rounds", "interleave", "processes",
+                                  "threads", "max_point_s"});
   if (t.contains("rounds")) {
     const json& r = t["rounds"];
     if (!r.is_number_integer() || r.get<int64_t>() < 1 || r.get<int64_t>() > 100)
       c.fail("timing.rounds", "must be an integer from 1 to 100, got " + show(r));
     timing.rounds = int(r.get<int64_t>());
+  }
+  if (t.contains("interleave")) {
+    const json& n = t["interleave"];
+    if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > 1000)
+      c.fail("timing.interleave", "must be an integer from 1 (each table cell whole) to 1000, got " + show(n));
+    timing.interleave = int(n.get<int64_t>());
+  }
+  if (t.contains("processes")) {
+    const json& n = t["processes"];
+    if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > 64)
+      c.fail("timing.processes", "must be an integer from 1 (this process alone) to 64, got " + show(n));
+    timing.processes = int(n.get<int64_t>());
   }
   if (t.contains("threads")) {
     const json& n = t["threads"];

@@ -13,8 +13,10 @@ namespace opbench {
 
 // How the caches are emptied before each timed call: none; write (a memset of a buffer larger
 // than the cache, as triton.testing.do_bench: the call pays the write-back of the dirty lines
-// it evicts); read (a read of that buffer: the cache is cold and clean).
-enum class L2Flush { none, write, read };
+// it evicts); read (a read of that buffer: the cache is cold and clean); device: what the
+// device does when the config does not say (resolve_device_defaults: write on CUDA, none on
+// the CPU), never seen by a measure.
+enum class L2Flush { none, write, read, device };
 
 // Limits of a config (README "Limits"), far beyond any real one; they bound what a hostile
 // file can cost. The tree: mappings and lists nested at most kMaxConfigDepth deep, at most
@@ -29,13 +31,26 @@ struct Timing {
   double warmup_ms = 25;
   double rep_ms = 100;
   std::string stat = "median";  // median | mean | min | max | p20 | p80
-  L2Flush flush_l2 = L2Flush::write;
+  L2Flush flush_l2 = L2Flush::device;
   // Speed points are measured in this many rounds, the providers of a table cell one after
   // another in each round, and each round on memory placed anew (flush buffer, inputs): a short
   // call's time depends on where its data and the flush's dirty lines lie (docs/measurement.md).
   // Each round takes warmup_ms / rounds and rep_ms / rounds; the samples are pooled, and each
   // round's count is kept (Result::rounds): the verdicts compare rounds, not samples.
   int rounds = 8;
+  // How many consecutive table cells have their rounds interleaved: round 1 of each of them in
+  // turn, then round 2, and so on, so that a burst of other work on the machine falls into one
+  // round of several cells rather than every round of one (docs/measurement.md, interleaving).
+  // The cells of such a block are stored when its last round ends. kDeviceDefault: 1 on CUDA
+  // (each cell whole, as before), kCpuInterleave on the CPU.
+  static constexpr int kDeviceDefault = -1;
+  static constexpr int kCpuInterleave = 64;
+  int interleave = kDeviceDefault;
+  // Over how many processes the rounds of a cell are spread: round r in process r mod N, this
+  // one and N - 1 workers on the same device (sweep/round_processes.hpp). kDeviceDefault: 1 on
+  // CUDA, kCpuProcesses on the CPU.
+  static constexpr int kCpuProcesses = 4;
+  int processes = kDeviceDefault;
   // LibTorch's intra- and inter-op threads (and the compiled packages' OpenMP) while timing:
   // kThreadsDefault leaves the choice to the device (1 on the CPU: a multi-threaded op on a
   // shared machine times the other tenants; LibTorch's own on CUDA), 0 is LibTorch's own
@@ -86,7 +101,15 @@ std::optional<StoredTiming> stored_timing(const std::string& text, const std::st
 
 // The stats a table can show.
 const std::vector<std::string>& stat_names();
-// A flush's name in configs and messages: "none", "write" or "read".
+// A flush's name in configs and messages: "none", "write" or "read" ("device" unresolved).
 const char* l2_flush_name(L2Flush f);
+
+// Decides what the config left to the device (`device`: "cpu", "cuda", "cuda:N"): the flush
+// (write on CUDA, as triton.testing.do_bench; none on the CPU, as torch.utils.benchmark and
+// google/benchmark time), the interleaving and the round processes (1 and 1 on CUDA,
+// Timing::kCpuInterleave and Timing::kCpuProcesses on the CPU).
+// On a shared CPU a flushed call's time is set by the other tenants' memory traffic and moved
+// by up to 1.8x between back-to-back sweeps (docs/measurement.md, CPU timing).
+void resolve_device_defaults(Timing& timing, const std::string& device);
 
 }  // namespace opbench

@@ -146,6 +146,11 @@ std::vector<std::string> comparability_warnings(const RunInfo& base, const RunIn
   add("the runs measured in different numbers of rounds",
       differ(base.rounds > 0 ? std::to_string(base.rounds) : "", head.rounds > 0 ? std::to_string(head.rounds) : ""),
       ": the rounds' evidence differs in strength");
+  auto count = [](int64_t n) { return n > 0 ? std::to_string(n) : std::string(); };
+  add("the runs interleaved the rounds of different numbers of table cells",
+      differ(count(base.interleave), count(head.interleave)), ": a burst of other work hits their rounds differently");
+  add("the runs spread their rounds over different numbers of processes",
+      differ(count(base.processes), count(head.processes)), ": what lasts a process weighs differently");
   add("the runs had different timing budgets", differ(budgets(base), budgets(head)), "");
   add("the runs set different tuning variables", differ(tuning_of(base), tuning_of(head)),
       ": the kernels ran differently");

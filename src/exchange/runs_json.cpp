@@ -15,7 +15,7 @@ namespace {
 
 const char* const kFormat = "opbench-runs";
 // 2: timing, options, tuning and the GPU's state; 3: each point's device and a run's devices.
-const int kVersion = 3;
+const int kVersion = 4;
 
 // ------------------------------------------------------------------ writing
 
@@ -107,7 +107,8 @@ json run_json(const RunRecord& rec) {
           {"stat", r.stat},
           {"config", {{"path", r.config_path}, {"hash", r.config_hash}, {"text", r.config_text}}},
           {"timing",
-           {{"flush_l2", r.flush_l2}, {"rounds", r.rounds}, {"threads", r.threads},
+           {{"flush_l2", r.flush_l2}, {"rounds", r.rounds}, {"interleave", r.interleave}, {"processes", r.processes},
+            {"threads", r.threads},
             {"warmup_ms", number(r.warmup_ms)}, {"rep_ms", number(r.rep_ms)}}},
           {"options", pairs_json(rec.options)},
           {"environment", environment_to_json(r.env)},
@@ -300,6 +301,8 @@ RunRecord run_from(const Obj& o) {
     r.flush_l2 = t.str("flush_l2");
     r.rounds = t.integer("rounds");
     r.threads = t.integer("threads");
+    if (t.has("interleave")) r.interleave = t.integer("interleave");  // version 4
+    if (t.has("processes")) r.processes = t.integer("processes");
     r.warmup_ms = t.num("warmup_ms");
     r.rep_ms = t.num("rep_ms");
   }

@@ -63,6 +63,9 @@ class Executor {
   // Before the next round of a cell (Timing::rounds): what a timing depends on besides the
   // code (the flush buffer, the inputs) is placed in new memory for the measures that follow.
   virtual void new_round() {}
+  // The measures that follow are round `round` (0-based) of their cell: where an executor
+  // spreads the rounds over processes, this picks the process (sweep/round_processes.hpp).
+  virtual void set_round(int /*round*/) {}
   // The device's state now (clocks, temperature, power, throttling): read once per table
   // cell, right after its measures. Unknown (known = false) where there is none to read.
   virtual DeviceState device_state() { return {}; }

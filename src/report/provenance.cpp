@@ -35,6 +35,8 @@ std::string timing_line(const RunInfo& r) {
   std::vector<std::string> parts;
   if (!r.flush_l2.empty()) parts.push_back("L2 flush " + r.flush_l2);
   if (r.rounds > 0) parts.push_back(std::to_string(r.rounds) + (r.rounds == 1 ? " round" : " rounds"));
+  if (r.interleave > 1) parts.push_back("interleaved over " + std::to_string(r.interleave) + " table cells");
+  if (r.processes > 1) parts.push_back("spread over " + std::to_string(r.processes) + " processes");
   if (r.warmup_ms > 0 && r.rep_ms > 0)
     parts.push_back("warm-up " + num("%g", r.warmup_ms) + " ms and repeat " + num("%g", r.rep_ms) + " ms a point");
   if (r.threads >= 0) parts.push_back(threads_text(r.threads));

@@ -104,6 +104,11 @@ const std::vector<std::string>& migrations() {
          CREATE TABLE run_devices(
            run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
            device TEXT NOT NULL, gpu TEXT NOT NULL, peak_gbps REAL, PRIMARY KEY(run_id, device));)",
+      // 9: how many table cells a run interleaved the rounds of, and over how many processes it
+      // spread them; every older sweep measured each cell whole in one process.
+      R"(ALTER TABLE runs ADD COLUMN interleave INTEGER;
+         ALTER TABLE runs ADD COLUMN processes INTEGER;
+         UPDATE runs SET interleave = 1, processes = 1 WHERE source = 'sweep';)",
   };
   return m;
 }
@@ -200,7 +205,7 @@ const char* kRunColumns =
     "compute_capability, peak_gbps, host, git_commit, config_path, config_text, config_hash, op, "
     "stat, notation, started_at, finished_at, status, "
     "(SELECT COUNT(*) FROM points WHERE points.run_id = runs.id) AS points, uuid, flush_l2, rounds, "
-    "threads, warmup_ms, rep_ms, tuning, gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, "
+    "interleave, processes, threads, warmup_ms, rep_ms, tuning, gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, "
     "gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled, "
     "COALESCE((SELECT value FROM run_options WHERE run_id = runs.id AND name = 'shard'), '') AS shard, "
     "COALESCE((SELECT value FROM run_options WHERE run_id = runs.id AND name = 'shards'), '') AS shards";
@@ -293,6 +298,8 @@ RunInfo read_run(const Stmt& s) {
   r.uuid = s.text("uuid");
   r.flush_l2 = s.text("flush_l2");
   r.rounds = s.i64("rounds");
+  r.interleave = s.i64("interleave");
+  r.processes = s.i64("processes");
   r.threads = s.is_null("threads") ? RunInfo::kThreadsUnknown : s.i64("threads");
   r.warmup_ms = s.is_null("warmup_ms") ? 0 : s.f64("warmup_ms");
   r.rep_ms = s.is_null("rep_ms") ? 0 : s.f64("rep_ms");
@@ -351,6 +358,8 @@ std::string random_uuid() {
 void set_timing(RunInfo& run, const Timing& timing) {
   run.flush_l2 = l2_flush_name(timing.flush_l2);
   run.rounds = timing.rounds;
+  run.interleave = timing.interleave > 0 ? timing.interleave : 0;
+  run.processes = timing.processes > 0 ? timing.processes : 0;
   run.threads = timing.threads < 0 ? RunInfo::kThreadsUnknown : timing.threads;
   run.warmup_ms = timing.warmup_ms;
   run.rep_ms = timing.rep_ms;
@@ -472,7 +481,9 @@ void Store::backfill_timing() {
     u.bind(":id", t.id);
     if (t.timing) {
       const Timing& tm = t.timing->timing;
-      u.bind(":flush_l2", l2_flush_name(tm.flush_l2)).bind(":warmup_ms", tm.warmup_ms).bind(":rep_ms", tm.rep_ms);
+      // (before the device decided an unset flush, every run flushed with write)
+      const L2Flush flush = tm.flush_l2 == L2Flush::device ? L2Flush::write : tm.flush_l2;
+      u.bind(":flush_l2", l2_flush_name(flush)).bind(":warmup_ms", tm.warmup_ms).bind(":rep_ms", tm.rep_ms);
     } else {
       u.null(":flush_l2").null(":warmup_ms").null(":rep_ms");
     }
@@ -508,6 +519,10 @@ void bind_run(Stmt& s, const RunInfo& r) {
   else s.bind(":flush_l2", r.flush_l2);
   if (r.rounds > 0) s.bind(":rounds", r.rounds);
   else s.null(":rounds");
+  for (auto [name, v] : {std::pair{":interleave", r.interleave}, {":processes", r.processes}}) {
+    if (v > 0) s.bind(name, v);
+    else s.null(name);
+  }
   if (r.threads >= 0) s.bind(":threads", r.threads);
   else s.null(":threads");
   s.bind(":warmup_ms", r.warmup_ms > 0 ? r.warmup_ms : std::nan(""));
@@ -523,13 +538,13 @@ int64_t Store::begin_run(RunInfo& r) {
   Stmt s(db_,
          "INSERT INTO runs(label, source, device, gpu, sm_count, memory_bytes, driver, cuda_runtime,"
          " torch_version, compute_capability, peak_gbps, host, git_commit, config_path, config_text,"
-         " config_hash, op, stat, notation, started_at, finished_at, status, uuid, flush_l2, rounds, threads,"
-         " warmup_ms, rep_ms, tuning, gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, gpu_temperature_c,"
+         " config_hash, op, stat, notation, started_at, finished_at, status, uuid, flush_l2, rounds, interleave,"
+         " processes, threads, warmup_ms, rep_ms, tuning, gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, gpu_temperature_c,"
          " gpu_power_w, gpu_reasons, gpu_throttled)"
          " VALUES(:label, :source, :device, :gpu, :sm_count, :memory_bytes, :driver, :cuda_runtime,"
          " :torch_version, :compute_capability, :peak_gbps, :host, :git_commit, :config_path, :config_text,"
          " :config_hash, :op, :stat, :notation, :started_at, :finished_at, :status, :uuid, :flush_l2, :rounds,"
-         " :threads, :warmup_ms, :rep_ms, :tuning, :gpu_sm_mhz, :gpu_memory_mhz, :gpu_sm_default_mhz,"
+         " :interleave, :processes, :threads, :warmup_ms, :rep_ms, :tuning, :gpu_sm_mhz, :gpu_memory_mhz, :gpu_sm_default_mhz,"
          " :gpu_temperature_c, :gpu_power_w, :gpu_reasons, :gpu_throttled)");
   bind_run(s, r);
   s.step();

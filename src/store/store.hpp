@@ -42,6 +42,9 @@ struct RunInfo {
   static constexpr int64_t kThreadsUnknown = -1;
   int64_t threads = kThreadsUnknown;
   double warmup_ms = 0, rep_ms = 0;
+  // The table cells whose rounds were interleaved, and the processes the rounds were spread
+  // over (schema 9; 0 unknown; older sweeps: 1 and 1).
+  int64_t interleave = 0, processes = 0;
   std::string started_at, finished_at;
   std::string status = "running";  // running | done | interrupted
   // column label -> provider, in column order (the report's Notation list)

@@ -23,7 +23,7 @@ Timing round_timing(const Timing& timing, int rounds) {
 }
 
 // One round of one point, within what is left of its budget (`spent` so far, updated).
-Result measure_round(Executor& ex, const Point& p, Timing t, double& spent, const MeasureGuard& guard,
+Result measure_one_round(Executor& ex, const Point& p, Timing t, double& spent, const MeasureGuard& guard,
                      bool& abandoned) {
   t.max_point_s -= spent;
   Result r;
@@ -51,34 +51,93 @@ std::string hung_error(const Timing& timing, double grace_s) {
          seconds_text(timing.max_point_s) + ") and " + seconds_text(grace_s) + " more; the point was abandoned";
 }
 
-CellResult measure_cell(Executor& ex, const std::vector<const Point*>& points, const Timing& timing,
-                        const MeasureGuard& guard) {
-  const size_t k = points.size();
-  const int rounds = points.front()->metric() == "memory" ? 1 : std::max(1, timing.rounds);
-  const Timing per_round = round_timing(timing, rounds);
-  std::vector<std::vector<Result>> got(k);
-  std::vector<double> spent(k, 0);
+namespace {
+
+// A cell under way in a block: its points' rounds so far and what is left of their budgets.
+struct CellRounds {
+  const CellPoints* points = nullptr;
+  int rounds = 1;
+  Timing per_round;
+  std::vector<std::vector<Result>> got;
+  std::vector<double> spent;
   CellResult out;
-  out.abandoned.assign(k, false);
-  // Round r starts with provider r mod k: every provider takes every place in the order
-  // equally often (the first measure after new inputs runs differently: docs/measurement.md, rounds). A point
-  // that failed (or was abandoned) sits out the rounds after.
-  for (int r = 0; r < rounds; ++r) {
-    if (r > 0) ex.new_round();
+
+  CellRounds(const CellPoints& p, const Timing& timing) : points(&p) {
+    const size_t k = p.size();
+    rounds = p.front()->metric() == "memory" ? 1 : std::max(1, timing.rounds);
+    per_round = round_timing(timing, rounds);
+    got.resize(k);
+    spent.assign(k, 0);
+    out.abandoned.assign(k, false);
+  }
+
+  // Round r: the providers in turn, starting with provider r mod k (every provider takes every
+  // place in the order equally often: the first measure after new inputs runs differently,
+  // docs/measurement.md, rounds). A point that failed (or was abandoned) sits out the rounds
+  // after.
+  void measure_round(Executor& ex, int r, const Timing& timing, const MeasureGuard& guard) {
+    const size_t k = points->size();
+    const auto t0 = std::chrono::steady_clock::now();
     for (size_t q = 0; q < k; ++q) {
       const size_t c = (q + size_t(r)) % k;
+      const Point& p = *(*points)[c];
       if (out.abandoned[c] || (!got[c].empty() && !got[c].back().ok())) continue;
       if (spent[c] >= timing.max_point_s) {
-        got[c].push_back(failed_result(*points[c], budget_spent_error(timing, r + 1, rounds)));
+        got[c].push_back(failed_result(p, budget_spent_error(timing, r + 1, rounds)));
         continue;
       }
       bool abandoned = false;
-      got[c].push_back(measure_round(ex, *points[c], per_round, spent[c], guard, abandoned));
+      got[c].push_back(measure_one_round(ex, p, per_round, spent[c], guard, abandoned));
       out.abandoned[c] = abandoned;
     }
+    out.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (r + 1 == rounds) {
+      for (const auto& g : got) out.results.push_back(pool_rounds(g));
+      out.state = ex.device_state();  // the device right after the cell's last measures
+    }
   }
-  for (const auto& g : got) out.results.push_back(pool_rounds(g));
-  out.state = ex.device_state();  // the GPU right after the cell's measures
+};
+
+}  // namespace
+
+CellResult measure_cell(Executor& ex, const CellPoints& points, const Timing& timing, const MeasureGuard& guard) {
+  return measure_cells(ex, {points}, timing, guard).front();
+}
+
+std::vector<CellResult> measure_cells(Executor& ex, const std::vector<CellPoints>& cells, const Timing& timing,
+                                      const MeasureGuard& guard, const std::function<bool()>& stop) {
+  std::vector<CellRounds> block;
+  int passes = 0;
+  for (const auto& c : cells) {
+    block.emplace_back(c, timing);
+    passes = std::max(passes, block.back().rounds);
+  }
+  bool first = true, stopped = false;
+  for (int r = 0; r < passes && !stopped; ++r)
+    for (auto& cell : block) {
+      if (r >= cell.rounds) continue;
+      if (!first && stop && stop()) {
+        stopped = true;
+        break;
+      }
+      ex.set_round(r);
+      if (!first) ex.new_round();
+      first = false;
+      cell.measure_round(ex, r, timing, guard);
+    }
+  std::vector<CellResult> out;
+  for (auto& cell : block) {
+    cell.out.finished = cell.out.results.size() == cell.points->size();
+    out.push_back(std::move(cell.out));
+  }
+  return out;
+}
+
+std::vector<std::vector<CellPoints>> interleave_blocks(const std::vector<CellPoints>& cells, int interleave) {
+  const size_t size = size_t(std::max(1, interleave));
+  std::vector<std::vector<CellPoints>> out;
+  for (size_t i = 0; i < cells.size(); i += size)
+    out.emplace_back(cells.begin() + long(i), cells.begin() + long(std::min(cells.size(), i + size)));
   return out;
 }
 

@@ -1,7 +1,8 @@
-// Measuring one table cell on an Executor: its speed points in rounds (Timing::rounds), the
+// Measuring table cells on an Executor: a cell's speed points in rounds (Timing::rounds), the
 // providers in turn within each round, its memory points once; each point within its
-// wall-time budget (Timing::max_point_s). Knows nothing of the store: the seam where a cell
-// is handed to a device's worker. Torch-free.
+// wall-time budget (Timing::max_point_s). A block of cells (Timing::interleave) has its rounds
+// interleaved: round 1 of every cell in turn, then round 2, ... Knows nothing of the store:
+// the seam where cells are handed to a device's worker. Torch-free.
 #pragma once
 #include <functional>
 #include <vector>
@@ -20,11 +21,27 @@ using MeasureGuard =
 struct CellResult {
   std::vector<Result> results;  // one per point, its rounds pooled
   std::vector<bool> abandoned;  // a measure did not return in time (see MeasureGuard)
-  DeviceState state;            // the device right after the cell's measures
+  DeviceState state;            // the device right after the cell's last measure
+  double seconds = 0;           // the wall time of the cell's measures, every round
+  bool finished = true;         // false: a stop came before its last round (nothing to store)
 };
 
-CellResult measure_cell(Executor& ex, const std::vector<const Point*>& points, const Timing& timing,
-                        const MeasureGuard& guard = {});
+using CellPoints = std::vector<const Point*>;  // a cell's points, in column order
+
+// One cell, its rounds one after another.
+CellResult measure_cell(Executor& ex, const CellPoints& points, const Timing& timing, const MeasureGuard& guard = {});
+
+// A block of cells with their rounds interleaved: round r of each cell in turn (the cells in
+// order, a cell's providers starting with provider r mod k), before round r + 1 of any; a
+// cell takes part in as many rounds as it has (memory cells: one). Before every cell's round
+// but the very first the executor places its memory anew (Executor::new_round). One result per
+// cell, in order. `stop` (when set) is asked before each cell's round: once it is true the
+// block ends, and the cells whose rounds were not all measured come back unfinished.
+std::vector<CellResult> measure_cells(Executor& ex, const std::vector<CellPoints>& cells, const Timing& timing,
+                                      const MeasureGuard& guard = {}, const std::function<bool()>& stop = {});
+
+// The cells cut into consecutive blocks of at most `interleave` cells (at least one each).
+std::vector<std::vector<CellPoints>> interleave_blocks(const std::vector<CellPoints>& cells, int interleave);
 
 // One point's result from its rounds (Timing::rounds): the first error if any, else every
 // round's samples pooled (in round order, with each round's count when there are several),

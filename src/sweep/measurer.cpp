@@ -1,17 +1,15 @@
 #include "sweep/measurer.hpp"
 
-#include <chrono>
-
 namespace opbench {
 
 void LocalMeasurer::measure(const std::vector<CellPoints>& cells, const CellHooks& hooks) {
-  for (const CellPoints& points : cells) {
+  for (const auto& block : interleave_blocks(cells, timing_.interleave)) {
     if (hooks.stop && hooks.stop()) return;
-    if (hooks.begin) hooks.begin(points, device_);
-    const auto t0 = std::chrono::steady_clock::now();
-    const CellResult got = measure_cell(ex_, points, timing_, hooks.guard);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    hooks.done(points, got, device_, seconds);
+    if (hooks.begin)
+      for (const CellPoints& points : block) hooks.begin(points, device_);
+    const std::vector<CellResult> got = measure_cells(ex_, block, timing_, hooks.guard, hooks.stop);
+    for (size_t i = 0; i < block.size(); ++i)
+      if (got[i].finished) hooks.done(block[i], got[i], device_, got[i].seconds);  // else left for a resume
   }
 }
 

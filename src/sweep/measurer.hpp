@@ -1,6 +1,6 @@
-// What measures a sweep's table cells: the Executor of this process, one cell after another
-// (LocalMeasurer), or worker processes, one per device, taking cells from one queue
-// (sweep/workers.hpp). The sweep loop (runner.hpp) hands them the cells and stores each as it
+// What measures a sweep's table cells: the Executor of this process, one block of cells
+// (Timing::interleave) after another (LocalMeasurer), or worker processes, one per device,
+// taking the blocks from one queue (sweep/workers.hpp). The sweep loop (runner.hpp) hands them the cells and stores each as it
 // comes back. Torch-free.
 #pragma once
 #include <functional>
@@ -14,12 +14,11 @@
 
 namespace opbench {
 
-using CellPoints = std::vector<const Point*>;  // a cell's points, in column order
-
 struct CellHooks {
   // True once no more cells are to be started (the cells under way finish).
   std::function<bool()> stop;
-  // A cell starts on `device` (the name its points record).
+  // A cell starts on `device` (the name its points record); the cells of a block all start
+  // together, before the block's first measure.
   std::function<void(const CellPoints& points, const std::string& device)> begin;
   // A cell's points are measured (one result per point, in order), on `device`, in `seconds`.
   // Once for each point that is measured or given up on; never for a point left unmeasured by
@@ -41,7 +40,9 @@ class CellMeasurer {
   virtual void measure(const std::vector<CellPoints>& cells, const CellHooks& hooks) = 0;
 };
 
-// One device in this process: the cells in order on `ex`, each through measure_cell.
+// One device in this process: the cells in order on `ex`, a block at a time through
+// measure_cells; a stop ends the block under way after the cell's round in hand, its cells
+// whose rounds are not all measured left unmeasured (a resume measures them).
 class LocalMeasurer final : public CellMeasurer {
  public:
   LocalMeasurer(Executor& ex, std::string device, const Timing& timing)

@@ -300,8 +300,10 @@ class SweepLoop {
 
 SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store, const SweepOptions& opt,
                        std::ostream& log) {
-  LocalMeasurer local(ex, opt.device, cfg.timing);
-  return SweepLoop(cfg, sw, local, store, opt, log).run();
+  Config resolved = cfg;
+  resolve_device_defaults(resolved.timing, opt.device);
+  LocalMeasurer local(ex, opt.device, resolved.timing);
+  return SweepLoop(resolved, sw, local, store, opt, log).run();
 }
 
 SweepOutcome run_sweep(const Config& cfg, Sweep sw, CellMeasurer& measurer, Store& store, const SweepOptions& opt,

@@ -39,6 +39,10 @@ class Server {
         write_all(loop_.out, declined_line());
         return 130;
       }
+      if (is_measure(line)) {
+        if (!write_all(loop_.out, measure_one(line))) return 0;
+        continue;
+      }
       CellPoints points;
       std::string why;
       if (!lookup(line, points, why)) {
@@ -54,6 +58,29 @@ class Server {
 
  private:
   bool stopped() const { return loop_.stop && loop_.stop->load(); }
+
+  // One round of one point for a parent spreading its rounds over processes; unguarded here,
+  // since the parent watches the call (a hung one ends the parent, and this process with it).
+  std::string measure_one(const std::string& line) {
+    MeasureRequest m;
+    try {
+      m = parse_measure(line, "the parent");
+    } catch (const InputError& e) {
+      return error_line(e.what());
+    }
+    auto it = by_key_.find(m.key);
+    if (it == by_key_.end()) return error_line("no point of this sweep has the key '" + m.key + "'");
+    if (m.new_round) ex_.new_round();
+    Timing t = timing_;
+    t.warmup_ms = m.warmup_ms;
+    t.rep_ms = m.rep_ms;
+    t.max_point_s = m.max_point_s;
+    CellResult got;
+    got.results.push_back(ex_.measure(*it->second, t));
+    got.abandoned.push_back(false);
+    got.state = ex_.device_state();
+    return cell_reply_line({it->second}, got);
+  }
 
   bool lookup(const std::string& line, CellPoints& points, std::string& why) const {
     try {

@@ -45,6 +45,13 @@ std::string cell_line(const CellPoints& points) {
   return json{{"cell", keys}}.dump() + "\n";
 }
 
+std::string measure_line(const MeasureRequest& m) {
+  return json{{"measure", m.key},     {"new_round", m.new_round},    {"warmup_ms", m.warmup_ms},
+              {"rep_ms", m.rep_ms}, {"max_point_s", m.max_point_s}}
+             .dump() +
+         "\n";
+}
+
 std::string cell_reply_line(const CellPoints& points, const CellResult& got) {
   json out = json::array();
   for (size_t i = 0; i < points.size(); ++i) {
@@ -95,6 +102,24 @@ std::vector<std::string> parse_cell(const std::string& line, const std::string& 
     keys.push_back(k.get<std::string>());
   }
   return keys;
+}
+
+bool is_measure(const std::string& line) {
+  const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("measure");
+}
+
+MeasureRequest parse_measure(const std::string& line, const std::string& who) {
+  const json j = parse_object(line, who);
+  MeasureRequest m;
+  m.key = text_of(j, "measure", who);
+  if (!j.contains("new_round") || !j["new_round"].is_boolean()) throw InputError(who, "new_round", "expected true or false");
+  m.new_round = j["new_round"].get<bool>();
+  for (auto [key, field] : {std::pair{"warmup_ms", &m.warmup_ms}, {"rep_ms", &m.rep_ms}, {"max_point_s", &m.max_point_s}}) {
+    if (!j.contains(key) || !j[key].is_number() || !(j[key].get<double>() > 0)) throw InputError(who, key, "expected a positive number");
+    *field = j[key].get<double>();
+  }
+  return m;
 }
 
 WorkerReply parse_reply(const std::string& line, const std::string& who) {

@@ -5,6 +5,10 @@
 //   worker -> parent, first:  {"hello": {"device", "config_hash", "environment", "unavailable"}}
 //                             or {"hello": {"device", "error", "input_error"}} (it cannot measure)
 //   parent -> worker:         {"cell": [KEY...]}   a cell's points by Point::key(), in column order
+//                             {"measure": KEY, "new_round": B, "warmup_ms", "rep_ms", "max_point_s"}
+//                                 one round of one point, with that round's timing, after
+//                                 placing memory anew when B (a round process: round_processes.hpp);
+//                                 answered as a cell of that one point
 //   worker -> parent:         {"points": [POINT...], "state": STATE}   the cell measured
 //                             {"hung": KEY, "error": WHY}   a call that never returned; it ends
 //                             {"declined": true}   a signal came before the cell; it ends
@@ -39,6 +43,13 @@ struct WorkerReply {
 
 std::string hello_line(const WorkerHello& h);
 std::string cell_line(const CellPoints& points);
+// One round of one point: its key, whether memory is placed anew first, the round's timing.
+struct MeasureRequest {
+  std::string key;
+  bool new_round = false;
+  double warmup_ms = 0, rep_ms = 0, max_point_s = 0;
+};
+std::string measure_line(const MeasureRequest& m);
 std::string cell_reply_line(const CellPoints& points, const CellResult& got);
 std::string hung_line(const std::string& key, const std::string& why);
 std::string declined_line();
@@ -47,6 +58,9 @@ std::string error_line(const std::string& why);
 // The readers throw InputError naming `who` (the worker, or the parent) for a line they cannot take.
 WorkerHello parse_hello(const std::string& line, const std::string& who);
 std::vector<std::string> parse_cell(const std::string& line, const std::string& who);
+// Whether the line is a measure request (else a cell), and the request.
+bool is_measure(const std::string& line);
+MeasureRequest parse_measure(const std::string& line, const std::string& who);
 WorkerReply parse_reply(const std::string& line, const std::string& who);
 
 }  // namespace opbench

@@ -1,0 +1,149 @@
+#include "sweep/round_processes.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "core/error.hpp"
+#include "core/lines.hpp"
+#include "core/process.hpp"
+#include "sweep/worker_protocol.hpp"
+
+namespace opbench {
+
+struct RoundProcesses::Worker {
+  size_t index = 0;
+  process::Piped proc;
+  std::unique_ptr<LineReader> in;
+  bool new_round = false;  // place memory anew before its next measure
+  std::string ended;       // how its last process ended ("" while it runs)
+  std::string name() const { return "round process " + std::to_string(index); }
+};
+
+namespace {
+
+// Ends a worker: its input closed, a moment to exit, then killed.
+void stop_process(process::Piped& p) {
+  if (p.pid < 0) return;
+  if (p.to >= 0) ::close(p.to);
+  int status = 0;
+  for (int i = 0; i < 200 && !process::poll(p.pid, &status); ++i) ::usleep(10000);
+  if (!process::poll(p.pid, &status)) {
+    ::kill(p.pid, SIGKILL);
+    process::wait_for(p.pid);
+  }
+  if (p.from >= 0) ::close(p.from);
+  p = process::Piped();
+}
+
+// How a worker ended, once its output closed.
+std::string end_text(process::Piped& p) {
+  ::close(p.to);
+  p.to = -1;
+  const int status = process::wait_for(p.pid);
+  const std::string why = process::exit_reason(status);
+  ::close(p.from);
+  p = process::Piped();
+  return why.empty() ? "exited" : why;
+}
+
+}  // namespace
+
+RoundProcesses::RoundProcesses(Executor& local, RoundProcessOptions opt) : local_(local), opt_(std::move(opt)) {
+  ::signal(SIGPIPE, SIG_IGN);  // a worker gone: the write fails instead
+  for (int i = 1; i < opt_.processes; ++i) {
+    workers_.push_back(std::make_unique<Worker>());
+    workers_.back()->index = size_t(i);
+  }
+  for (auto& w : workers_) start(*w);
+}
+
+RoundProcesses::~RoundProcesses() {
+  for (auto& w : workers_) stop_process(w->proc);
+}
+
+std::vector<int> RoundProcesses::pids() const { return pids_; }
+
+void RoundProcesses::start(Worker& w) {
+  w.proc = process::spawn_piped(opt_.command, opt_.env);
+  if (w.proc.pid < 0) throw RuntimeFailure("cannot start " + w.name() + ": " + w.proc.error);
+  pids_.push_back(w.proc.pid);
+  w.in = std::make_unique<LineReader>(w.proc.from);
+  w.ended.clear();
+  std::string line;
+  pollfd fd{w.proc.from, POLLIN, 0};
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt_.start_timeout_s);
+  while (!w.in->next(line)) {
+    if (std::chrono::steady_clock::now() > until) {
+      stop_process(w.proc);
+      throw RuntimeFailure(w.name() + " did not say hello within " + std::to_string(int(opt_.start_timeout_s)) + " s");
+    }
+    if (::poll(&fd, 1, 100) > 0 && !w.in->fill() && !w.in->next(line))
+      throw RuntimeFailure(w.name() + " ended before it was ready (" + end_text(w.proc) + ")");
+  }
+  const WorkerHello h = [&] {
+    try {
+      return parse_hello(line, w.name());
+    } catch (const InputError& e) {
+      throw RuntimeFailure(w.name() + " answered what cannot be read: " + e.what());
+    }
+  }();
+  if (!h.error.empty()) throw RuntimeFailure(w.name() + ": " + h.error);
+  if (h.config_hash != opt_.config_hash)
+    throw RuntimeFailure(w.name() + " read another config (the file changed while it started)");
+  for (const auto& [provider, why] : h.unavailable)
+    if (local_.unavailable(opt_.op, provider).empty())
+      throw RuntimeFailure(w.name() + " cannot run " + provider + ", which this process runs: " + why);
+}
+
+void RoundProcesses::set_round(int round) { current_ = size_t(round) % (workers_.size() + 1); }
+
+void RoundProcesses::new_round() {
+  if (current_ == 0) local_.new_round();
+  else workers_[current_ - 1]->new_round = true;
+}
+
+DeviceState RoundProcesses::device_state() { return current_ == 0 ? local_.device_state() : last_state_; }
+
+Result RoundProcesses::measure(const Point& point, const Timing& timing) {
+  if (current_ == 0) return local_.measure(point, timing);
+  return measure_remote(*workers_[current_ - 1], point, timing);
+}
+
+Result RoundProcesses::measure_remote(Worker& w, const Point& point, const Timing& timing) {
+  Result failed;
+  failed.unit = point.metric() == "memory" ? "MiB" : "ms";
+  if (w.proc.pid < 0) {
+    try {
+      start(w);  // the one before it ended: a new one in its place
+    } catch (const RuntimeFailure& e) {
+      failed.error = e.what();
+      return failed;
+    }
+  }
+  const MeasureRequest m{point.key(), w.new_round, timing.warmup_ms, timing.rep_ms, timing.max_point_s};
+  w.new_round = false;
+  std::string line;
+  if (write_all(w.proc.to, measure_line(m)))
+    while (!w.in->next(line))
+      if (!w.in->fill()) break;
+  if (line.empty()) {
+    w.ended = end_text(w.proc);
+    failed.error = w.name() + " ended while measuring this point (" + w.ended + ")";
+    return failed;
+  }
+  WorkerReply r;
+  try {
+    r = parse_reply(line, w.name());
+  } catch (const InputError& e) {
+    throw RuntimeFailure(w.name() + " answered what cannot be read: " + e.what());
+  }
+  if (r.kind != WorkerReply::cell || r.results.size() != 1)
+    throw RuntimeFailure(w.name() + " did not answer with the point's result" + (r.error.empty() ? "" : ": " + r.error));
+  last_state_ = r.state;
+  return r.results.front();
+}
+
+}  // namespace opbench

@@ -1,0 +1,65 @@
+// The rounds of every cell spread over several processes (Timing::processes): round r of a
+// cell is measured in process r mod N, this one being process 0 and the others worker
+// processes on the same device (`opbench sweep CONFIG --worker`, spoken to one measure at a
+// time: sweep/worker_protocol.hpp). Some of what a call's time depends on lasts as long as the
+// process (where its allocations land, which pages back them): on a shared CPU one process
+// measured a cell 30% slower in every round while the next nine did not. With the rounds in
+// several processes such a process holds one round of a cell, not all of them, and the
+// verdicts' round test sees it (docs/measurement.md, round processes).
+//
+// A worker that ends while measuring: that point's round fails with how it ended, and a new
+// worker takes its place for the next measure. Torch-free.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "measure/executor.hpp"
+
+namespace opbench {
+
+struct RoundProcessOptions {
+  int processes = 1;  // N, this process included
+  // The command line of a worker (argv[0] a path) and what its environment gets ("NAME=value").
+  std::vector<std::string> command, env;
+  std::string config_hash;       // the config every worker must have read
+  std::string op;                // its op
+  double start_timeout_s = 600;  // for a worker's hello
+};
+
+class RoundProcesses final : public Executor {
+ public:
+  // Starts the N - 1 workers and waits for their hellos. RuntimeFailure for a worker that
+  // cannot start, ends first, read another config or cannot run a provider `local` runs.
+  RoundProcesses(Executor& local, RoundProcessOptions opt);
+  ~RoundProcesses() override;
+  RoundProcesses(const RoundProcesses&) = delete;
+  RoundProcesses& operator=(const RoundProcesses&) = delete;
+
+  Environment environment() override { return local_.environment(); }
+  std::string unavailable(const std::string& op, const std::string& provider) override {
+    return local_.unavailable(op, provider);
+  }
+  Result measure(const Point& point, const Timing& timing) override;
+  void new_round() override;
+  void set_round(int round) override;
+  DeviceState device_state() override;
+
+  // The workers' process ids (ended ones included).
+  std::vector<int> pids() const;
+
+ private:
+  struct Worker;
+  void start(Worker& w);
+  Result measure_remote(Worker& w, const Point& point, const Timing& timing);
+
+  Executor& local_;
+  RoundProcessOptions opt_;
+  std::vector<std::unique_ptr<Worker>> workers_;  // processes 1 .. N - 1
+  std::vector<int> pids_;
+  size_t current_ = 0;                            // 0: this process
+  DeviceState last_state_;
+};
+
+}  // namespace opbench

@@ -1,0 +1,108 @@
+// Rounds spread over processes (sweep/round_processes.hpp), against fake workers running the
+// real worker loop: round 0 in this process, round r in worker r mod N, placement passed on
+// with the next measure, a worker that dies failing that round alone and replaced for the next.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <set>
+
+#include "core/error.hpp"
+#include "points/points.hpp"
+#include "quick_executor.hpp"
+#include "sweep/round_processes.hpp"
+#include "temp_db.hpp"
+
+using namespace opbench;
+
+namespace {
+
+// Counts what it measures, to tell this process's rounds from the workers'.
+class Local : public QuickExecutor {
+ public:
+  int measured = 0, placed = 0;
+  Result measure(const Point& p, const Timing& t) override {
+    ++measured;
+    return QuickExecutor::measure(p, t);
+  }
+  void new_round() override { ++placed; }
+};
+
+struct Sweeping {
+  std::string config;
+  Config cfg;
+  Sweep sw;
+};
+
+Sweeping setup() {
+  Sweeping s;
+  s.config = fresh_db_path("rounds", "c.yaml");
+  std::ofstream(s.config) << "op: act\nx: {n: [256, 512]}\nparams: {batch: 1, head: 1, dim: 16, metric: speed}\n"
+                             "variants: [{act: relu}]\nproviders: {torch: to}\n";
+  s.cfg = load_config(s.config);
+  s.sw = expand(s.cfg);
+  return s;
+}
+
+RoundProcessOptions options(const Sweeping& s, int n, std::vector<std::string> env = {}) {
+  RoundProcessOptions o;
+  o.processes = n;
+  o.command = {OPBENCH_FAKE_WORKER, s.config, "cpu", "Fake GPU"};
+  o.env = std::move(env);
+  o.config_hash = s.cfg.hash;
+  o.op = s.cfg.op;
+  o.start_timeout_s = 30;
+  return o;
+}
+
+}  // namespace
+
+TEST(RoundProcesses, EachRoundInItsProcess) {
+  const Sweeping s = setup();
+  Local local;
+  RoundProcesses spread(local, options(s, 3));
+  EXPECT_EQ(spread.pids().size(), 2u);  // the workers; this process is round 0's
+  Timing t;
+  const Point& p = s.sw.points[0];
+  for (int r = 0; r < 6; ++r) {
+    spread.set_round(r);
+    if (r) spread.new_round();
+    const Result got = spread.measure(p, t);
+    ASSERT_TRUE(got.ok()) << got.error;
+    EXPECT_EQ(got.samples, QuickExecutor().measure(p, t).samples);  // the figures cross the pipe whole
+  }
+  EXPECT_EQ(local.measured, 2);  // rounds 0 and 3
+  EXPECT_EQ(local.placed, 1);    // round 3's placement; the workers placed theirs
+  EXPECT_EQ(spread.environment().gpu, "Fake GPU");
+}
+
+TEST(RoundProcesses, AWorkerThatDiesFailsItsRoundAndIsReplaced) {
+  const Sweeping s = setup();
+  const std::string marker = fresh_db_path("rounds", "died");
+  Local local;
+  RoundProcesses spread(local, options(s, 2, {"FAKE_DIE=512", "FAKE_DIE_ONCE=" + marker}));
+  Timing t;
+  spread.set_round(1);
+  const Result died = spread.measure(s.sw.points[1], t);  // x = 512
+  EXPECT_FALSE(died.ok());
+  EXPECT_NE(died.error.find("round process 1 ended while measuring this point (killed by signal 9)"),
+            std::string::npos)
+      << died.error;
+  const Result next = spread.measure(s.sw.points[1], t);  // a new worker, which does not die
+  EXPECT_TRUE(next.ok()) << next.error;
+  const std::vector<int> pids = spread.pids();
+  EXPECT_EQ(std::set<int>(pids.begin(), pids.end()).size(), 2u);
+}
+
+TEST(RoundProcesses, AWorkerOnAnotherConfigIsRefused) {
+  Sweeping s = setup();
+  Local local;
+  RoundProcessOptions o = options(s, 2);
+  o.config_hash = "another";
+  try {
+    RoundProcesses spread(local, o);
+    ADD_FAILURE() << "started";
+  } catch (const RuntimeFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("read another config"), std::string::npos) << e.what();
+  }
+}
