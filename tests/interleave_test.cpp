@@ -108,6 +108,11 @@ TEST(Interleave, AStopEndsTheBlockAndLeavesItsUnfinishedCellsOut) {
   EXPECT_FALSE(got[1].finished);
   EXPECT_TRUE(got[2].finished);   // its one round is all it has
   EXPECT_TRUE(got[0].results.empty());
+  // A cell measured alone is finished whatever the stop says, as before.
+  Recorder alone;
+  const auto whole = measure_cells(alone, {b.cells()[0]}, t, {}, [] { return true; });
+  EXPECT_TRUE(whole[0].finished);
+  EXPECT_EQ(alone.measures, 4);
 }
 
 TEST(Interleave, CellsAreCutIntoConsecutiveBlocks) {

@@ -353,8 +353,10 @@ void sweep_on_devices(const SweepArgs& a, Cli& cli, Prepared& p) {
     cli.status = kExitOk;
     return;
   }
+  if (p.cfg.timing.interleave > 1 || p.cfg.timing.processes > 1)
+    std::cerr << "note: with --devices each device's worker measures a table cell whole in its one process: "
+                 "timing.interleave and timing.processes are taken as 1\n";
   resolve_device_defaults(p.cfg.timing, first);  // as each worker does (open_executor)
-  // Each device's worker measures a table cell whole, in its one process.
   p.cfg.timing.interleave = p.cfg.timing.processes = 1;
   p.cfg.timing.threads = pin_threads(p.cfg.timing.threads, first);  // the count recorded, and the packages'
   WorkerPool pool(pool_options(a, p, slots));

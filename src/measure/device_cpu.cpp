@@ -1,5 +1,5 @@
-// The CPU as a device: a steady clock, a flush buffer twice the last-level cache, and peak
-// memory through a counting wrapper around LibTorch's CPU allocator.
+// The CPU as a device: a steady clock, a flush buffer twice the last-level cache (one instance
+// of it), and peak memory through a counting wrapper around LibTorch's CPU allocator.
 #include <c10/core/CPUAllocator.h>
 #include <unistd.h>
 
@@ -99,6 +99,27 @@ class CpuClock final : public Clock {
   bool read_;
 };
 
+// The largest cache one core reaches, in bytes: the highest level sysfs lists for cpu0 (one
+// instance: an L3 shared by a core complex), else what sysconf says of the L3 (which some
+// C libraries report summed over every instance: 320 MiB for ten 32 MiB ones on one VM).
+long last_level_cache_bytes() {
+  long best_level = 0, bytes = 0;
+  for (int i = 0; i < 16; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::ifstream level_in(dir + "level"), size_in(dir + "size");
+    long level = 0, size = 0;
+    std::string unit;
+    if (!(level_in >> level) || !(size_in >> size)) continue;
+    size_in >> unit;
+    if (unit == "K") size <<= 10;
+    else if (unit == "M") size <<= 20;
+    if (level > best_level || (level == best_level && size > bytes)) best_level = level, bytes = size;
+  }
+  if (bytes > 0) return bytes;
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return l3 > 0 ? l3 : 0;
+}
+
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
@@ -119,16 +140,14 @@ class CpuDevice final : public Device {
   std::unique_ptr<Clock> clock(L2Flush flush) override {
     if (flush == L2Flush::none) return std::make_unique<CpuClock>(flush, nullptr, 0);
     if (flush_buf_.empty()) {
-      long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-      flush_bytes_ = size_t(std::max<long>(l3 > 0 ? l3 : 0, 16l << 20)) * 2;
+      flush_bytes_ = size_t(std::max<long>(last_level_cache_bytes(), 16l << 20)) * 2;
       flush_buf_.assign(flush_bytes_ + kWindowSlack, 0);
     }
     return std::make_unique<CpuClock>(flush, flush_buf_.data() + offset_, flush_bytes_);
   }
   // A new placement without a new allocation: the flush window moves to another page-aligned
-  // offset inside one buffer made with room for it (a fresh buffer of twice the last-level
-  // cache cost about a second a round to allocate and clear on a machine whose cache reads as
-  // 480 MiB, and the inputs, made anew each round, are what the timed call touches).
+  // offset inside one buffer made with room for it (the inputs, made anew each round, are what
+  // the timed call touches).
   void new_flush_buffer() override {
     if (flush_buf_.empty()) return;
     offset_ = size_t(rng_() % (kWindowSlack / kPage)) * kPage;

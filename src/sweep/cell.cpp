@@ -116,7 +116,7 @@ std::vector<CellResult> measure_cells(Executor& ex, const std::vector<CellPoints
   for (int r = 0; r < passes && !stopped; ++r)
     for (auto& cell : block) {
       if (r >= cell.rounds) continue;
-      if (!first && stop && stop()) {
+      if (!first && block.size() > 1 && stop && stop()) {  // one cell alone is finished
         stopped = true;
         break;
       }

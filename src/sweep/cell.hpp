@@ -35,8 +35,9 @@ CellResult measure_cell(Executor& ex, const CellPoints& points, const Timing& ti
 // order, a cell's providers starting with provider r mod k), before round r + 1 of any; a
 // cell takes part in as many rounds as it has (memory cells: one). Before every cell's round
 // but the very first the executor places its memory anew (Executor::new_round). One result per
-// cell, in order. `stop` (when set) is asked before each cell's round: once it is true the
-// block ends, and the cells whose rounds were not all measured come back unfinished.
+// cell, in order. `stop` (when set) is asked before each cell's round in a block of several:
+// once it is true the block ends, and the cells whose rounds were not all measured come back
+// unfinished. A block of one cell is always finished, as a cell measured alone always was.
 std::vector<CellResult> measure_cells(Executor& ex, const std::vector<CellPoints>& cells, const Timing& timing,
                                       const MeasureGuard& guard = {}, const std::function<bool()>& stop = {});
 

@@ -18,7 +18,6 @@ struct RoundProcesses::Worker {
   process::Piped proc;
   std::unique_ptr<LineReader> in;
   bool new_round = false;  // place memory anew before its next measure
-  std::string ended;       // how its last process ended ("" while it runs)
   std::string name() const { return "round process " + std::to_string(index); }
 };
 
@@ -57,7 +56,8 @@ RoundProcesses::RoundProcesses(Executor& local, RoundProcessOptions opt) : local
     workers_.push_back(std::make_unique<Worker>());
     workers_.back()->index = size_t(i);
   }
-  for (auto& w : workers_) start(*w);
+  for (auto& w : workers_) spawn(*w);  // they open the device side by side
+  for (auto& w : workers_) await_hello(*w);
 }
 
 RoundProcesses::~RoundProcesses() {
@@ -66,12 +66,15 @@ RoundProcesses::~RoundProcesses() {
 
 std::vector<int> RoundProcesses::pids() const { return pids_; }
 
-void RoundProcesses::start(Worker& w) {
+void RoundProcesses::spawn(Worker& w) {
   w.proc = process::spawn_piped(opt_.command, opt_.env);
   if (w.proc.pid < 0) throw RuntimeFailure("cannot start " + w.name() + ": " + w.proc.error);
   pids_.push_back(w.proc.pid);
   w.in = std::make_unique<LineReader>(w.proc.from);
-  w.ended.clear();
+  w.new_round = false;
+}
+
+void RoundProcesses::await_hello(Worker& w) {
   std::string line;
   pollfd fd{w.proc.from, POLLIN, 0};
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt_.start_timeout_s);
@@ -117,7 +120,8 @@ Result RoundProcesses::measure_remote(Worker& w, const Point& point, const Timin
   failed.unit = point.metric() == "memory" ? "MiB" : "ms";
   if (w.proc.pid < 0) {
     try {
-      start(w);  // the one before it ended: a new one in its place
+      spawn(w);  // the one before it ended: a new one in its place
+      await_hello(w);
     } catch (const RuntimeFailure& e) {
       failed.error = e.what();
       return failed;
@@ -130,8 +134,7 @@ Result RoundProcesses::measure_remote(Worker& w, const Point& point, const Timin
     while (!w.in->next(line))
       if (!w.in->fill()) break;
   if (line.empty()) {
-    w.ended = end_text(w.proc);
-    failed.error = w.name() + " ended while measuring this point (" + w.ended + ")";
+    failed.error = w.name() + " ended while measuring this point (" + end_text(w.proc) + ")";
     return failed;
   }
   WorkerReply r;

@@ -51,7 +51,8 @@ class RoundProcesses final : public Executor {
 
  private:
   struct Worker;
-  void start(Worker& w);
+  void spawn(Worker& w);
+  void await_hello(Worker& w);
   Result measure_remote(Worker& w, const Point& point, const Timing& timing);
 
   Executor& local_;
