@@ -13,14 +13,6 @@
 
 namespace opbench {
 
-struct RoundProcesses::Worker {
-  size_t index = 0;
-  process::Piped proc;
-  std::unique_ptr<LineReader> in;
-  bool new_round = false;  // place memory anew before its next measure
-  std::string name() const { return "round process " + std::to_string(index); }
-};
-
 namespace {
 
 // Ends a worker: its input closed, a moment to exit, then killed.
@@ -50,18 +42,34 @@ std::string end_text(process::Piped& p) {
 
 }  // namespace
 
+struct RoundProcesses::Worker {
+  size_t index = 0;
+  process::Piped proc;
+  std::unique_ptr<LineReader> in;
+  bool new_round = false;  // place memory anew before its next measure
+  std::string name() const { return "round process " + std::to_string(index); }
+  ~Worker() { stop_process(proc); }
+};
+
 RoundProcesses::RoundProcesses(Executor& local, RoundProcessOptions opt) : local_(local), opt_(std::move(opt)) {
-  ::signal(SIGPIPE, SIG_IGN);  // a worker gone: the write fails instead
+  old_sigpipe_ = ::signal(SIGPIPE, SIG_IGN);  // a worker gone: the write fails instead
   for (int i = 1; i < opt_.processes; ++i) {
     workers_.push_back(std::make_unique<Worker>());
     workers_.back()->index = size_t(i);
   }
-  for (auto& w : workers_) spawn(*w);  // they open the device side by side
-  for (auto& w : workers_) await_hello(*w);
+  try {
+    for (auto& w : workers_) spawn(*w);  // they open the device side by side
+    for (auto& w : workers_) await_hello(*w);
+  } catch (...) {
+    workers_.clear();  // each ends its process
+    ::signal(SIGPIPE, old_sigpipe_);
+    throw;
+  }
 }
 
 RoundProcesses::~RoundProcesses() {
-  for (auto& w : workers_) stop_process(w->proc);
+  workers_.clear();
+  ::signal(SIGPIPE, old_sigpipe_);
 }
 
 std::vector<int> RoundProcesses::pids() const { return pids_; }

@@ -61,6 +61,7 @@ class RoundProcesses final : public Executor {
   std::vector<int> pids_;
   size_t current_ = 0;                            // 0: this process
   DeviceState last_state_;
+  void (*old_sigpipe_)(int) = nullptr;
 };
 
 }  // namespace opbench
