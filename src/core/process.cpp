@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "core/fs.hpp"
 
@@ -128,6 +130,25 @@ bool poll(pid_t pid, int* status) {
     return true;
   }
   return r == pid;
+}
+
+int close_piped(Piped& p, double wait_s) {
+  int status = kLost;
+  if (p.to >= 0) ::close(p.to);
+  if (p.pid >= 0) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+    while (!poll(p.pid, &status)) {
+      if (std::chrono::steady_clock::now() >= until) {
+        ::kill(p.pid, SIGKILL);
+        status = wait_for(p.pid);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  if (p.from >= 0) ::close(p.from);
+  p = Piped();
+  return status;
 }
 
 void kill_group(pid_t pid) {

@@ -45,6 +45,11 @@ int wait_for(pid_t pid);
 // false while it runs. Never blocks.
 bool poll(pid_t pid, int* status);
 
+// Ends a piped child: closes its input (a worker reading it then ends), waits up to `wait_s`
+// for it, SIGKILLs it if it still runs, closes its output. Returns its wait status; `p` is left
+// empty (pid -1).
+int close_piped(Piped& p, double wait_s);
+
 // SIGKILL to the child's process group, then waits for the child.
 void kill_group(pid_t pid);
 

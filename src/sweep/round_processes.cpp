@@ -2,7 +2,6 @@
 
 #include <poll.h>
 #include <signal.h>
-#include <unistd.h>
 
 #include <chrono>
 
@@ -13,42 +12,13 @@
 
 namespace opbench {
 
-namespace {
-
-// Ends a worker: its input closed, a moment to exit, then killed.
-void stop_process(process::Piped& p) {
-  if (p.pid < 0) return;
-  if (p.to >= 0) ::close(p.to);
-  int status = 0;
-  for (int i = 0; i < 200 && !process::poll(p.pid, &status); ++i) ::usleep(10000);
-  if (!process::poll(p.pid, &status)) {
-    ::kill(p.pid, SIGKILL);
-    process::wait_for(p.pid);
-  }
-  if (p.from >= 0) ::close(p.from);
-  p = process::Piped();
-}
-
-// How a worker ended, once its output closed.
-std::string end_text(process::Piped& p) {
-  ::close(p.to);
-  p.to = -1;
-  const int status = process::wait_for(p.pid);
-  const std::string why = process::exit_reason(status);
-  ::close(p.from);
-  p = process::Piped();
-  return why.empty() ? "exited" : why;
-}
-
-}  // namespace
-
 struct RoundProcesses::Worker {
   size_t index = 0;
   process::Piped proc;
   std::unique_ptr<LineReader> in;
   bool new_round = false;  // place memory anew before its next measure
   std::string name() const { return "round process " + std::to_string(index); }
-  ~Worker() { stop_process(proc); }
+  ~Worker() { process::close_piped(proc, 2); }
 };
 
 RoundProcesses::RoundProcesses(Executor& local, RoundProcessOptions opt) : local_(local), opt_(std::move(opt)) {
@@ -82,28 +52,24 @@ void RoundProcesses::spawn(Worker& w) {
   w.new_round = false;
 }
 
+std::string RoundProcesses::end_of(Worker& w) {
+  const std::string why = process::exit_reason(process::close_piped(w.proc, 10));
+  return why.empty() ? "exited" : why;
+}
+
 void RoundProcesses::await_hello(Worker& w) {
   std::string line;
   pollfd fd{w.proc.from, POLLIN, 0};
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt_.start_timeout_s);
   while (!w.in->next(line)) {
     if (std::chrono::steady_clock::now() > until) {
-      stop_process(w.proc);
+      process::close_piped(w.proc, 0);
       throw RuntimeFailure(w.name() + " did not say hello within " + std::to_string(int(opt_.start_timeout_s)) + " s");
     }
     if (::poll(&fd, 1, 100) > 0 && !w.in->fill() && !w.in->next(line))
-      throw RuntimeFailure(w.name() + " ended before it was ready (" + end_text(w.proc) + ")");
+      throw RuntimeFailure(w.name() + " ended before it was ready (" + end_of(w) + ")");
   }
-  const WorkerHello h = [&] {
-    try {
-      return parse_hello(line, w.name());
-    } catch (const InputError& e) {
-      throw RuntimeFailure(w.name() + " answered what cannot be read: " + e.what());
-    }
-  }();
-  if (!h.error.empty()) throw RuntimeFailure(w.name() + ": " + h.error);
-  if (h.config_hash != opt_.config_hash)
-    throw RuntimeFailure(w.name() + " read another config (the file changed while it started)");
+  const WorkerHello h = accept_hello(line, w.name(), w.name(), opt_.config_hash);
   for (const auto& [provider, why] : h.unavailable)
     if (local_.unavailable(opt_.op, provider).empty())
       throw RuntimeFailure(w.name() + " cannot run " + provider + ", which this process runs: " + why);
@@ -142,15 +108,10 @@ Result RoundProcesses::measure_remote(Worker& w, const Point& point, const Timin
     while (!w.in->next(line))
       if (!w.in->fill()) break;
   if (line.empty()) {
-    failed.error = w.name() + " ended while measuring this point (" + end_text(w.proc) + ")";
+    failed.error = w.name() + " ended while measuring this point (" + end_of(w) + ")";
     return failed;
   }
-  WorkerReply r;
-  try {
-    r = parse_reply(line, w.name());
-  } catch (const InputError& e) {
-    throw RuntimeFailure(w.name() + " answered what cannot be read: " + e.what());
-  }
+  const WorkerReply r = read_reply(line, w.name());
   if (r.kind != WorkerReply::cell || r.results.size() != 1)
     throw RuntimeFailure(w.name() + " did not answer with the point's result" + (r.error.empty() ? "" : ": " + r.error));
   last_state_ = r.state;

@@ -53,6 +53,7 @@ class RoundProcesses final : public Executor {
   struct Worker;
   void spawn(Worker& w);
   void await_hello(Worker& w);
+  std::string end_of(Worker& w);  // how its process ended, once its output closed
   Result measure_remote(Worker& w, const Point& point, const Timing& timing);
 
   Executor& local_;

@@ -39,13 +39,20 @@ class Server {
         write_all(loop_.out, declined_line());
         return 130;
       }
-      if (is_measure(line)) {
-        if (!write_all(loop_.out, measure_one(line))) return 0;
+      ParentRequest request;
+      std::string why;
+      try {
+        request = parse_request(line, "the parent");
+      } catch (const InputError& e) {
+        write_all(loop_.out, error_line(e.what()));
+        continue;
+      }
+      if (request.measure) {
+        if (!write_all(loop_.out, measure_one(*request.measure))) return 0;
         continue;
       }
       CellPoints points;
-      std::string why;
-      if (!lookup(line, points, why)) {
+      if (!lookup(request.cell, points, why)) {
         write_all(loop_.out, error_line(why));
         continue;
       }
@@ -61,40 +68,30 @@ class Server {
 
   // One round of one point for a parent spreading its rounds over processes; unguarded here,
   // since the parent watches the call (a hung one ends the parent, and this process with it).
-  std::string measure_one(const std::string& line) {
-    MeasureRequest m;
-    try {
-      m = parse_measure(line, "the parent");
-    } catch (const InputError& e) {
-      return error_line(e.what());
-    }
-    auto it = by_key_.find(m.key);
-    if (it == by_key_.end()) return error_line("no point of this sweep has the key '" + m.key + "'");
+  std::string measure_one(const MeasureRequest& m) {
+    CellPoints points;
+    std::string why;
+    if (!lookup({m.key}, points, why)) return error_line(why);
     if (m.new_round) ex_.new_round();
     Timing t = timing_;
     t.warmup_ms = m.warmup_ms;
     t.rep_ms = m.rep_ms;
     t.max_point_s = m.max_point_s;
     CellResult got;
-    got.results.push_back(ex_.measure(*it->second, t));
+    got.results.push_back(ex_.measure(*points.front(), t));
     got.abandoned.push_back(false);
     got.state = ex_.device_state();
-    return cell_reply_line({it->second}, got);
+    return cell_reply_line(points, got);
   }
 
-  bool lookup(const std::string& line, CellPoints& points, std::string& why) const {
-    try {
-      for (const auto& key : parse_cell(line, "the parent")) {
-        auto it = by_key_.find(key);
-        if (it == by_key_.end()) {
-          why = "no point of this sweep has the key '" + key + "'";
-          return false;
-        }
-        points.push_back(it->second);
+  bool lookup(const std::vector<std::string>& keys, CellPoints& points, std::string& why) const {
+    for (const auto& key : keys) {
+      auto it = by_key_.find(key);
+      if (it == by_key_.end()) {
+        why = "no point of this sweep has the key '" + key + "'";
+        return false;
       }
-    } catch (const InputError& e) {
-      why = e.what();
-      return false;
+      points.push_back(it->second);
     }
     if (points.empty()) why = "an empty cell";
     return !points.empty();

@@ -93,8 +93,9 @@ WorkerHello parse_hello(const std::string& line, const std::string& who) {
   return out;
 }
 
-std::vector<std::string> parse_cell(const std::string& line, const std::string& who) {
-  const json j = parse_object(line, who);
+namespace {
+
+std::vector<std::string> cell_keys(const json& j, const std::string& who) {
   if (!j.contains("cell") || !j["cell"].is_array()) throw InputError(who, "cell", "expected an array of point keys");
   std::vector<std::string> keys;
   for (const auto& k : j["cell"]) {
@@ -104,13 +105,7 @@ std::vector<std::string> parse_cell(const std::string& line, const std::string& 
   return keys;
 }
 
-bool is_measure(const std::string& line) {
-  const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() && j.contains("measure");
-}
-
-MeasureRequest parse_measure(const std::string& line, const std::string& who) {
-  const json j = parse_object(line, who);
+MeasureRequest measure_request(const json& j, const std::string& who) {
   MeasureRequest m;
   m.key = text_of(j, "measure", who);
   if (!j.contains("new_round") || !j["new_round"].is_boolean()) throw InputError(who, "new_round", "expected true or false");
@@ -120,6 +115,49 @@ MeasureRequest parse_measure(const std::string& line, const std::string& who) {
     *field = j[key].get<double>();
   }
   return m;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_cell(const std::string& line, const std::string& who) {
+  return cell_keys(parse_object(line, who), who);
+}
+
+ParentRequest parse_request(const std::string& line, const std::string& who) {
+  const json j = parse_object(line, who);
+  ParentRequest r;
+  if (j.contains("measure")) r.measure = measure_request(j, who);
+  else r.cell = cell_keys(j, who);
+  return r;
+}
+
+namespace {
+
+template <typename F>
+auto from_worker(const std::string& who, F read) {
+  try {
+    return read();
+  } catch (const InputError& e) {
+    throw RuntimeFailure(who + " answered what cannot be read: " + e.what());
+  }
+}
+
+}  // namespace
+
+WorkerHello accept_hello(const std::string& line, const std::string& who, const std::string& name,
+                         const std::string& config_hash) {
+  const WorkerHello h = from_worker(who, [&] { return parse_hello(line, who); });
+  if (!h.error.empty()) {
+    if (h.input_error) throw InputError(name, "", h.error);
+    throw RuntimeFailure(name + ": " + h.error);
+  }
+  if (h.config_hash != config_hash)
+    throw RuntimeFailure(who + " read another config (the file changed while the workers started)");
+  return h;
+}
+
+WorkerReply read_reply(const std::string& line, const std::string& who) {
+  return from_worker(who, [&] { return parse_reply(line, who); });
 }
 
 WorkerReply parse_reply(const std::string& line, const std::string& who) {

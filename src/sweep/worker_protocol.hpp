@@ -15,6 +15,7 @@
 //                             {"error": WHY}       a cell it cannot measure
 // Torch-free.
 #pragma once
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,9 +59,20 @@ std::string error_line(const std::string& why);
 // The readers throw InputError naming `who` (the worker, or the parent) for a line they cannot take.
 WorkerHello parse_hello(const std::string& line, const std::string& who);
 std::vector<std::string> parse_cell(const std::string& line, const std::string& who);
-// Whether the line is a measure request (else a cell), and the request.
-bool is_measure(const std::string& line);
-MeasureRequest parse_measure(const std::string& line, const std::string& who);
+// What the parent asks of a worker: a cell's keys, or one measure (read from the line once).
+struct ParentRequest {
+  std::vector<std::string> cell;
+  std::optional<MeasureRequest> measure;
+};
+ParentRequest parse_request(const std::string& line, const std::string& who);
 WorkerReply parse_reply(const std::string& line, const std::string& who);
+
+// The parent's side, where a line the worker `who` wrote that cannot be read is that worker's
+// failure (RuntimeFailure), not the user's input. accept_hello also refuses a hello that
+// reports an error (InputError naming `name` when the worker found the user's input at fault,
+// else RuntimeFailure) or a config other than `config_hash`.
+WorkerHello accept_hello(const std::string& line, const std::string& who, const std::string& name,
+                         const std::string& config_hash);
+WorkerReply read_reply(const std::string& line, const std::string& who);
 
 }  // namespace opbench

@@ -4,7 +4,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <thread>
 
 #include "core/error.hpp"
 
@@ -16,30 +15,6 @@ using Clock = std::chrono::steady_clock;
 
 Clock::duration seconds(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
-}
-
-// A worker's line that cannot be read is a failure of the worker, not of the user's input.
-template <typename F>
-auto from_worker(const std::string& who, F read) {
-  try {
-    return read();
-  } catch (const InputError& e) {
-    throw RuntimeFailure(who + " answered what cannot be read: " + e.what());
-  }
-}
-
-// Waits up to `wait_s` for the child to end, then kills it; its wait status.
-int reap(pid_t pid, double wait_s) {
-  const auto until = Clock::now() + seconds(wait_s);
-  int status = 0;
-  while (!process::poll(pid, &status)) {
-    if (Clock::now() >= until) {
-      ::kill(pid, SIGKILL);
-      return process::wait_for(pid);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return status;
 }
 
 }  // namespace
@@ -96,15 +71,7 @@ bool WorkerPool::any(Worker::State s) const {
 }
 
 void WorkerPool::take_hello(Worker& w, const std::string& line) {
-  const std::string who = "the worker for " + w.slot.name;
-  const WorkerHello h = from_worker(who, [&] { return parse_hello(line, who); });
-  if (!h.error.empty()) {
-    if (h.input_error) throw InputError(w.slot.name, "", h.error);
-    throw RuntimeFailure(w.slot.name + ": " + h.error);
-  }
-  if (h.config_hash != opt_.config_hash)
-    throw RuntimeFailure(who + " read another config (the file changed while the workers started)");
-  w.hello = h;
+  w.hello = accept_hello(line, "the worker for " + w.slot.name, w.slot.name, opt_.config_hash);
   w.state = Worker::idle;
 }
 
@@ -202,7 +169,7 @@ void WorkerPool::wait_and_read(std::deque<Job>& queue, const CellHooks& hooks, b
 void WorkerPool::take_reply(Worker& w, const std::string& line, std::deque<Job>& queue, const CellHooks& hooks,
                             bool stopping) {
   const std::string who = "the worker for " + w.slot.name;
-  const WorkerReply r = from_worker(who, [&] { return parse_reply(line, who); });
+  const WorkerReply r = read_reply(line, who);
   if (r.kind == WorkerReply::failure) throw RuntimeFailure(who + ": " + r.error);
   if (!w.job) throw RuntimeFailure(who + " answered a cell it was not given");
   Job job = std::move(*w.job);
@@ -236,14 +203,11 @@ void WorkerPool::take_reply(Worker& w, const std::string& line, std::deque<Job>&
 }
 
 void WorkerPool::end_worker(Worker& w) {
-  const int status = reap(w.proc.pid, 10);
+  const int status = process::close_piped(w.proc, 10);
   if (w.end.empty()) {
     const std::string why = process::exit_reason(status);
     w.end = why.empty() ? "exited" : why;
   }
-  if (w.proc.to >= 0) ::close(w.proc.to);
-  if (w.proc.from >= 0) ::close(w.proc.from);
-  w.proc.to = w.proc.from = -1;
   w.state = Worker::ended;
 }
 
