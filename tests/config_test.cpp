@@ -141,7 +141,7 @@ TEST(Config, Rounds) {
 
 TEST(Config, Threads) {
   const std::string base = "op: act\nx: {n: [16]}\n";
-  EXPECT_EQ(parse_config(base, "a.yaml").timing.threads, Timing::kThreadsDefault);  // the device decides
+  EXPECT_EQ(parse_config(base, "a.yaml").timing.threads, Timing::kDeviceDefault);  // the device decides
   EXPECT_EQ(parse_config(base + "timing: {threads: 1}\n", "a.yaml").timing.threads, 1);
   EXPECT_EQ(parse_config(base + "timing: {threads: 0}\n", "a.yaml").timing.threads, 0);  // LibTorch's own
   expect_bad(base + "timing: {threads: -1}\n", "timing.threads");

@@ -40,7 +40,8 @@ void expect_state(const DeviceState& s, const std::string& where) {
 TEST(GpuState, ACudaRunRecordsTheGpuStatePerRunAndPerCell) {
   if (!cuda_present()) GTEST_SKIP() << "no CUDA device";
   Config cfg = parse_config(kConfig, "gpu_state.yaml");
-  cfg.timing.threads = pin_threads(cfg.timing.threads, "cuda");
+  resolve_device_defaults(cfg.timing, "cuda");
+  cfg.timing.threads = pin_threads(cfg.timing.threads);
   EXPECT_EQ(cfg.timing.threads, 0);  // LibTorch's own count on CUDA unless the config pins one
   TorchExecutor ex("cuda");
   const auto path = std::filesystem::temp_directory_path() / ("opbench_gpu_state_" + std::to_string(getpid()) + ".db");

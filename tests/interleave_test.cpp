@@ -73,12 +73,12 @@ TEST(Interleave, RoundROfEveryCellBeforeRoundRPlusOneOfAny) {
   EXPECT_EQ(ex.log, want);
   ASSERT_EQ(got.size(), 3u);
   for (size_t c = 0; c < 2; ++c) {
-    EXPECT_TRUE(got[c].finished);
+    EXPECT_TRUE(got[c].finished());
     ASSERT_EQ(got[c].results.size(), 2u);
     EXPECT_EQ(got[c].results[0].rounds, (std::vector<int64_t>{2, 2}));  // each round's samples kept
     EXPECT_EQ(got[c].results[0].samples.front(), 50);                 // rep_ms / rounds a round
   }
-  EXPECT_TRUE(got[2].finished);
+  EXPECT_TRUE(got[2].finished());
   EXPECT_EQ(got[2].results[0].samples, (std::vector<double>{1}));
   EXPECT_TRUE(got[2].results[0].rounds.empty());
 }
@@ -104,14 +104,14 @@ TEST(Interleave, AStopEndsTheBlockAndLeavesItsUnfinishedCellsOut) {
   // Asked before each cell's round after the first: true once the memory cell (round 0) is done.
   const auto got = measure_cells(ex, b.cells(), t, {}, [&] { return ex.measures >= 6; });
   EXPECT_EQ(ex.measures, 6);
-  EXPECT_FALSE(got[0].finished);  // one round of two: not stored, a resume measures it
-  EXPECT_FALSE(got[1].finished);
-  EXPECT_TRUE(got[2].finished);   // its one round is all it has
+  EXPECT_FALSE(got[0].finished());  // one round of two: not stored, a resume measures it
+  EXPECT_FALSE(got[1].finished());
+  EXPECT_TRUE(got[2].finished());   // its one round is all it has
   EXPECT_TRUE(got[0].results.empty());
   // A cell measured alone is finished whatever the stop says, as before.
   Recorder alone;
   const auto whole = measure_cells(alone, {b.cells()[0]}, t, {}, [] { return true; });
-  EXPECT_TRUE(whole[0].finished);
+  EXPECT_TRUE(whole[0].finished());
   EXPECT_EQ(alone.measures, 4);
 }
 

@@ -35,7 +35,8 @@ void add_compile_command(CLI::App& app, Cli& cli) {
     Config cfg = load_config(o->config);
     Sweep sw = expand(cfg, o->max_points);
     std::string device = o->device.empty() ? default_device() : o->device;
-    cfg.timing.threads = pin_threads(cfg.timing.threads, device);  // before any LibTorch work
+    resolve_device_defaults(cfg.timing, device);
+    cfg.timing.threads = pin_threads(cfg.timing.threads);  // before any LibTorch work
     auto jobs = table_jobs(sw, device);
     if (jobs.empty()) {
       std::cout << cfg.path << ": no provider of this config prepares anything before timing\n";

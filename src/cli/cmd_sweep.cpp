@@ -358,7 +358,7 @@ void sweep_on_devices(const SweepArgs& a, Cli& cli, Prepared& p) {
                  "timing.interleave and timing.processes are taken as 1\n";
   resolve_device_defaults(p.cfg.timing, first);  // as each worker does (open_executor)
   p.cfg.timing.interleave = p.cfg.timing.processes = 1;
-  p.cfg.timing.threads = pin_threads(p.cfg.timing.threads, first);  // the count recorded, and the packages'
+  p.cfg.timing.threads = pin_threads(p.cfg.timing.threads);  // the count recorded, and the packages'
   WorkerPool pool(pool_options(a, p, slots));
   if (!pool.start([] { return stop_requested().load(); })) {
     std::cerr << "interrupted before the run started: nothing stored\n";

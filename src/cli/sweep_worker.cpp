@@ -53,7 +53,7 @@ WorkerHello open_device(Measuring& m, const std::string& config, const std::stri
 
 std::unique_ptr<TorchExecutor> open_executor(Config& cfg, const std::string& device) {
   resolve_device_defaults(cfg.timing, device);
-  cfg.timing.threads = pin_threads(cfg.timing.threads, device);  // before any LibTorch work
+  cfg.timing.threads = pin_threads(cfg.timing.threads);  // before any LibTorch work
   auto ex = std::make_unique<TorchExecutor>(device);
   const std::string no_flush = ex->device().flush_unsupported(cfg.timing.flush_l2);
   if (!no_flush.empty()) throw InputError(cfg.path, "timing.flush_l2", no_flush);

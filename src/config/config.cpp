@@ -43,6 +43,7 @@ void resolve_device_defaults(Timing& timing, const std::string& device) {
   if (timing.flush_l2 == L2Flush::device) timing.flush_l2 = cpu ? L2Flush::none : L2Flush::write;
   if (timing.interleave == Timing::kDeviceDefault) timing.interleave = cpu ? Timing::kCpuInterleave : 1;
   if (timing.processes == Timing::kDeviceDefault) timing.processes = cpu ? Timing::kCpuProcesses : 1;
+  if (timing.threads == Timing::kDeviceDefault) timing.threads = cpu ? 1 : 0;
 }
 
 namespace {

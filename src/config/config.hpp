@@ -43,7 +43,7 @@ struct Timing {
   // round of several cells rather than every round of one (docs/measurement.md, interleaving).
   // The cells of such a block are stored when its last round ends. kDeviceDefault: 1 on CUDA
   // (each cell whole, as before), kCpuInterleave on the CPU.
-  static constexpr int kDeviceDefault = -1;
+  static constexpr int kDeviceDefault = -1;  // (interleave, processes, threads) the device decides
   static constexpr int kCpuInterleave = 64;
   int interleave = kDeviceDefault;
   // Over how many processes the rounds of a cell are spread: round r in process r mod N, this
@@ -52,11 +52,10 @@ struct Timing {
   static constexpr int kCpuProcesses = 4;
   int processes = kDeviceDefault;
   // LibTorch's intra- and inter-op threads (and the compiled packages' OpenMP) while timing:
-  // kThreadsDefault leaves the choice to the device (1 on the CPU: a multi-threaded op on a
+  // kDeviceDefault leaves the choice to the device (1 on the CPU: a multi-threaded op on a
   // shared machine times the other tenants; LibTorch's own on CUDA), 0 is LibTorch's own
   // (every core), N pins N.
-  static constexpr int kThreadsDefault = -1;
-  int threads = kThreadsDefault;
+  int threads = kDeviceDefault;
   // The wall time one point may take, all its rounds together (a CPU call can take far longer
   // than rep_ms, and a call may never finish): past it the point is stored as failed and the
   // sweep goes on. A measure receives what is left of it.
@@ -107,7 +106,8 @@ const char* l2_flush_name(L2Flush f);
 // Decides what the config left to the device (`device`: "cpu", "cuda", "cuda:N"): the flush
 // (write on CUDA, as triton.testing.do_bench; none on the CPU, as torch.utils.benchmark and
 // google/benchmark time), the interleaving and the round processes (1 and 1 on CUDA,
-// Timing::kCpuInterleave and Timing::kCpuProcesses on the CPU).
+// Timing::kCpuInterleave and Timing::kCpuProcesses on the CPU) and LibTorch's threads (its
+// own count on CUDA, 1 on the CPU).
 // On a shared CPU a flushed call's time is set by the other tenants' memory traffic and moved
 // by up to 1.8x between back-to-back sweeps (docs/measurement.md, CPU timing).
 void resolve_device_defaults(Timing& timing, const std::string& device);

@@ -1,6 +1,5 @@
 // The CPU threads a sweep times with (Timing::threads), pinned before anything runs.
 #pragma once
-#include <string>
 
 namespace opbench {
 
@@ -8,8 +7,8 @@ namespace opbench {
 // the exporter of the compiled packages inherits: Inductor writes the exporting process's thread
 // count into each CPU package (`#pragma omp parallel num_threads(N)`), so a package runs with the
 // count it was exported with, whatever the process that loads it has set (the package cache key
-// holds the count). Timing::kThreadsDefault means 1 on the CPU device and LibTorch's own count
-// elsewhere; 0 is LibTorch's own (nothing pinned). Returns the count to record (0: LibTorch's own).
-int pin_threads(int threads, const std::string& device);
+// holds the count). `threads` as resolve_device_defaults left it; 0 (or less) is LibTorch's own
+// (nothing pinned). Returns the count to record (0: LibTorch's own).
+int pin_threads(int threads);
 
 }  // namespace opbench

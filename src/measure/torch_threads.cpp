@@ -10,8 +10,7 @@
 
 namespace opbench {
 
-int pin_threads(int threads, const std::string& device) {
-  if (threads == Timing::kThreadsDefault) threads = device == "cpu" ? 1 : 0;
+int pin_threads(int threads) {
   if (threads <= 0) return 0;
   setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
   at::set_num_threads(threads);

@@ -73,7 +73,7 @@ struct StoredPoint {
   std::string device;   // the device that measured it ("cuda:1", "cpu"; "" unknown: an import)
 };
 
-// Records how a run is timed from its config's Timing (threads already resolved for the device).
+// Records how a run is timed from its config's Timing (resolved for the device).
 void set_timing(RunInfo& run, const Timing& timing);
 
 // A compiled baseline's package, built (or found cached) before a run measured its table.

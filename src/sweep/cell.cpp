@@ -126,10 +126,7 @@ std::vector<CellResult> measure_cells(Executor& ex, const std::vector<CellPoints
       cell.measure_round(ex, r, timing, guard);
     }
   std::vector<CellResult> out;
-  for (auto& cell : block) {
-    cell.out.finished = cell.out.results.size() == cell.points->size();
-    out.push_back(std::move(cell.out));
-  }
+  for (auto& cell : block) out.push_back(std::move(cell.out));
   return out;
 }
 

@@ -23,7 +23,9 @@ struct CellResult {
   std::vector<bool> abandoned;  // a measure did not return in time (see MeasureGuard)
   DeviceState state;            // the device right after the cell's last measure
   double seconds = 0;           // the wall time of the cell's measures, every round
-  bool finished = true;         // false: a stop came before its last round (nothing to store)
+  // False when a stop came before its last round (nothing to store): its results are pooled
+  // only once every round is measured.
+  bool finished() const { return !results.empty(); }
 };
 
 using CellPoints = std::vector<const Point*>;  // a cell's points, in column order

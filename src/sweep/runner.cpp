@@ -302,6 +302,7 @@ SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store, 
                        std::ostream& log) {
   Config resolved = cfg;
   resolve_device_defaults(resolved.timing, opt.device);
+  resolved.timing.processes = 1;  // every round on `ex`
   LocalMeasurer local(ex, opt.device, resolved.timing);
   return SweepLoop(resolved, sw, local, store, opt, log).run();
 }

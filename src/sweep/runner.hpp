@@ -66,7 +66,9 @@ std::vector<std::string> drop_providers(Sweep& sw, const std::map<std::string, s
 
 // Throws InputError for a resume the run cannot take (another config, another process holding
 // it: RunBusy); RuntimeFailure for a database failure (the run is then left interrupted, or
-// abandoned when even that cannot be written).
+// abandoned when even that cannot be written). With an Executor, what the config leaves to the
+// device is decided for opt.device (resolve_device_defaults), and every round runs on `ex`
+// (the run records one process).
 SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store, const SweepOptions& opt,
                        std::ostream& log);
 // The same with the cells measured by `measurer` (workers on several devices).
