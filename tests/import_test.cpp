@@ -1,9 +1,8 @@
-// Tests of opbench import (src/diff/import.*): every table of shared/reference/*.md goes
-// through import -> store -> build_sections -> format_block and comes back byte for byte;
-// titles parse back into op and axes; -1 cells become failed points; bad documents are
-// refused with their line number and leave nothing behind. Torch-free.
-// The shared/ folder: the environment variable OPBENCH_SHARED, else the compile definition
-// OPBENCH_SHARED_DIR; the reference tests skip when neither holds reference/.
+// Tests of opbench import (src/exchange/import.*): every table of the reference documents
+// (tests/data/reference/*.md, reference_docs.hpp) goes through import -> store ->
+// build_sections -> format_block and comes back byte for byte; titles parse back into op and
+// axes; -1 cells become failed points; bad documents are refused with their line number and
+// leave nothing behind. Torch-free.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -23,32 +23,13 @@
 #include "report/document.hpp"
 #include "report/report.hpp"
 #include "report/table.hpp"
+#include "reference_docs.hpp"
 #include "temp_db.hpp"
 
 namespace fs = std::filesystem;
 using namespace opbench;
 
 namespace {
-
-fs::path shared_dir() {
-  if (const char* env = std::getenv("OPBENCH_SHARED"); env && *env) return fs::path(env);
-#ifdef OPBENCH_SHARED_DIR
-  return fs::path(OPBENCH_SHARED_DIR);
-#else
-  return fs::path();
-#endif
-}
-
-std::vector<fs::path> reference_docs() {
-  std::vector<fs::path> out;
-  fs::path dir = shared_dir() / "reference";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return out;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".md") out.push_back(e.path());
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -124,8 +105,7 @@ void expect_import_error_in(const std::string& doc, const std::string& fragment)
 }  // namespace
 
 TEST(ImportReference, EveryTableRoundTripsByteForByte) {
-  auto docs = reference_docs();
-  if (docs.empty()) GTEST_SKIP() << "no reference documents under " << shared_dir();
+  const auto docs = reference_docs();
   size_t checked = 0;
   for (const auto& path : docs) {
     SCOPED_TRACE(path.string());
@@ -179,10 +159,23 @@ TEST(ImportReference, EveryTableRoundTripsByteForByte) {
   std::cout << "round-tripped " << checked << " reference tables\n";
 }
 
+// The documents hold every registered op and more than one GPU: a new op brings its document.
+TEST(ImportReference, EveryOpOnSeveralGpus) {
+  std::set<std::string> ops, gpus;
+  for (const auto& path : reference_docs()) {
+    const ImportResult res = import_document(reference_text(path), path.string(), "");
+    for (const auto& r : res.runs) {
+      gpus.insert(r.run.env.gpu);
+      for (const auto& sp : r.points) ops.insert(sp.point.op);
+    }
+  }
+  for (const OpSpec* op : all_ops()) EXPECT_TRUE(ops.count(op->name)) << "no reference document holds " << op->name;
+  EXPECT_GE(gpus.size(), 2u) << "the documents name too few GPUs";
+}
+
 TEST(ImportReference, PointsCarryOpAxesAndNotation) {
-  fs::path p = shared_dir() / "reference" / "tpa_decode_a800.md";
-  if (!fs::exists(p)) GTEST_SKIP() << p << " missing";
-  ImportResult res = import_document(read_text(p), p.string(), "");
+  const fs::path p = reference_dir() / "tpa_decode_a800.md";
+  ImportResult res = import_document(reference_text(p), p.string(), "");
   ASSERT_EQ(res.runs.size(), 1u);
   const ImportedRun& r = res.runs[0];
   EXPECT_EQ(r.run.env.gpu, "A800");
@@ -200,7 +193,7 @@ TEST(ImportReference, PointsCarryOpAxesAndNotation) {
   EXPECT_EQ(first.point.params.s("metric"), "speed");
   EXPECT_EQ(first.point.label, "trb");
   EXPECT_EQ(first.point.provider, "Triton parallel_b");
-  EXPECT_EQ(first.section, "Speed");
+  EXPECT_EQ(first.section, "Time (ms)");
   EXPECT_DOUBLE_EQ(first.value, 0.017620);
   EXPECT_EQ(first.result.unit, "ms");
   EXPECT_TRUE(first.result.samples.empty());
@@ -211,7 +204,7 @@ TEST(ImportReference, PointsCarryOpAxesAndNotation) {
     if (sp.point.params.s("metric") == "memory") {
       ++memory;
       EXPECT_EQ(sp.result.unit, "MiB");
-      EXPECT_EQ(sp.section, "Memory");
+      EXPECT_EQ(sp.section, "Peak memory (MiB)");
     }
   EXPECT_EQ(memory, 2u * 8 * 7);
   EXPECT_EQ(r.points.size(), 4u * 8 * 7);

@@ -8,6 +8,7 @@
 
 #include "config/config.hpp"
 #include "points/points.hpp"
+#include "reference_docs.hpp"
 
 using namespace opbench;
 
@@ -57,19 +58,15 @@ TEST(Points, ShippedConfigsReproduceReferenceTitles) {
     Sweep s = expand(load_config(std::string(OPBENCH_SOURCE_DIR) + "/configs/" + op->name + ".yaml"));
     for (const auto& t : s.tables) ours.insert(t.title);
   }
-  const char* shared = std::getenv("OPBENCH_SHARED");
-  std::string dir = shared ? shared : OPBENCH_SHARED_DIR;
   int checked = 0;
-  for (const char* doc : {"act_h100.md", "lrpe_cosine_a800.md", "tpa_decode_a800.md"}) {
-    std::ifstream in(dir + "/reference/" + doc);
-    if (!in) GTEST_SKIP() << "no reference documents at " << dir;
-    std::string line;
-    std::regex title_re(R"(^([a-z_]+-(speed|memory)-[A-Za-z0-9_\-]+):$)");
+  const std::regex title_re(R"(^([a-z_]+-(speed|memory)-[A-Za-z0-9_\-]+):$)");
+  for (const auto& doc : reference_docs()) {
+    std::istringstream in(reference_text(doc));
     std::smatch m;
-    while (std::getline(in, line))
+    for (std::string line; std::getline(in, line);)
       if (std::regex_match(line, m, title_re)) {
         ++checked;
-        EXPECT_TRUE(ours.count(m[1])) << "no shipped config makes " << m[1];
+        EXPECT_TRUE(ours.count(m[1])) << doc.filename() << ": no shipped config makes " << m[1];
       }
   }
   EXPECT_GT(checked, 40);

@@ -3,9 +3,10 @@
 # byte, diff two imported runs (--fail-on-regression exit status, JSON), merge twice, history,
 # scripts/ci-report on a tiny CPU sweep, versus within a CPU sweep run, and bad input for each
 # command.
-# Usage: regress_cli_test.sh OPBENCH SOURCE_DIR SHARED_DIR
+# The reference documents come from tests/data/reference (tests/data/README.md).
+# Usage: regress_cli_test.sh OPBENCH SOURCE_DIR
 set -u
-bin=$1; src=$2; shared=${3:-$src/../shared}
+bin=$1; src=$2; refs=$src/tests/data/reference
 . "$(dirname "$0")/cli_lib.sh"
 
 # --- ci-report on a tiny CPU sweep --------------------------------------------------------------
@@ -79,12 +80,7 @@ check versus-no-against 2 "$bin" versus 1 --provider torch --db "$vdb"
 check versus-bad-selector 2 "$bin" versus label:nope --provider torch --against torch_naive --db "$vdb"
 check versus-missing-db 2 "$bin" versus 1 --provider torch --against torch_naive --db "$work/none.db"
 
-ref=$shared/reference/act_h100.md
-# The reference documents (shared/reference) are needed from here on: without them only the
-# parts above ran.
-if [ ! -f "$ref" ]; then
-  echo "SKIP the import, diff, history and merge parts: no $ref"
-else
+ref=$refs/act_h100.md
 db=$work/r.db
 act=act-speed-fwd-batch12-head12-dim128-act_relu-bf16
 
@@ -170,7 +166,7 @@ contains merge-skipped "$work/out" "0 runs copied"
 check runs-merged 0 "$bin" runs --db "$work/m.db" --format json
 pycheck merge-no-duplicates 'import json,sys; r=json.load(open(sys.argv[1])); assert [x["label"] for x in r] == ["base", "head", "ours"], r' "$work/out"
 # a run of its own first: the merged ones get new ids
-check import-other 0 "$bin" import "$shared/reference/tpa_decode_a800.md" --db "$work/m2.db"
+check import-other 0 "$bin" import "$refs/tpa_decode_a800.md" --db "$work/m2.db"
 check merge-remap 0 "$bin" merge "$db" --db "$work/m2.db"
 contains merge-remapped "$work/out" "run 1 -> 2"
 check merged-report 0 "$bin" report --db "$work/m2.db" --run label:base
@@ -215,7 +211,7 @@ check diff-bad-selector 2 "$bin" diff label:nope 1 --db "$db"
 contains diff-bad-selector-msg "$work/err" "label:nope"
 check diff-bad-map 2 "$bin" diff 1 2 --db "$db" --map tr
 check diff-bad-metric 2 "$bin" diff 1 2 --db "$db" --metric power
-check import-lrpe 0 "$bin" import "$shared/reference/lrpe_cosine_a800.md" --db "$db" --label lrpe
+check import-lrpe 0 "$bin" import "$refs/lrpe_cosine_a800.md" --db "$db" --label lrpe
 check diff-nothing-matched 2 "$bin" diff label:base label:lrpe --db "$db"
 contains diff-nothing-msg "$work/err" "nothing matched"
 # speed points against memory points of one title: mismatched metrics
@@ -232,8 +228,6 @@ check history-unknown 2 "$bin" history no-such-title --db "$db"
 [ -e "$work/none.db" ] && { echo "FAIL a failed command created a database"; fails=$((fails+1)); }
 check runs-unchanged 0 "$bin" runs --db "$db" --format json
 pycheck no-run-added 'import json,sys; r=json.load(open(sys.argv[1])); assert len(r) == 4, [x["label"] for x in r]' "$work/out"
-
-fi
 
 echo "regress_cli_test: $fails failed"
 [ "$fails" = 0 ]

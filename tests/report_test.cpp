@@ -1,7 +1,7 @@
-// Tests of src/report: pandas-compatible tables and the reference-document parser.
-// Torch-free. Needs the compile definition OPBENCH_SOURCE_DIR (the repository root; the
-// opbench_core target exports it). Optional: OPBENCH_TEST_DATA (tests/data), OPBENCH_SHARED_DIR
-// (the shared/ folder; the environment variable OPBENCH_SHARED overrides it).
+// Tests of src/report: pandas-compatible tables and the reference-document parser, against
+// the reference documents of tests/data/reference (reference_docs.hpp) and the frames pandas
+// rendered (tests/data/pandas_cases.txt). Torch-free. Needs the compile definitions
+// OPBENCH_SOURCE_DIR (the repository root) and OPBENCH_TEST_DATA (tests/data).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "report/document.hpp"
 #include "report/table.hpp"
+#include "reference_docs.hpp"
 
 #ifndef OPBENCH_SOURCE_DIR
 #error "compile with -DOPBENCH_SOURCE_DIR=\"<repository root>\""
@@ -58,22 +59,7 @@ std::vector<std::string> split_lines(const std::string& text) {
   return out;
 }
 
-fs::path shared_dir() {
-  if (const char* env = std::getenv("OPBENCH_SHARED"); env && *env) return fs::path(env);
-#ifdef OPBENCH_SHARED_DIR
-  return fs::path(OPBENCH_SHARED_DIR);
-#else
-  return fs::path(OPBENCH_SOURCE_DIR) / ".." / "shared";
-#endif
-}
-
-fs::path test_data_dir() {
-#ifdef OPBENCH_TEST_DATA
-  return fs::path(OPBENCH_TEST_DATA);
-#else
-  return fs::path(OPBENCH_SOURCE_DIR) / "tests" / "data";
-#endif
-}
+fs::path test_data_dir() { return fs::path(OPBENCH_TEST_DATA); }
 
 // Independent of the parser: a title line has no indentation, ends with ':' and is
 // followed by an indented header line.
@@ -101,13 +87,8 @@ std::pair<std::string, std::string> parse_error(const std::string& doc) {
 
 // (a) Every table of every reference document re-renders byte for byte.
 TEST(ReferenceDocs, EveryTableRoundTripsByteIdentical) {
-  const fs::path dir = shared_dir() / "reference";
-  if (!fs::is_directory(dir)) GTEST_SKIP() << "no reference documents at " << dir;
-  std::vector<fs::path> docs;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".md") docs.push_back(e.path());
-  std::sort(docs.begin(), docs.end());
-  ASSERT_FALSE(docs.empty()) << dir;
+  const std::vector<fs::path> docs = reference_docs();
+  ASSERT_FALSE(docs.empty());
 
   int total = 0;
   for (const auto& p : docs) {
@@ -142,22 +123,19 @@ TEST(ReferenceDocs, EveryTableRoundTripsByteIdentical) {
 }
 
 TEST(ReferenceDocs, KnownContents) {
-  const fs::path dir = shared_dir() / "reference";
-  if (!fs::exists(dir / "act_h100.md") || !fs::exists(dir / "tpa_decode_a800.md") ||
-      !fs::exists(dir / "lrpe_cosine_a800.md"))
-    GTEST_SKIP() << "reference documents missing under " << dir;
-
-  ParsedDocument act = parse_document(read_text(dir / "act_h100.md"), "act_h100.md");
+  const fs::path dir = reference_dir();
+  ParsedDocument act = parse_document(reference_text(dir / "act_h100.md"), "act_h100.md");
   ASSERT_EQ(act.tables.size(), 24u);
   EXPECT_EQ(act.gpus, std::vector<std::string>{"H100"});
   ASSERT_EQ(act.notation.size(), 3u);
   EXPECT_EQ(act.notation[0], (std::pair<std::string, std::string>{"tr", "Triton"}));
   EXPECT_EQ(act.notation[2], (std::pair<std::string, std::string>{"toc", "Torch Compile"}));
   const auto& t0 = act.tables[0];
-  EXPECT_EQ(t0.line, 15);
+  EXPECT_EQ(t0.line, 18);
   EXPECT_EQ(t0.gpu, "H100");
-  EXPECT_EQ(t0.headings,
-            (std::vector<std::string>{"Act benchmark", "H100", "Without dim act", "Speed(fwd)"}));
+  EXPECT_EQ(t0.headings, (std::vector<std::string>{"act: published figures", "H100", "Elementwise activations",
+                                                   "Time, forward"}));
+  EXPECT_TRUE(t0.run_line.empty());
   EXPECT_EQ(t0.table.title, "act-speed-fwd-batch12-head12-dim128-act_relu-bf16");
   EXPECT_EQ(t0.table.index_name, "n");
   EXPECT_EQ(t0.table.columns, (std::vector<std::string>{"tr", "to", "toc"}));
@@ -167,7 +145,7 @@ TEST(ReferenceDocs, KnownContents) {
   EXPECT_EQ(t0.table.cells[0][0], 0.043131);
   EXPECT_EQ(t0.table.cells[7][2], 1.009366);
 
-  ParsedDocument lrpe = parse_document(read_text(dir / "lrpe_cosine_a800.md"), "lrpe.md");
+  ParsedDocument lrpe = parse_document(reference_text(dir / "lrpe_cosine_a800.md"), "lrpe.md");
   EXPECT_EQ(lrpe.tables.size(), 16u);
   EXPECT_EQ(lrpe.gpus, std::vector<std::string>{"A800"});
   ASSERT_EQ(lrpe.notation.size(), 3u);
@@ -175,17 +153,27 @@ TEST(ReferenceDocs, KnownContents) {
   ASSERT_NE(opbench::notation_for(lrpe, "toc"), nullptr);
   EXPECT_EQ(*opbench::notation_for(lrpe, "toc"), "Torch Compile");
   EXPECT_EQ(opbench::notation_for(lrpe, "n"), nullptr);
-  EXPECT_EQ(lrpe.tables.back().headings, (std::vector<std::string>{"A800", "Softmax on sequence"}));
+  EXPECT_EQ(lrpe.tables.back().headings,
+            (std::vector<std::string>{"A800", "softmax over the sequence (act_dim 1)"}));
   EXPECT_EQ(lrpe.tables.back().table.cells[7][0], 10310.613867);
 
-  ParsedDocument tpa = parse_document(read_text(dir / "tpa_decode_a800.md"), "tpa.md");
+  ParsedDocument tpa = parse_document(reference_text(dir / "tpa_decode_a800.md"), "tpa.md");
   ASSERT_EQ(tpa.tables.size(), 4u);
   EXPECT_EQ(tpa.notation.size(), 7u);
   EXPECT_EQ(tpa.tables[0].gpu, "A800");
-  EXPECT_EQ(tpa.tables[0].headings, (std::vector<std::string>{"A800", "Speed"}));
+  EXPECT_EQ(tpa.tables[0].headings, (std::vector<std::string>{"A800", "Time (ms)"}));
   EXPECT_EQ(tpa.tables[0].table.index_name, "m");
   EXPECT_EQ(tpa.tables[0].table.columns.size(), 7u);
   EXPECT_EQ(tpa.tables[3].table.cells[7][5], 33544.78125);
+
+  // An opbench report: the run's heading names the GPU in full, the run line follows it.
+  ParsedDocument rot = parse_document(reference_text(dir / "lrpe_rotate_h100.md"), "rot.md");
+  EXPECT_EQ(rot.gpus, std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
+  ASSERT_EQ(rot.notation.size(), 3u);
+  EXPECT_EQ(rot.notation[0], (std::pair<std::string, std::string>{"tr", "cuda"}));
+  ASSERT_FALSE(rot.tables.empty());
+  EXPECT_EQ(rot.tables[0].run_line.rfind("run 1 (h100-lrpe_rotate), ", 0), 0u) << rot.tables[0].run_line;
+  EXPECT_EQ(rot.tables[0].table.title, "lrpe_rotate-speed-fwd-batch12-head12-dim128-act_none-bf16");
 }
 
 // (b) Frames rendered by real pandas (tests/gen_pandas_cases.py).

@@ -43,7 +43,7 @@ void add_import_command(CLI::App& app, Cli& cli) {
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand(
       "import", "store a markdown benchmark document (one run per GPU) or an opbench JSON export; prints the run ids");
-  cmd->add_option("file", o->file, "a markdown document (shared/reference/*.md, an opbench report) or an export (.json)")
+  cmd->add_option("file", o->file, "a markdown document (a published benchmark document, an opbench report) or an export (.json)")
       ->required();
   cmd->add_option("--db", cli.db, "the SQLite database (created when missing)")->capture_default_str()->check(file_arg());
   cmd->add_option("--label", o->label, "a label for the runs of a markdown document (select them later with label:TEXT)")->check(name_arg());

@@ -1,5 +1,5 @@
-// opbench import: a reference-format markdown document (shared/reference/*.md, or a report
-// opbench wrote) becomes runs in the store, one per GPU the document names. Torch-free.
+// opbench import: a reference-format markdown document (a published benchmark document, or a
+// report opbench wrote) becomes runs in the store, one per GPU the document names. Torch-free.
 //
 // Mapping (document -> store):
 //   - each table's GPU is the nearest heading above it that names a device (document.hpp);

@@ -1,4 +1,5 @@
-// Parser of reference-format markdown documents (shared/reference/*.md). Torch-free.
+// Parser of reference-format markdown documents (published benchmark documents, opbench reports;
+// tests/data/reference/ holds examples). Torch-free.
 //
 // The format:
 //   - ATX headings ("# A800", "## Speed", "#### Speed(fwd)"); the nearest heading above a

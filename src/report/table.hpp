@@ -1,6 +1,6 @@
 // Result tables and their pandas-compatible text rendering. Torch-free.
 //
-// The reference documents (shared/reference/*.md) hold tables exactly as Triton's
+// The reference documents (tests/data/reference/*.md) hold tables exactly as Triton's
 // benchmark harness prints them: a "TITLE:" line, then `DataFrame.to_string()` of a frame
 // whose columns are the x axis (e.g. `n`, values 256.0 ...) followed by one float column per
 // provider, with the default RangeIndex 0..N-1. format_pandas() reproduces that text
