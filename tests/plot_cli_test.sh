@@ -8,8 +8,9 @@ set -u
 bin=$1; src=$2; py=$3
 . "$(dirname "$0")/cli_lib.sh"
 export OPBENCH_PYTHON=$py OPBENCH_PLOT_SCRIPT=$src/scripts/plot.py
+# matplotlib comes with the project's environment (scripts/bootstrap installs it into .venv).
 if ! "$py" -c 'import matplotlib' 2>/dev/null; then
-  echo "SKIP: $py cannot import matplotlib"; exit 0
+  echo "FAIL: $py cannot import matplotlib (scripts/bootstrap installs it into .venv)"; exit 1
 fi
 speed=act-speed-fwd-batch1-head2-dim16-act_relu-bf16
 memory=act-memory-fwd-batch1-head2-dim16-act_relu-bf16
