@@ -285,7 +285,7 @@ std::string read_document(const std::string& path) {
 
 std::vector<RunRecord> import_records(const ImportResult& res) {
   std::vector<RunRecord> out;
-  for (const auto& ir : res.runs) out.push_back({ir.run, ir.points, {}});
+  for (const auto& ir : res.runs) out.push_back({ir.run, ir.points, {}, {}});
   return out;
 }
 
