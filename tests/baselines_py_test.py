@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """baselines/python/opbench_ops.py (the torch references that torch_compile compiles) against
-float64 numpy written here from OPS.md's formulas, forward and backward (the backward from
-OPS.md's closed forms, not autograd), fp32 and bf16 storage, odd shapes included; and the
+float64 numpy written here from docs/ops.md's formulas, forward and backward (the backward from
+docs/ops.md's closed forms, not autograd), fp32 and bf16 storage, odd shapes included; and the
 lookup the exporter uses (op_function registrations, function, md_grid_side).
 
 No pytest: run it (ctest runs it). Exit status 0 when every check passes; prints each failure.
@@ -55,7 +55,7 @@ def check(name, got, want, dtype, got_dtype=None):
         failures.append(name)
 
 
-# ----------------------------------------------------------------------------- numpy, OPS.md
+# ----------------------------------------------------------------------------- numpy, docs/ops.md
 
 def np_act(x, act, dim):
     if act == "none":

@@ -1,7 +1,7 @@
 // The torch_compile baselines (baselines/compiled) on the CPU: packages exported by
 // scripts/export_aoti.py (real AOTInductor compiles, tens of seconds each), run from C++ at two
 // x values each (one package per table: the x axis is dynamic) and compared with independent
-// ATen computations written here from OPS.md; the on-disk cache; the failure paths.
+// ATen computations written here from docs/ops.md; the on-disk cache; the failure paths.
 // Uses a fresh cache folder ($OPBENCH_CACHE_DIR) per run.
 #include <ftw.h>
 #include <gtest/gtest.h>
@@ -177,7 +177,7 @@ at::Tensor softmax_bwd_ref(const at::Tensor& x, const at::Tensor& g, int64_t dim
   return o * gd - o * (o * gd).sum(dim, true);
 }
 
-// Element by element from OPS.md: grid token s = l + i*n + j has coordinates (i, j); feature f
+// Element by element from docs/ops.md: grid token s = l + i*n + j has coordinates (i, j); feature f
 // uses axis f / e and theta column f % e; extra tokens get angle 0.
 at::Tensor md2_ref(const at::Tensor& x, const at::Tensor& theta, int64_t n, int64_t l) {
   const int64_t h = x.size(1), T = x.size(2), d = x.size(3), e = theta.size(1);

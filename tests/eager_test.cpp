@@ -1,5 +1,5 @@
 // The eager baselines (baselines/eager) against independent float64 references written from
-// OPS.md's formulas in plain loops, forward and backward, fp32 and bf16 storage; directly and
+// docs/ops.md's formulas in plain loops, forward and backward, fp32 and bf16 storage; directly and
 // through the Provider interface (prepare + Call).
 #include <ATen/record_function.h>
 #include <gtest/gtest.h>
@@ -232,7 +232,7 @@ struct Theta {
     return v[(rows == 1 ? 0 : h) * cols + (cols == 1 ? 0 : k)];
   }
 };
-// OPS.md: the angle is a float32 product of the position and theta.
+// docs/ops.md: the angle is a float32 product of the position and theta.
 double angle32(int64_t pos, double theta) {
   return static_cast<double>(static_cast<float>(pos) * static_cast<float>(theta));
 }

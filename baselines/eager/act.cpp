@@ -1,4 +1,4 @@
-// act: an activation, optionally along a dimension (OPS.md "act").
+// act: an activation, optionally along a dimension (docs/ops.md "act").
 #include <stdexcept>
 
 #include "eager.h"

@@ -1,4 +1,4 @@
-// LibTorch eager baselines of the five ops (OPS.md): the reference PyTorch code, the same ATen
+// LibTorch eager baselines of the five ops (docs/ops.md): the reference PyTorch code, the same ATen
 // calls in the same order as baselines/python/opbench_ops.py. Tensors stay in the storage dtype
 // (ATen computes each op in float32 inside and rounds once); the only casts are the
 // reference's own (softmax as an activation in float32 cast back; the LRPE angle tables are
@@ -55,7 +55,7 @@ at::Tensor lrpe_cosine_md_forward(const at::Tensor& x, const at::Tensor& theta, 
                                   int64_t n, int64_t l, const std::string& act,
                                   int64_t act_dim);
 
-// tpa_decode scales; a value <= 0 for scale / scale_q means the OPS.md default
+// tpa_decode scales; a value <= 0 for scale / scale_q means the docs/ops.md default
 // (scale = d^-0.5, scale_q = 1/r).
 struct TpaScales {
   double scale = 0;

@@ -1,4 +1,4 @@
-// lrpe_cosine (1d): linear relative positional encoding, cosine form (OPS.md).
+// lrpe_cosine (1d): linear relative positional encoding, cosine form (docs/ops.md).
 #include "eager.h"
 
 namespace opbench {

@@ -1,4 +1,4 @@
-// lrpe_cosine_md: cosine LRPE over a 1d, 2d or 3d grid, with l extra tokens first (OPS.md).
+// lrpe_cosine_md: cosine LRPE over a 1d, 2d or 3d grid, with l extra tokens first (docs/ops.md).
 #include "eager.h"
 
 namespace opbench {

@@ -1,4 +1,4 @@
-// lrpe_rotate (1d): rotary form, halves (not interleaved pairs) (OPS.md).
+// lrpe_rotate (1d): rotary form, halves (not interleaved pairs) (docs/ops.md).
 #include "eager.h"
 
 namespace opbench {

@@ -1,4 +1,4 @@
-// tpa_decode: tensor product attention, one decoding step, forward only (OPS.md).
+// tpa_decode: tensor product attention, one decoding step, forward only (docs/ops.md).
 #include <cmath>
 
 #include "eager.h"

@@ -1,4 +1,4 @@
-"""The torch reference of each opbench op, in Python (OPS.md): the PyTorch code the reference
+"""The torch reference of each opbench op, in Python (docs/ops.md): the PyTorch code the reference
 benchmarks timed, written the way a PyTorch user writes it. Every tensor stays in its storage
 dtype (bf16 stays bf16; ATen's elementwise ops, softmax and cuBLAS compute in float32 inside
 and round once per op); the casts are the reference's own: softmax as an activation runs with
@@ -9,7 +9,7 @@ baselines/eager/*.cpp make the same ATen calls in the same order.
 
 scripts/export_aoti.py exports these with torch.export and compiles them with AOTInductor
 (providers torch_compile and torch_naive_compile); tests/baselines_py_test.py checks them
-against float64 numpy written from OPS.md's formulas. Backward functions take
+against float64 numpy written from docs/ops.md's formulas. Backward functions take
 (x, [theta,] grad_out) and return dx, computed with torch.autograd.grad inside.
 
 Each op's function is registered under the op's name with @op_function (the naive form of an

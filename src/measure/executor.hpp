@@ -28,7 +28,7 @@ struct Result {
   // round's memory placement, and so on. Empty: all from one placement (one round, an import).
   std::vector<int64_t> rounds;
   Stats stats;
-  double bytes = 0;              // minimal bytes of one call (OPS.md)
+  double bytes = 0;              // minimal bytes of one call (docs/ops.md)
   double gbps = 0;               // bytes / median time (speed points)
   double pct_peak = 0;           // gbps / measured peak bandwidth * 100
   double rel_err = -1;           // ||out - torch|| / ||torch||; -1 when not checked

@@ -47,7 +47,7 @@ struct TensorSpec {
   bool differentiable = false;  // backward computes its gradient
 };
 
-// The minimal bytes of a call, counted per OPS.md.
+// The minimal bytes of a call, counted per docs/ops.md.
 struct ByteCount {
   double bytes = 0;
 };
