@@ -9,6 +9,7 @@
 #include <ATen/ATen.h>
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -17,6 +18,15 @@
 
 namespace opbench {
 namespace eager {
+
+// The call of an op whose one differentiable input is x = inputs[0]; `f` computes its output
+// from x, holding the other inputs and the point's axes (baselines/eager/providers.cpp).
+//   fwd: f(x) under no-grad, returns {o}.
+//   bwd: here, x becomes a leaf requiring grad and f runs once with grad on (the graph is
+//        kept); the call is autograd::grad of o w.r.t. x with grad_out, graph retained,
+//        returning {dx} (nothing accumulates into .grad).
+using UnaryForward = std::function<at::Tensor(const at::Tensor& x)>;
+Call prepare_unary(const char* op, const Params& p, const Inputs& in, UnaryForward f);
 
 // Throws std::invalid_argument(message) unless ok (shape and argument checks).
 inline void require(bool ok, const std::string& message) {

@@ -12,8 +12,6 @@ namespace opbench {
 
 namespace {
 
-using Unary = std::function<at::Tensor(const at::Tensor& x)>;
-
 std::string runs_anywhere(const at::Device&) { return ""; }
 
 const std::string& checked_mode(const char* op, const Params& p, bool has_bwd) {
@@ -23,13 +21,9 @@ const std::string& checked_mode(const char* op, const Params& p, bool has_bwd) {
                               "'" + (has_bwd ? "" : " (forward only)"));
 }
 
-// The call for an op whose one differentiable input is x = inputs[0]; `f` holds the other
-// inputs and the params.
-//   fwd: f(x) under no-grad, returns {o}.
-//   bwd: here, x becomes a leaf requiring grad and f runs once with grad on (the graph is
-//        kept); the call is autograd::grad of o w.r.t. x with grad_out, graph retained,
-//        returning {dx} (nothing accumulates into .grad).
-Call prepare_unary(const char* op, const Params& p, const Inputs& in, Unary f) {
+}  // namespace
+
+Call eager::prepare_unary(const char* op, const Params& p, const Inputs& in, UnaryForward f) {
   const std::string& mode = checked_mode(op, p, /*has_bwd=*/true);
   const at::Tensor x = in[0];
   if (mode == "fwd") {
@@ -52,6 +46,10 @@ Call prepare_unary(const char* op, const Params& p, const Inputs& in, Unary f) {
     return torch::autograd::grad({o}, {leaf}, {grad_out}, /*retain_graph=*/true);
   };
 }
+
+namespace {
+
+using eager::prepare_unary;
 
 Provider act_torch() {
   Provider pr;
