@@ -18,7 +18,7 @@ namespace opbench {
 // the CPU), never seen by a measure.
 enum class L2Flush { none, write, read, device };
 
-// Limits of a config (README "Limits"), far beyond any real one; they bound what a hostile
+// Limits of a config (docs/guarantees.md), far beyond any real one; they bound what a hostile
 // file can cost. The tree: mappings and lists nested at most kMaxConfigDepth deep, at most
 // kMaxConfigValues values with YAML aliases expanded. Timing: each of warmup_ms and rep_ms
 // finite, above 0 and at most these (a point's measuring time, not counting its calls' setup).

@@ -7,7 +7,7 @@
 
 namespace opbench {
 
-// Exit statuses of the opbench command (README "Exit codes").
+// Exit statuses of the opbench command (docs/cli.md, exit codes).
 enum ExitCode : int {
   kExitOk = 0,
   kExitRegression = 1,  // diff --fail-on-regression found a regression

@@ -26,7 +26,7 @@ struct Sweep {
   std::vector<Point> points;  // table-major, then x, then provider (column order)
 };
 
-// The default cap on the points of one sweep (README "Limits"; --max-points raises it).
+// The default cap on the points of one sweep (docs/guarantees.md; --max-points raises it).
 constexpr size_t kDefaultMaxPoints = 100000;
 
 // How many points a config expands to (tables x their x values x providers), counted from
