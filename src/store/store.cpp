@@ -691,13 +691,15 @@ RunInfo Store::select(const std::string& sel) const {
   return fail("no run on a GPU matching that name (GPUs: " + join_names(held, " | ") + ")");
 }
 
-static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& where, const std::function<void(Stmt&)>& bind) {
+static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& where, const std::function<void(Stmt&)>& bind,
+                                            bool samples = true) {
   std::vector<StoredPoint> out;
   Stmt s(db,
-         "SELECT id, run_id, seq, section, title, op, params, x_name, x_value, provider, label, unit,"
-         " stat, value, median, mean, min, max, p20, p80, stdev, count, samples, bytes, gbps,"
-         " pct_peak, error, created_at, rel_err, check_failed, rounds, gpu_sm_mhz, gpu_memory_mhz,"
-         " gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled, device FROM points WHERE " +
+         std::string("SELECT id, run_id, seq, section, title, op, params, x_name, x_value, provider, label, unit,"
+                     " stat, value, median, mean, min, max, p20, p80, stdev, count, ") +
+             (samples ? "samples, rounds," : "'' AS samples, '' AS rounds,") +
+             " bytes, gbps, pct_peak, error, created_at, rel_err, check_failed, gpu_sm_mhz, gpu_memory_mhz,"
+             " gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled, device FROM points WHERE " +
              where);
   bind(s);
   while (s.step()) {
@@ -743,6 +745,10 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
 
 std::vector<StoredPoint> Store::points(int64_t run_id) const {
   return read_points(db_, "run_id=:run_id ORDER BY seq, id", [&](Stmt& s) { s.bind(":run_id", run_id); });
+}
+
+std::vector<StoredPoint> Store::points_without_samples(int64_t run_id) const {
+  return read_points(db_, "run_id=:run_id ORDER BY seq, id", [&](Stmt& s) { s.bind(":run_id", run_id); }, false);
 }
 
 std::vector<StoredPoint> Store::points_titled(const std::string& title) const {
