@@ -6,6 +6,7 @@ protocol on a pipe (--remote-debugging-pipe: JSON messages ending in NUL on its 
 nothing listens on a port and only the Python standard library is needed.
 """
 import base64
+import fcntl
 import json
 import os
 import select
@@ -28,13 +29,15 @@ class Browser:
         self.profile = tempfile.mkdtemp(prefix="opbench-chromium-")
         to_chrome_r, self._to_chrome = os.pipe()
         self._from_chrome, from_chrome_w = os.pipe()
+        # Chromium's ends moved past fd 9, so that putting them on 3 and 4 overwrites neither
+        to_chrome_r, from_chrome_w = [self._above(fd, 10) for fd in (to_chrome_r, from_chrome_w)]
         args = [chromium_binary(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                 "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
                 "--remote-debugging-pipe", "--user-data-dir=" + self.profile, "--hide-scrollbars",
                 "--window-size=%d,%d" % (width, height), "about:blank"]
         # the pipe's ends become Chromium's fds 3 (commands in) and 4 (replies out)
         shell = 'exec "$0" "$@" 3<&%d 4>&%d %d<&- %d>&-' % (to_chrome_r, from_chrome_w, to_chrome_r, from_chrome_w)
-        self.proc = subprocess.Popen(["sh", "-c", shell] + args, pass_fds=(to_chrome_r, from_chrome_w),
+        self.proc = subprocess.Popen(["bash", "-c", shell] + args, pass_fds=(to_chrome_r, from_chrome_w),
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(to_chrome_r)
         os.close(from_chrome_w)
@@ -45,6 +48,12 @@ class Browser:
             self.call(domain)
         self.call("Emulation.setDeviceMetricsOverride",
                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+    @staticmethod
+    def _above(fd, lowest):
+        moved = fcntl.fcntl(fd, fcntl.F_DUPFD, lowest)
+        os.close(fd)
+        return moved
 
     # --- the protocol
     def _read_message(self, deadline):

@@ -1,6 +1,6 @@
 # Writes OUT, a C++ file defining kSiteScript and kSiteStyle from the files SCRIPT and STYLE
 # (run by the build whenever either changes: cmake -DSCRIPT=... -DSTYLE=... -DOUT=... -P this).
-set(delim "opbench_site_asset")
+set(delim "opbench_asset")  # a raw string delimiter holds at most 16 characters
 set(body "// Generated from src/site/assets by src/site/embed_assets.cmake: edit those files.\n#include \"site/assets.hpp\"\n\nnamespace opbench {\n")
 foreach(pair "kSiteScript;${SCRIPT}" "kSiteStyle;${STYLE}")
   list(GET pair 0 name)

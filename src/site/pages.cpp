@@ -340,14 +340,17 @@ json document_pages(const SiteInput& in, const json& links, Names& names, SiteCo
   return lines;
 }
 
-// Per run: what the index lists of it.
-json runs_list(const SiteInput& in) {
+// Per run: what the index lists of it, and its report (runs/ID.md, as `opbench report` writes it).
+json runs_list(const SiteInput& in, SiteContent& out) {
   json runs = json::array();
   for (auto it = in.runs.rbegin(); it != in.runs.rend(); ++it) {
     const RunInfo& r = it->run;
     std::set<std::string> ops;
     for (const auto& p : it->points) ops.insert(p.point.op);
+    const std::string report = "runs/" + std::to_string(r.id) + ".md";
+    out.files.push_back({report, render_report({ReportRun{r, it->points}}, Show::Value)});
     json j = run_json(r);
+    j["report"] = report;
     j["points"] = it->points.size();
     j["ops"] = ops;
     j["status"] = r.status;
@@ -358,7 +361,7 @@ json runs_list(const SiteInput& in) {
 }
 
 json index_page(const SiteInput& in, const Catalog& c, json ops, json verdicts, json documents,
-                const SiteOptions& opt) {
+                const SiteOptions& opt, SiteContent& out) {
   std::set<std::string> gpus;
   size_t points = 0;
   for (const auto& r : in.runs) {
@@ -370,7 +373,7 @@ json index_page(const SiteInput& in, const Catalog& c, json ops, json verdicts, 
           {"counts", {{"runs", in.runs.size()}, {"points", points}, {"gpus", gpus.size()}, {"ops", c.ops.size()},
                       {"tables", c.titles.size()}, {"documents", in.documents.size()}}},
           {"gpus", gpus}, {"providers", c.providers}, {"verdicts", std::move(verdicts)},
-          {"documents", std::move(documents)}, {"ops", std::move(ops)}, {"runs", runs_list(in)}};
+          {"documents", std::move(documents)}, {"ops", std::move(ops)}, {"runs", runs_list(in, out)}};
 }
 
 }  // namespace
@@ -397,7 +400,7 @@ SiteContent build_site_content(const SiteInput& in, const SiteOptions& opt) {
   const json links = table_links(c);
   json verdicts = latest_verdicts(in, links, opt, diff_names, out);
   json documents = document_pages(in, links, diff_names, out);
-  out.pages.front().data = index_page(in, c, std::move(ops), std::move(verdicts), std::move(documents), opt);
+  out.pages.front().data = index_page(in, c, std::move(ops), std::move(verdicts), std::move(documents), opt, out);
   return out;
 }
 

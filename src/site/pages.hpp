@@ -10,6 +10,7 @@
 //   (as `opbench history`: levels and change points); tables/<title>.md the same latest runs
 //   as a markdown report in the reference format (report/report.hpp).
 // - diffs/<name>.html: one diff's or versus' verdicts, from the latest verdicts or a document.
+// - runs/<id>.md: each run's report, as `opbench report` writes it.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>

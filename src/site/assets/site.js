@@ -27,7 +27,7 @@
       else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
       else e.setAttribute(k, v === true ? '' : v);
     }
-    for (const c of children.flat()) {
+    for (const c of children.flat(Infinity)) {
       if (c === undefined || c === null || c === false) continue;
       e.append(c instanceof Node ? c : document.createTextNode(String(c)));
     }
@@ -39,7 +39,7 @@
   function num(v, digits) {
     if (v === null || v === undefined || !isFinite(v)) return '-';
     const a = Math.abs(v);
-    if (a !== 0 && (a < 1e-3 || a >= 1e6)) return v.toExponential(2);
+    if (a !== 0 && (a < 1e-4 || a >= 1e7)) return v.toExponential(2);
     return Number(v.toPrecision(digits || 4)).toString();
   }
   const change = (ratio) => (ratio === null || ratio === undefined ? '-' : (ratio >= 1 ? '+' : '') +
@@ -150,11 +150,12 @@
 
   function runsSection(d) {
     const rows = d.runs.map((r) => el('tr', {},
-        el('td', {class: 'n'}, String(r.id)), el('td', {}, r.label), el('td', {}, r.gpu),
+        el('td', {class: 'n'}, link(r.report, String(r.id))), el('td', {}, r.label), el('td', {}, r.gpu),
         el('td', {class: 'mono'}, commit(r.commit) || (r.source === 'import' ? 'import' : '-')),
         el('td', {}, r.started_at ? r.started_at.slice(0, 16).replace('T', ' ') : '-'),
         el('td', {class: 'n'}, String(r.points)), el('td', {}, r.ops.join(', ')), el('td', {}, r.status)));
-    return section('Runs', table(['id', 'label', 'GPU', 'commit', 'started', 'points', 'ops', 'status'], rows));
+    return section('Runs', el('p', {class: 'dim'}, 'Newest first; an id opens the run\'s report (markdown).'),
+                   table(['id', 'label', 'GPU', 'commit', 'started', 'points', 'ops', 'status'], rows));
   }
 
   function renderIndex(d) {
@@ -203,7 +204,7 @@
 
   function chartOptions(d, view, logY, xTitle, tickLabel, onPick) {
     return {
-      animation: false, parsing: false, normalized: true, responsive: true, maintainAspectRatio: false,
+      animation: false, parsing: false, responsive: true, maintainAspectRatio: false,
       interaction: {mode: 'nearest', intersect: false},
       scales: {
         x: {type: 'linear', title: {display: true, text: xTitle}, ticks: {stepSize: 1, callback: tickLabel}},
@@ -211,9 +212,10 @@
             ticks: {callback: (v) => num(v, 3)}},
       },
       plugins: {
-        legend: {position: 'bottom', labels: {usePointStyle: true, boxWidth: 8}},
+        legend: {position: 'bottom', labels: {usePointStyle: true, boxWidth: 8,
+                                              filter: (item, chart) => chart.datasets[item.datasetIndex].opbench.kind !== 'level'}},
         tooltip: {callbacks: {
-          title: (items) => (items.length ? items[0].raw.title : ''),
+          title: (items) => (items.length && items[0].raw.title) || '',
           label: (item) => (item.raw.run ? tooltipLines(d, view, item.raw) : item.dataset.label + ': ' + num(item.raw.y)),
         }},
       },
@@ -235,7 +237,7 @@
       const name = lineName(d, line.provider, line.label, line.gpu);
       const pts = line.points.filter((r) => r[1 + vi] !== null && (view !== 'value' || r[1] > 0)).map((r) => ({
         x: Math.log2(r[0]), y: r[1 + vi], pick: r[0], name, title: d.x_name + '=' + r[0],
-        spread: spreadOf(r[1], r[2], r[3], r[4], r[5], view), samples: r[6], run: g.run}));
+        spread: spreadOf(r[1], r[2], r[3], r[4], r[5], view), samples: r[6], run: g.run})).sort((a, b) => a.x - b.x);
       return {label: name, data: pts, borderColor: providerColor(line.provider), backgroundColor: providerColor(line.provider),
               borderDash: GPU_DASH[line.gpu % GPU_DASH.length], pointStyle: GPU_POINT[line.gpu % GPU_POINT.length],
               pointRadius: 3.5, borderWidth: 2, opbench: {provider: line.provider, gpu: g.name, kind: 'line'}};
@@ -282,7 +284,7 @@
                  opbench: {provider: s.provider, gpu: d.gpus[s.gpu].name, kind: 'history',
                            steps: pts.filter((p) => p.step).map((p) => ({run: p.run.id, step: p.step}))}});
       sets.push({label: name + ' level', data: levels, borderColor: color, borderWidth: 1, borderDash: [1, 2],
-                 pointRadius: 0, stepped: 'after', opbench: {provider: s.provider, gpu: d.gpus[s.gpu].name, kind: 'level'}});
+                 pointRadius: 0, stepped: 'before', opbench: {provider: s.provider, gpu: d.gpus[s.gpu].name, kind: 'level'}});
     }
     return sets;
   }
@@ -473,7 +475,7 @@
         el('main', {},
             el('div', {class: 'card head'},
                el('h1', {}, vs ? 'versus: ' + d.versus : 'diff: ' + runText(d.base) + ' → ' + runText(d.head)),
-               el('p', {class: 'dim'}, (vs ? runText(d.run) + ' · ' : (d.base.gpu ? d.base.gpu + ' → ' + d.head.gpu + ' · ' : '')) +
+               el('p', {class: 'dim'}, (vs ? runText(d.run) + ' · ' : (d.base.gpu ? (d.base.gpu === d.head.gpu ? d.base.gpu : d.base.gpu + ' → ' + d.head.gpu) + ' · ' : '')) +
                   'metric ' + d.metric + ' · threshold ' + num(d.threshold_pct) + '%' +
                   (d.origin === 'latest' ? ' · the latest run on this GPU against the one before it' :
                    d.source ? ' · from ' + d.source : '')),
