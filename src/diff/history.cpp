@@ -121,11 +121,11 @@ bool HistorySeries::latest_regression() const {
   return segments.size() >= 2 && segments.back().level > segments[segments.size() - 2].level;
 }
 
-std::vector<HistorySeries> build_history(const std::vector<StoredPoint>& pts, const std::map<int64_t, RunInfo>& runs,
+std::vector<HistorySeries> build_history(std::vector<StoredPoint> pts, const std::map<int64_t, RunInfo>& runs,
                                          const HistoryQuery& q) {
   std::vector<HistorySeries> out;
   std::map<std::tuple<int64_t, std::string, std::string>, size_t> index;  // (x, provider, gpu) -> series
-  for (const auto& p : pts) {
+  for (auto& p : pts) {
     auto r = runs.find(p.run_id);
     if (p.point.title != q.title || r == runs.end()) continue;
     const RunInfo& run = r->second;
@@ -146,7 +146,7 @@ std::vector<HistorySeries> build_history(const std::vector<StoredPoint>& pts, co
     }
     HistoryEntry e;
     e.run = run;
-    e.point = p;
+    e.point = std::move(p);
     out[it->second].entries.push_back(std::move(e));
   }
   std::sort(out.begin(), out.end(), [](const HistorySeries& a, const HistorySeries& b) {
@@ -167,7 +167,7 @@ std::vector<HistorySeries> point_history(const Store& store, const HistoryQuery&
   if (pts.empty()) no_title(store, q.title);
   std::map<int64_t, RunInfo> runs;
   for (const auto& r : store.runs()) runs[r.id] = r;
-  std::vector<HistorySeries> out = build_history(pts, runs, q);
+  std::vector<HistorySeries> out = build_history(pts, runs, q);  // a copy: no_match lists what pts hold
   if (out.empty()) no_match(store, q, pts, runs);
   return out;
 }

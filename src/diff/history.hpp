@@ -51,7 +51,7 @@ std::vector<HistorySeries> point_history(const Store& store, const HistoryQuery&
 // The same over points already read (of any titles: only q.title's count), each with its run
 // in `runs` (by id): the series the query matches, grouped, in time order and fitted; empty
 // when none matches.
-std::vector<HistorySeries> build_history(const std::vector<StoredPoint>& pts, const std::map<int64_t, RunInfo>& runs,
+std::vector<HistorySeries> build_history(std::vector<StoredPoint> pts, const std::map<int64_t, RunInfo>& runs,
                                          const HistoryQuery& q);
 
 std::string history_markdown(const std::vector<HistorySeries>& series, double threshold);

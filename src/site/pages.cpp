@@ -214,7 +214,7 @@ json table_page(const TitleGroup& g, const std::map<int64_t, RunInfo>& runs, con
   HistoryQuery q;
   q.title = g.title;
   q.threshold = opt.threshold;
-  const std::vector<HistorySeries> series = build_history(pts, runs, q);
+  const std::vector<HistorySeries> series = build_history(std::move(pts), runs, q);
   history_lines(g, series, data["gpus"], data);
   size_t steps = 0, regressed = 0;
   for (const auto& s : series) {
@@ -278,23 +278,32 @@ std::vector<std::pair<std::pair<std::string, std::string>, std::vector<const Sit
   return out;
 }
 
-ReportRun op_points(const SiteRun& r, const std::string& op) {
-  ReportRun rr{r.run, {}};
-  for (auto& p : points_with_samples(r))
-    if (p.point.op == op) rr.points.push_back(std::move(p));
-  return rr;
-}
+// The runs' points with their samples, each run read once for all its ops' verdicts.
+class SampledRuns {
+ public:
+  ReportRun op_points(const SiteRun& r, const std::string& op) {
+    auto it = read_.find(r.run.id);
+    if (it == read_.end()) it = read_.emplace(r.run.id, points_with_samples(r)).first;
+    ReportRun rr{r.run, {}};
+    for (const auto& p : it->second)
+      if (p.point.op == op) rr.points.push_back(p);
+    return rr;
+  }
+
+ private:
+  std::map<int64_t, std::vector<StoredPoint>> read_;
+};
 
 // The latest run of an op on a GPU against the one before it: a diff page and its index line.
 json latest_verdict(const std::string& op, const std::vector<const SiteRun*>& runs, const json& links,
-                    const SiteOptions& opt, Names& names, SiteContent& out) {
+                    const SiteOptions& opt, Names& names, SampledRuns& sampled, SiteContent& out) {
   const SiteRun& base = *runs[runs.size() - 2];
   const SiteRun& head = *runs.back();
   json line{{"op", op}, {"gpu", gpu_of(head.run)}, {"base", run_json(base.run)}, {"head", run_json(head.run)}};
   DiffOptions d;
   d.threshold = opt.threshold;
   try {
-    json diff = json::parse(diff_json(diff_runs(op_points(base, op), op_points(head, op), d)));
+    json diff = json::parse(diff_json(diff_runs(sampled.op_points(base, op), sampled.op_points(head, op), d)));
     const std::string page = "diffs/" + names.take((op.empty() ? "tables" : op) + "-" + gpu_of(head.run)) + ".html";
     line["page"] = page;
     line["counts"] = verdict_counts(diff);
@@ -313,8 +322,9 @@ json latest_verdict(const std::string& op, const std::vector<const SiteRun*>& ru
 
 json latest_verdicts(const SiteInput& in, const json& links, const SiteOptions& opt, Names& names, SiteContent& out) {
   json lines = json::array();
+  SampledRuns sampled;
   for (const auto& [key, runs] : runs_by_op_gpu(in))
-    if (runs.size() >= 2) lines.push_back(latest_verdict(key.first, runs, links, opt, names, out));
+    if (runs.size() >= 2) lines.push_back(latest_verdict(key.first, runs, links, opt, names, sampled, out));
   return lines;
 }
 
@@ -385,10 +395,15 @@ SiteContent build_site_content(const SiteInput& in, const SiteOptions& opt) {
   out.pages.push_back({"index.html", "opbench results", nullptr});
   Names table_names, diff_names;
   const Catalog c = catalog_of(in, table_names);
-  std::map<int64_t, RunInfo> runs;
+  std::map<int64_t, RunInfo> runs;  // what a history entry needs of its run (copied into every entry)
   for (const auto& r : in.runs) {
-    RunInfo slim = r.run;
-    slim.config_text.clear();  // copied into every history entry: the site shows none of it
+    RunInfo slim;
+    slim.id = r.run.id;
+    slim.label = r.run.label;
+    slim.source = r.run.source;
+    slim.git_commit = r.run.git_commit;
+    slim.started_at = r.run.started_at;
+    slim.env.gpu = r.run.env.gpu;
     runs.emplace(r.run.id, std::move(slim));
   }
   json ops = json::array();

@@ -175,13 +175,24 @@ class Stmt {
     if (i == 0) throw std::logic_error(std::string("database: no parameter ") + name + " in " + sqlite3_sql(s_));
     return i;
   }
+  // The column's position, looked up once per name (a reader of many rows asks for each
+  // column on every row; the names are read from SQLite once, not per lookup).
   int column(const char* name) const {
-    for (int c = 0, n = sqlite3_column_count(s_); c < n; ++c)
-      if (std::strcmp(sqlite3_column_name(s_, c), name) == 0) return c;
+    for (const auto& [n, c] : found_)
+      if (n == name && names_[size_t(c)] == name) return c;  // the same literal: the common case
+    if (names_.empty())
+      for (int c = 0, n = sqlite3_column_count(s_); c < n; ++c) names_.emplace_back(sqlite3_column_name(s_, c));
+    for (size_t c = 0; c < names_.size(); ++c)
+      if (names_[c] == name) {
+        found_.emplace_back(name, int(c));
+        return int(c);
+      }
     throw std::logic_error(std::string("database: no column ") + name + " in " + sqlite3_sql(s_));
   }
   sqlite3* db_;
   sqlite3_stmt* s_ = nullptr;
+  mutable std::vector<std::string> names_;
+  mutable std::vector<std::pair<const char*, int>> found_;
 };
 
 // A column holding JSON text (params, samples, rounds, notation, tuning), parsed; null when
