@@ -96,8 +96,9 @@ inline void write_site_fixture(Store& store, const SiteFixture& f) {
       run.label = "c" + std::to_string(c);
       run.op = f.ops.front();
       run.git_commit = content_hash("commit " + std::to_string(c)).substr(0, 12);
-      char when[40];
-      std::snprintf(when, sizeof when, "2026-01-%02dT%02d:%02d:00.000Z", 1 + c / 48, (c / 2) % 24, int(g) * 10 + c % 2);
+      char when[40];  // a commit an hour, the GPUs ten minutes apart
+      const int minute = c * 60 + int(g) * 10;
+      std::snprintf(when, sizeof when, "2026-01-%02dT%02d:%02d:00.000Z", 1 + minute / 1440, minute / 60 % 24, minute % 60);
       run.started_at = run.finished_at = when;
       run.env.device = "cuda:0";
       run.env.gpu = f.gpus[g];
