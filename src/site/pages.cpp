@@ -1,6 +1,7 @@
 // The pages of a site as data (pages.hpp). Torch-free.
 #include "site/pages.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -58,30 +59,38 @@ struct TitleGroup {
 struct Catalog {
   std::vector<TitleGroup> titles;
   std::vector<std::pair<std::string, std::vector<size_t>>> ops;  // op -> title indices
-  std::vector<std::string> providers;  // in order of first appearance (one colour each)
+  std::vector<std::string> providers;  // the most measured first (one colour each, on every page)
 };
 
 Catalog catalog_of(const SiteInput& in, Names& names) {
   Catalog c;
-  std::map<std::string, size_t> title_index, op_index;
-  std::set<std::string> providers;
-  for (const auto& r : in.runs)
+  std::map<std::string, size_t> title_index, op_index, providers;
+  for (const auto& r : in.runs) {
+    size_t t = 0;  // a run's points come table by table: the title looked up when it changes
+    const std::string* last = nullptr;
     for (const auto& p : r.points) {
-      auto [t, fresh] = title_index.emplace(p.point.title, c.titles.size());
-      if (fresh) {
-        c.titles.push_back({p.point.op, p.point.title, names.take(p.point.title), {}, {}});
-        auto [o, new_op] = op_index.emplace(p.point.op, c.ops.size());
-        if (new_op) c.ops.push_back({p.point.op, {}});
-        c.ops[o->second].second.push_back(t->second);
+      if (!last || *last != p.point.title) {
+        auto [it, fresh] = title_index.emplace(p.point.title, c.titles.size());
+        t = it->second;
+        last = &p.point.title;
+        if (fresh) {
+          c.titles.push_back({p.point.op, p.point.title, names.take(p.point.title), {}, {}});
+          auto [o, new_op] = op_index.emplace(p.point.op, c.ops.size());
+          if (new_op) c.ops.push_back({p.point.op, {}});
+          c.ops[o->second].second.push_back(t);
+        }
       }
-      TitleGroup& g = c.titles[t->second];
+      TitleGroup& g = c.titles[t];
       if (g.runs.empty() || g.runs.back() != &r) {
         g.runs.push_back(&r);
         g.points.emplace_back();
       }
       g.points.back().push_back(&p);
-      if (providers.insert(p.point.provider).second) c.providers.push_back(p.point.provider);
+      if (providers[p.point.provider]++ == 0) c.providers.push_back(p.point.provider);
     }
+  }
+  std::stable_sort(c.providers.begin(), c.providers.end(),
+                   [&](const std::string& a, const std::string& b) { return providers[a] > providers[b]; });
   return c;
 }
 
