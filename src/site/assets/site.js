@@ -158,6 +158,11 @@
                    table(['id', 'label', 'GPU', 'commit', 'started', 'points', 'ops', 'status'], rows));
   }
 
+  function sourcesText(sources) {
+    const names = sources.map((s) => s.split('/').pop());
+    return names.length > 4 ? names.slice(0, 3).join(', ') + ' and ' + (names.length - 3) + ' more files' : names.join(', ');
+  }
+
   function renderIndex(d) {
     const c = d.counts;
     const stat = (n, what) => el('div', {class: 'stat'}, el('b', {}, String(n)), what);
@@ -166,7 +171,7 @@
             el('div', {class: 'stats'}, stat(c.runs, 'runs'), stat(c.gpus, 'GPUs'), stat(c.ops, 'ops'),
                stat(c.tables, 'tables'), stat(c.points, 'points')),
             el('p', {class: 'dim'}, 'GPUs: ' + d.gpus.join(', ') + '. Built ' + d.generated_at.slice(0, 16).replace('T', ' ') +
-               ' UTC from ' + d.sources.join(', ') + '.'),
+               ' UTC from ' + sourcesText(d.sources) + '.'),
             verdictsSection(d), documentsSection(d), tablesSection(d), runsSection(d)));
     described.rows = d.runs.length;
   }
