@@ -333,6 +333,30 @@
     return table([d.x_name, 'provider', 'GPU', 'run', 'commit', 'step', 'change', ''], rows, 'grid steps');
   }
 
+  // The table page's parts: its head (GPUs, the view toggle), the two charts, the change points.
+  function tableLayout(d, ui, steps, pick) {
+    const gpuLines = d.gpus.map((g, k) => el('li', {}, el('b', {}, g.name), ' ', el('span', {class: 'dim'},
+        'latest ' + runText(g.run) + (g.peak_gbps ? ', peak ' + num(g.peak_gbps) + ' GB/s' : '')),
+        el('span', {class: 'gpu-key'}, ' line ' + ['solid', 'dashed', 'dotted', 'dash-dot', 'long dash'][k % 5])));
+    return [topbar([el('span', {}, d.op || 'tables'), el('span', {}, d.title)]),
+        el('main', {},
+            el('div', {class: 'card head'}, el('h1', {}, d.title),
+               el('p', {class: 'dim'}, [d.section && 'section ' + d.section, d.metric, 'x: ' + d.x_name + ' (log2)',
+                 'value: ' + d.stat + ' ' + (d.unit || '')].filter(Boolean).join(' · ') + ' · ',
+                 el('a', {href: d.markdown}, 'markdown table (reference format)')),
+               el('ul', {class: 'gpus'}, gpuLines),
+               el('div', {class: 'controls'}, el('span', {}, 'show '), ui.viewButtons,
+                  el('label', {}, ui.logBox, ' log y'))),
+            el('div', {class: 'panels'},
+               el('section', {class: 'card'}, el('h2', {}, 'Latest run on each GPU'),
+                  el('div', {class: 'chart'}, ui.latestCanvas),
+                  el('p', {class: 'hint'}, 'Click a point to see its history.')),
+               el('section', {class: 'card'}, ui.historyTitle, el('div', {class: 'controls'}, ui.xSelect),
+                  el('div', {class: 'chart'}, ui.historyCanvas),
+                  el('p', {class: 'hint'}, 'Runs in time order; ▲ a step up (slower), ▼ a step down, dotted: the fitted levels.'))),
+            section('Change points', stepsTable(d, steps, pick)))];
+  }
+
   function renderTable(d) {
     const state = readHash();
     const steps = allSteps(d);
@@ -350,26 +374,7 @@
     const historyTitle = el('h2', {});
     const pick = (nx) => { x = nx; draw(); };
 
-    const gpuLines = d.gpus.map((g, k) => el('li', {}, el('b', {}, g.name), ' ', el('span', {class: 'dim'},
-        'latest ' + runText(g.run) + (g.peak_gbps ? ', peak ' + num(g.peak_gbps) + ' GB/s' : '')),
-        el('span', {class: 'gpu-key'}, ' line ' + ['solid', 'dashed', 'dotted', 'dash-dot', 'long dash'][k % 5])));
-    app.append(topbar([el('span', {}, d.op || 'tables'), el('span', {}, d.title)]),
-        el('main', {},
-            el('div', {class: 'card head'}, el('h1', {}, d.title),
-               el('p', {class: 'dim'}, [d.section && 'section ' + d.section, d.metric, 'x: ' + d.x_name + ' (log2)',
-                 'value: ' + d.stat + ' ' + (d.unit || '')].filter(Boolean).join(' · ') + ' · ',
-                 el('a', {href: d.markdown}, 'markdown table (reference format)')),
-               el('ul', {class: 'gpus'}, gpuLines),
-               el('div', {class: 'controls'}, el('span', {}, 'show '), viewButtons,
-                  el('label', {}, logBox, ' log y'))),
-            el('div', {class: 'panels'},
-               el('section', {class: 'card'}, el('h2', {}, 'Latest run on each GPU'),
-                  el('div', {class: 'chart'}, latestCanvas),
-                  el('p', {class: 'hint'}, 'Click a point to see its history.')),
-               el('section', {class: 'card'}, historyTitle, el('div', {class: 'controls'}, xSelect),
-                  el('div', {class: 'chart'}, historyCanvas),
-                  el('p', {class: 'hint'}, 'Runs in time order; ▲ a step up (slower), ▼ a step down, dotted: the fitted levels.'))),
-            section('Change points', stepsTable(d, steps, pick))));
+    app.append(...tableLayout(d, {latestCanvas, historyCanvas, xSelect, viewButtons, logBox, historyTitle}, steps, pick));
 
     viewButtons.addEventListener('click', (ev) => {
       const v = ev.target.dataset && ev.target.dataset.view;
@@ -426,6 +431,38 @@
     });
   }
 
+  // A row per compared point, the worst first; each row keeps its point (tr.row) for the filters.
+  function diffRows(d, peaks) {
+    return sortRows(d.points).map((p) => {
+      const page = d.links && d.links[p.title];
+      const who = p.base_provider && p.base_provider !== p.provider ? p.base_provider + ' → ' + p.provider : p.provider;
+      const tr = el('tr', {class: 'v-row-' + p.verdict},
+          el('td', {}, page ? link(page + '#x=' + p.x, p.title) : p.title), el('td', {class: 'n'}, p.x_name + '=' + p.x),
+          el('td', {}, who), el('td', {class: 'n'}, p.base_error ? 'error' : num(p.base)),
+          el('td', {class: 'n'}, p.head_error ? 'error' : num(p.head)),
+          el('td', {class: 'n'}, p.ratio === null ? '-' : p.ratio.toFixed(3)), el('td', {class: 'n'}, change(p.ratio)),
+          el('td', {}, badge(p.verdict)), el('td', {class: 'n'}, num(p.p_value, 2)), el('td', {class: 'n'}, num(p.rounds_p, 2)),
+          peaks ? el('td', {class: 'n'}, num(p.pct_peak_base, 3) + ' → ' + num(p.pct_peak_head, 3)) : null);
+      tr.row = p;
+      return tr;
+    });
+  }
+
+  // The diff page's head: its runs, metric and threshold, the verdict in one line, the warnings.
+  function diffHead(d, vs) {
+    const flagged = vs ? d.slower : d.regressions;
+    return el('div', {class: 'card head'},
+               el('h1', {}, vs ? 'versus: ' + d.versus : 'diff: ' + runText(d.base) + ' → ' + runText(d.head)),
+               el('p', {class: 'dim'}, (vs ? runText(d.run) + ' · ' : (d.base.gpu ? (d.base.gpu === d.head.gpu ? d.base.gpu : d.base.gpu + ' → ' + d.head.gpu) + ' · ' : '')) +
+                  'metric ' + d.metric + ' · threshold ' + num(d.threshold_pct) + '%' +
+                  (d.origin === 'latest' ? ' · the latest run on this GPU against the one before it' :
+                   d.source ? ' · from ' + d.source : '')),
+               el('p', {class: flagged ? 'verdict bad' : 'verdict good'}, flagged ?
+                  flagged + (vs ? ' slower point' : ' regression') + (flagged === 1 ? '' : 's') :
+                  (vs ? 'No slower points.' : 'No regressions.')),
+               (d.warnings || []).map((w) => el('p', {class: 'warning'}, 'Warning: ' + w + '.')));
+  }
+
   function renderDiff(d) {
     const vs = d.origin === 'versus';
     const state = readHash();
@@ -443,19 +480,7 @@
     const head = (vs ? ['title', 'x', 'against → provider', 'against', 'provider', 'provider/against']
                      : ['title', 'x', 'provider', 'base', 'head', 'head/base']).concat(['change', 'verdict', 'p', 'rounds p'],
                      peaks ? ['% of peak'] : []);
-    const rows = sortRows(d.points).map((p) => {
-      const page = d.links && d.links[p.title];
-      const who = p.base_provider && p.base_provider !== p.provider ? p.base_provider + ' → ' + p.provider : p.provider;
-      const tr = el('tr', {class: 'v-row-' + p.verdict},
-          el('td', {}, page ? link(page + '#x=' + p.x, p.title) : p.title), el('td', {class: 'n'}, p.x_name + '=' + p.x),
-          el('td', {}, who), el('td', {class: 'n'}, p.base_error ? 'error' : num(p.base)),
-          el('td', {class: 'n'}, p.head_error ? 'error' : num(p.head)),
-          el('td', {class: 'n'}, p.ratio === null ? '-' : p.ratio.toFixed(3)), el('td', {class: 'n'}, change(p.ratio)),
-          el('td', {}, badge(p.verdict)), el('td', {class: 'n'}, num(p.p_value, 2)), el('td', {class: 'n'}, num(p.rounds_p, 2)),
-          peaks ? el('td', {class: 'n'}, num(p.pct_peak_base, 3) + ' → ' + num(p.pct_peak_head, 3)) : null);
-      tr.row = p;
-      return tr;
-    });
+    const rows = diffRows(d, peaks);
     body.append(...rows);
     function apply() {
       const v = verdictSel.value, pr = providerSel.value, t = titleBox.value.toLowerCase();
@@ -474,20 +499,10 @@
     for (const c of [verdictSel, providerSel]) c.addEventListener('change', apply);
     titleBox.addEventListener('input', apply);
 
-    const flagged = vs ? d.slower : d.regressions;
     const what = vs ? 'versus' : 'diff';
     app.append(topbar([el('span', {}, what), el('span', {}, d.op || (d.source ? d.source.split('/').pop() : ''))]),
         el('main', {},
-            el('div', {class: 'card head'},
-               el('h1', {}, vs ? 'versus: ' + d.versus : 'diff: ' + runText(d.base) + ' → ' + runText(d.head)),
-               el('p', {class: 'dim'}, (vs ? runText(d.run) + ' · ' : (d.base.gpu ? (d.base.gpu === d.head.gpu ? d.base.gpu : d.base.gpu + ' → ' + d.head.gpu) + ' · ' : '')) +
-                  'metric ' + d.metric + ' · threshold ' + num(d.threshold_pct) + '%' +
-                  (d.origin === 'latest' ? ' · the latest run on this GPU against the one before it' :
-                   d.source ? ' · from ' + d.source : '')),
-               el('p', {class: flagged ? 'verdict bad' : 'verdict good'}, flagged ?
-                  flagged + (vs ? ' slower point' : ' regression') + (flagged === 1 ? '' : 's') :
-                  (vs ? 'No slower points.' : 'No regressions.')),
-               (d.warnings || []).map((w) => el('p', {class: 'warning'}, 'Warning: ' + w + '.'))),
+            diffHead(d, vs),
             section('Summary', summaryTable(d, vs)),
             section('Verdicts', el('div', {class: 'controls'}, verdictSel, providerSel, titleBox, count),
                     el('table', {class: 'grid'}, el('thead', {}, el('tr', {}, head.map((h) => el('th', {}, h)))), body))));
