@@ -364,4 +364,5 @@ TEST(Store, StopRulesStagesAndOlderSweepsAsBudget) {
   s.add_point(q);
   EXPECT_EQ(s.points(r.id)[1].result.stop, "");
   EXPECT_TRUE(std::isnan(s.points(r.id)[1].result.precision));
+  EXPECT_EQ(s.stop_counts(r.id), (std::vector<std::pair<std::string, int64_t>>{{"ceiling", 1}}));
 }

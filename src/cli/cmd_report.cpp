@@ -179,6 +179,8 @@ void add_runs_command(CLI::App& app, Cli& cli) {
                      {"noise_pct", r.noise_pct > 0 ? nlohmann::ordered_json(r.noise_pct) : nlohmann::ordered_json()},
                      {"tuning", tuning_json(r)},
                      {"time", time_json(r.stages)}});
+        if (const auto stops = store->stop_counts(r.id); !stops.empty())
+          for (const auto& [reason, n] : stops) a.back()["stops"][reason] = n;
         if (!r.shard.empty()) a.back()["shard"] = r.shard;
         if (!r.shards.empty()) a.back()["shards"] = std::stoll(r.shards);
         if (!r.devices.empty()) a.back()["devices"] = devices_json(r.devices);

@@ -190,6 +190,7 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
     if (point.metric() == "speed")
       spacer = placement_spacer(spacer_rng_, at::TensorOptions().device(device_->torch_device()));
     Call call = provider->prepare(point.params, in);
+    device_->synchronize();  // what prepare queued (a backward's forward pass) is placement's time
     placing.reset();
 
     // Correctness: the same inputs through the torch provider (speed points; once per cell:

@@ -802,6 +802,15 @@ std::vector<std::string> Store::done_keys(int64_t run_id) const {
   return out;
 }
 
+std::vector<std::pair<std::string, int64_t>> Store::stop_counts(int64_t run_id) const {
+  std::vector<std::pair<std::string, int64_t>> out;
+  Stmt s(db_,
+         "SELECT stop, COUNT(*) AS n FROM points WHERE run_id=:run_id AND stop IS NOT NULL AND stop <> ''"
+         " GROUP BY stop ORDER BY stop");
+  s.bind(":run_id", run_id);
+  while (s.step()) out.emplace_back(s.text("stop"), s.i64("n"));
+  return out;
+}
 
 // ------------------------------------------------------------------------- reading only
 

@@ -148,6 +148,9 @@ class Store {
   // Every point with this title, in all runs (ordered by run id, then seq).
   std::vector<StoredPoint> points_titled(const std::string& title) const;
   std::vector<std::string> done_keys(int64_t run_id) const;  // Point::key() of stored points
+  // How many of the run's points stopped for each reason (Result::stop; points without one
+  // left out), by reason.
+  std::vector<std::pair<std::string, int64_t>> stop_counts(int64_t run_id) const;
 
   // --- reading only: report, runs, diff, versus, history, the sources of merge
   // Opens an existing database for reading: never creates, migrates or changes its journal
