@@ -127,6 +127,18 @@ TEST(StopRule, EachProviderStopsOnItsOwn) {
   EXPECT_EQ(got.results[1].stop, "ceiling");
 }
 
+TEST(StopRule, AtLeastARoundPerProviderOfTheCell) {
+  // Five quiet providers: each takes five rounds, so that each has come first once.
+  std::vector<Point> points;
+  for (const char* name : {"a", "b", "c", "d", "e"}) points.push_back(speed_point(name));
+  SyntheticExecutor ex(rounds_at([](int) { return 0.0; }), 0.02);
+  const CellResult got = measure_cell(ex, {&points[0], &points[1], &points[2], &points[3], &points[4]}, noise_timing());
+  for (const Result& r : got.results) {
+    EXPECT_EQ(r.rounds.size(), 5u);
+    EXPECT_EQ(r.stop, "noise");
+  }
+}
+
 TEST(StopRule, BudgetKeepsDoBenchsCountsInEveryRound) {
   // do_bench's counts from one estimate: the estimate of a 0.1 ms call after a 0.02 ms flush is
   // 0.12 ms; a round of 25 / 8 ms warm-up and 100 / 8 ms repeat: 26 warm-up calls, 104 samples.

@@ -126,7 +126,10 @@ struct CellRounds {
     const Result& last = got[c].back();
     if (!last.ok() || !speed) return;
     if (!(estimate[c] > 0)) estimate[c] = last.estimate_ms;
-    decision[c] = stop_after(timing, samples_by_round(got[c]), estimate[c]);
+    // At least a round per provider: each has then come first after new inputs once.
+    Timing rule = timing;
+    rule.min_rounds = std::max(rule.min_rounds, int(points->size()));
+    decision[c] = stop_after(rule, samples_by_round(got[c]), estimate[c]);
   }
 
   void finish(Executor& ex) {
