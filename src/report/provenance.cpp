@@ -65,7 +65,7 @@ std::string stops_line(const std::vector<StoredPoint>& points) {
   for (const auto& [reason, words] : kinds) {
     if (!by.count(reason)) continue;
     out += (first ? "" : ", ") + std::to_string(by[reason]) + words;
-    if (std::string(reason) == "ceiling" && widest > 0) out += num(" (their intervals up to %.3g%% wide)", widest * 100);
+    if (std::string(reason) == "ceiling" && widest > 0) out += num(" (their intervals up to %.1f%% wide)", widest * 100);
     first = false;
   }
   return out;
