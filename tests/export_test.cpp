@@ -90,6 +90,10 @@ void fill(Store& store) {
     for (const char* prov : {"cuda", "torch"}) a.points.push_back(point(seq++, prov, n, 0.001 * double(n) / 7));
   a.points[1].result.check_failed = true;
   a.points[1].result.rel_err = 0.25;
+  a.points[1].result.max_err = 0.5;
+  a.points[1].result.ref_err = 0.0125;
+  a.points[1].result.ref_max_err = 0.03125;
+  a.points[1].result.control = {0.0625 / 3, 0.07};
   a.points[2].result.error = "out of memory: tried to allocate 2.00 GiB";
   a.points[2].result.samples.clear();
   a.points[2].result.rounds.clear();
@@ -198,6 +202,11 @@ TEST(ExportJson, KeepsWhatTheStoreKeeps) {
   EXPECT_EQ(r.points[0].result.samples, point(0, "cuda", 8, 0.001 * 8 / 7).result.samples);
   EXPECT_EQ(r.points[0].result.rounds, (std::vector<int64_t>{3, 1}));
   EXPECT_TRUE(r.points[1].result.check_failed);
+  EXPECT_EQ(r.points[1].result.max_err, 0.5);
+  EXPECT_EQ(r.points[1].result.ref_err, 0.0125);
+  EXPECT_EQ(r.points[1].result.ref_max_err, 0.03125);
+  EXPECT_EQ(r.points[1].result.control, (std::vector<double>{0.0625 / 3, 0.07}));
+  EXPECT_TRUE(r.points[0].result.control.empty());
   EXPECT_EQ(r.points[2].result.error, "out of memory: tried to allocate 2.00 GiB");
   EXPECT_EQ(r.compiles.size(), 2u);
   EXPECT_EQ(r.compiles[1].error, "exporter: failed, once");
@@ -244,6 +253,15 @@ TEST(ExportJson, BadFilesNameTheField) {
   EXPECT_FALSE(is_runs_json("# a markdown document\n"));
   EXPECT_TRUE(runs_from_json(runs_to_json({}), "empty.json").empty());
   expect_error(replaced("\"device\":\"cuda:0\"", "\"device\":0"), "runs[0].points[0].device");
+  expect_error(replaced("\"control\":[],", "\"control\":[\"x\"],"), "runs[0].points[0].control");
+  // A version 4 document, without the check's reference figures and the control: read as unknown.
+  std::string v4 = replaced("\"version\": 5", "\"version\": 4");
+  for (const char* field : {"\"control\":[],", "\"max_err\":-1,", "\"ref_err\":-1,", "\"ref_max_err\":-1,"})
+    for (size_t at; (at = v4.find(field)) != std::string::npos;) v4.erase(at, std::string(field).size());
+  const std::vector<RunRecord> old = runs_from_json(v4, "v4.json");
+  EXPECT_EQ(old[0].points[0].result.ref_err, -1);
+  EXPECT_EQ(old[0].points[0].result.max_err, -1);
+  EXPECT_TRUE(old[0].points[0].result.control.empty());
   expect_error(replaced("\"gpu\": \"NVIDIA H100 80GB HBM3\",\n          \"peak_gbps\": 2939.5",
                         "\"gpu\": 7,\n          \"peak_gbps\": 2939.5"),
                "runs[0].devices[1].gpu");
@@ -303,6 +321,8 @@ TEST(ExportCsv, OneRowPerPointWithEveryStatistic) {
   EXPECT_EQ(first[col("rounds")], "3;1");
   EXPECT_EQ(table[3][col("error")], "out of memory: tried to allocate 2.00 GiB");
   EXPECT_EQ(table[2][col("check_failed")], "1");
+  EXPECT_EQ(table[2][col("ref_err")], "0.0125");
+  EXPECT_EQ(table[2][col("max_err")], "0.5");
   EXPECT_EQ(table.back()[col("median")], "");  // an imported point: no statistics
   EXPECT_EQ(table[1][col("run")], std::to_string(runs[0].run.id));
 }

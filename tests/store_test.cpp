@@ -55,6 +55,10 @@ TEST(Store, SchemaVersionAndRoundTrip) {
   EXPECT_GT(r.id, 0);
   auto torch = make_point(r.id, 0, "torch", 256, 0.5);
   torch.result.rounds = {2, 1};  // two rounds: 2 samples, then 1
+  torch.result.control = {0.0625, 0.0631};  // the control workload's median in each
+  torch.result.max_err = 3e-7;
+  torch.result.ref_err = 2e-7;
+  torch.result.ref_max_err = 4e-7;
   s.add_point(torch);
   auto err = make_point(r.id, 1, "cuda", 256, 0.1);
   err.result.error = "out of memory";
@@ -77,6 +81,12 @@ TEST(Store, SchemaVersionAndRoundTrip) {
   EXPECT_TRUE(pts[1].result.rounds.empty());
   EXPECT_DOUBLE_EQ(pts[0].value, 0.5);
   EXPECT_DOUBLE_EQ(pts[0].result.rel_err, 1e-7);
+  EXPECT_DOUBLE_EQ(pts[0].result.max_err, 3e-7);
+  EXPECT_DOUBLE_EQ(pts[0].result.ref_err, 2e-7);
+  EXPECT_DOUBLE_EQ(pts[0].result.ref_max_err, 4e-7);
+  EXPECT_EQ(pts[0].result.control, (std::vector<double>{0.0625, 0.0631}));
+  EXPECT_TRUE(pts[1].result.control.empty());
+  EXPECT_EQ(pts[1].result.ref_err, -1);  // not checked
   EXPECT_EQ(pts[1].result.error, "out of memory");
   EXPECT_EQ(pts[1].value, -1);
 }

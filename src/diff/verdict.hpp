@@ -42,6 +42,12 @@
 //      SAME; beyond the threshold but not confirmed (inside the noise, not significant, the
 //      rounds disagreeing) -> UNSURE. A change near the threshold inside the noise of either
 //      side is therefore never a regression, and a large clean change always is one.
+//   5. The machine's drift. Where both sides carry a control (Result::control: a fixed
+//      workload timed in each round, in the round's process, right before the point's samples;
+//      a CPU's speed points), a SLOWER or FASTER must also hold against it: each sample divided
+//      by its round's control median and the shown value by the median of the controls, the
+//      pair judged again by rules 1-4 must give the same verdict. Otherwise UNSURE, with the
+//      reason (Judgement::reason): the machine moved as a whole, and the point with it.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -66,6 +72,9 @@ struct Judgement {
   double noise = 0;         // the noise band the shift was held against, in the point's unit (NaN: none)
   size_t rounds_base = 0, rounds_head = 0;  // rounds each side had (0 unless both kept samples)
   double round_p = 0;  // Mann-Whitney U on the round medians (NaN: one round a side, or no samples)
+  // The control workload's median over head's rounds / over base's (NaN: a side without one).
+  double control_ratio = 0;
+  std::string reason;  // why a change past the threshold is UNSURE against the control ("" none)
 };
 
 constexpr size_t kMinSamples = 5;

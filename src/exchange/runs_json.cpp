@@ -14,8 +14,10 @@ using json = nlohmann::ordered_json;
 namespace {
 
 const char* const kFormat = "opbench-runs";
-// 2: timing, options, tuning and the GPU's state; 3: each point's device and a run's devices.
-const int kVersion = 4;
+// 2: timing, options, tuning and the GPU's state; 3: each point's device and a run's devices;
+// 4: a run's interleave and processes; 5: a point's check figures against the truth (max_err,
+// ref_err, ref_max_err) and its control.
+const int kVersion = 5;
 
 // ------------------------------------------------------------------ writing
 
@@ -44,9 +46,10 @@ json state_to_json(const DeviceState& d) {
 json point_to_json(const StoredPoint& sp) {
   const Result& r = sp.result;
   const Stats& s = r.stats;
-  json samples = json::array(), rounds = json::array();
+  json samples = json::array(), rounds = json::array(), control = json::array();
   for (double v : r.samples) samples.push_back(number(v));
   for (int64_t n : r.rounds) rounds.push_back(n);
+  for (double v : r.control) control.push_back(number(v));
   return {{"seq", sp.seq},
           {"section", sp.section},
           {"title", sp.point.title},
@@ -65,10 +68,14 @@ json point_to_json(const StoredPoint& sp) {
             {"stdev", number(s.stdev)}, {"count", s.count}}},
           {"samples", samples},
           {"rounds", rounds},
+          {"control", control},
           {"bytes", number(r.bytes)},
           {"gbps", number(r.gbps)},
           {"pct_peak", number(r.pct_peak)},
           {"rel_err", number(r.rel_err)},
+          {"max_err", number(r.max_err)},
+          {"ref_err", number(r.ref_err)},
+          {"ref_max_err", number(r.ref_max_err)},
           {"check_failed", r.check_failed},
           {"error", r.error},
           {"created_at", sp.created_at},
@@ -243,6 +250,13 @@ StoredPoint point_from(const Obj& o) {
   r.gbps = o.num("gbps");
   r.pct_peak = o.num("pct_peak");
   r.rel_err = o.num("rel_err");
+  if (o.has("max_err")) {  // version 5
+    r.max_err = o.num("max_err");
+    r.ref_err = o.num("ref_err");
+    r.ref_max_err = o.num("ref_max_err");
+  }
+  if (o.has("control"))
+    for (const auto& v : o.array("control")) r.control.push_back(o.number_of(v, "control"));
   r.check_failed = o.boolean("check_failed");
   r.error = o.str("error");
   sp.state = state_from(o, "state");

@@ -3,17 +3,18 @@
 // included) and its compile records, so that export, import into another database and export
 // again give the same bytes. Torch-free.
 //
-// The document: {"format": "opbench-runs", "version": 3, "runs": [RUN...]}; a RUN holds uuid,
+// The document: {"format": "opbench-runs", "version": 5, "runs": [RUN...]}; a RUN holds uuid,
 // label, source, status, started_at, finished_at, host, git_commit, op, stat, config {path,
 // hash, text}, environment {device, gpu, sm_count, memory_bytes, driver, cuda_runtime,
 // torch_version, compute_capability, peak_gbps, tuning, state}, timing {...}, options [{name,
 // value}], devices [{device, gpu, peak_gbps}], notation [{label, provider}], compiles
 // [{title, provider, key, seconds, cached, error}] and points [{seq, section, title, op,
 // params {axis: value}, x_name, x_value, provider, label, unit, stat, value, stats {median,
-// mean, min, max, p20, p80, stdev, count}, samples [...], rounds [...], bytes, gbps, pct_peak,
-// rel_err, check_failed, error, created_at, state, device}]. A number the store holds as NULL
-// (an imported point's statistics) is null; an infinite one the string "inf" or "-inf".
-// Versions 1 and 2 (without devices) are read too.
+// mean, min, max, p20, p80, stdev, count}, samples [...], rounds [...], control [...], bytes,
+// gbps, pct_peak, rel_err, max_err, ref_err, ref_max_err, check_failed, error, created_at,
+// state, device}]. A number the store holds as NULL (an imported point's statistics) is null;
+// an infinite one the string "inf" or "-inf". Versions 1 to 4 (without some of these) are
+// read too.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>

@@ -23,32 +23,15 @@ at::ScalarType scalar_type(const std::string& dtype) {
   throw std::invalid_argument("unknown dtype '" + dtype + "'");
 }
 
-double tolerance(const std::string& dtype) { return dtype == "fp32" ? 1e-5 : 1e-2; }
-
-double relative_error(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref) {
-  if (out.size() != ref.size())
-    throw std::runtime_error("check: " + std::to_string(out.size()) + " outputs, the torch provider gives " +
-                             std::to_string(ref.size()));
-  double worst = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (out[i].sizes() != ref[i].sizes())
-      throw std::runtime_error("check: output shape " + std::string(c10::str(out[i].sizes())) +
-                               " differs from the torch provider's " + c10::str(ref[i].sizes()));
-    at::Tensor a = out[i].to(at::kFloat), b = ref[i].to(at::kFloat);
-    double num = (a - b).norm().item<double>(), den = b.norm().item<double>();
-    double e = den > 0 ? num / den : num;
-    if (std::isnan(e)) return std::nan("");
-    worst = std::max(worst, e);
-  }
-  return worst;
+TorchExecutor::TorchExecutor(const std::string& device)
+    : device_(open_device(device)), spacer_rng_(std::random_device()()), plants_(plants_from_environment()) {
+  if (device_->torch_device().is_cpu()) control_.emplace();
 }
 
-TorchExecutor::TorchExecutor(const std::string& device)
-    : device_(open_device(device)), spacer_rng_(std::random_device()()) {}
-
-// The tuning variables the built providers declare that are set in the environment, by name.
+// The tuning variables the built providers declare, and the plants (torch_plant.hpp), that are
+// set in the environment, by name.
 static std::vector<std::pair<std::string, std::string>> tuning_settings() {
-  std::set<std::string> names;
+  std::set<std::string> names = {kPlantVariable};
   for (const auto& p : all_providers()) names.insert(p.tuning_env.begin(), p.tuning_env.end());
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& n : names)
@@ -104,7 +87,6 @@ const Inputs& TorchExecutor::inputs_for(const Point& point) {
   std::string key = point.op;
   for (const auto& [k, v] : key_params.values()) key += "|" + k + "=" + to_string(v);
   if (key == inputs_key_ && !new_inputs_) return inputs_;
-  if (key != inputs_key_) checked_.clear();  // a new cell: its providers are checked again
   // A new round of the same cell: the copies are made while the old tensors still hold their
   // memory, so they land elsewhere (same seed, same values); if that runs out of memory, the
   // old ones go first. Otherwise the last point's tensors are freed first.
@@ -179,17 +161,12 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
     at::Tensor spacer;
     if (point.metric() == "speed")
       spacer = placement_spacer(spacer_rng_, at::TensorOptions().device(device_->torch_device()));
-    Call call = provider->prepare(point.params, in);
+    const Call call = planted(plants_, point.provider, provider->prepare(point.params, in));
 
-    // Correctness: the same inputs through the torch provider (speed points; once per cell:
-    // a later round's inputs hold the same values).
-    const Provider* ref = find_provider(point.op, "torch");
-    if (point.metric() == "speed" && ref && ref != provider && checked_.insert(point.provider).second) {
-      std::vector<at::Tensor> got = call();
-      std::vector<at::Tensor> want = ref->prepare(point.params, in)();
-      r.rel_err = relative_error(got, want);
-      r.check_failed = !(r.rel_err <= tolerance(point.params.s("dtype")));
-    }
+    // Correctness against the truth (speed points; once per cell and provider: a later
+    // round's inputs hold the same values). A memory point's peak must not hold the truth.
+    if (point.metric() == "speed") check_.check(point, inputs_key_, in, device_->torch_device(), call, r);
+    else check_.release();
     device_->synchronize();
 
     if (point.metric() == "memory") {
@@ -197,6 +174,7 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
       r.samples = {double(peak) / double(1 << 20)};
     } else {
       auto clock = device_->clock(timing.flush_l2);
+      if (control_) r.control = {control_->measure(*clock, timing)};
       r.samples = do_bench(*clock, [&] { call(); }, timing);
     }
     r.stats = summarize(r.samples);
@@ -214,9 +192,11 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
   }
   if (!r.ok()) {
     r.samples.clear();
+    r.control.clear();
     r.stats = Stats();
     inputs_ = Inputs();
     inputs_key_.clear();
+    check_.release();
     release_cached_memory();
   }
   return r;

@@ -109,6 +109,14 @@ const std::vector<std::string>& migrations() {
       R"(ALTER TABLE runs ADD COLUMN interleave INTEGER;
          ALTER TABLE runs ADD COLUMN processes INTEGER;
          UPDATE runs SET interleave = 1, processes = 1 WHERE source = 'sweep';)",
+      // 10: the check against the truth (the reference computed in a wider dtype): rel_err is
+      // now the normwise error against it (older points: against the torch provider), with the
+      // largest element's error and the reference code's own two; and the control workload's
+      // median in each round of a CPU speed point (JSON list). NULL: not recorded.
+      R"(ALTER TABLE points ADD COLUMN max_err REAL;
+         ALTER TABLE points ADD COLUMN ref_err REAL;
+         ALTER TABLE points ADD COLUMN ref_max_err REAL;
+         ALTER TABLE points ADD COLUMN control TEXT;)",
   };
   return m;
 }
@@ -588,12 +596,12 @@ static void insert_point(sqlite3* db, const StoredPoint& sp) {
          " provider, label, mode, metric, dtype, unit, stat, value, median, mean, min, max, p20, p80,"
          " stdev, count, samples, bytes, gbps, pct_peak, error, created_at, rel_err, check_failed,"
          " rounds, gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w,"
-         " gpu_reasons, gpu_throttled, device)"
+         " gpu_reasons, gpu_throttled, device, max_err, ref_err, ref_max_err, control)"
          " VALUES(:run_id, :seq, :section, :title, :op, :params, :x_name, :x_value,"
          " :provider, :label, :mode, :metric, :dtype, :unit, :stat, :value, :median, :mean, :min, :max, :p20,"
          " :p80, :stdev, :count, :samples, :bytes, :gbps, :pct_peak, :error, :created_at, :rel_err,"
          " :check_failed, :rounds, :gpu_sm_mhz, :gpu_memory_mhz, :gpu_sm_default_mhz, :gpu_temperature_c,"
-         " :gpu_power_w, :gpu_reasons, :gpu_throttled, :device)");
+         " :gpu_power_w, :gpu_reasons, :gpu_throttled, :device, :max_err, :ref_err, :ref_max_err, :control)");
   s.bind(":run_id", sp.run_id).bind(":seq", sp.seq).bind(":section", sp.section).bind(":title", p.title)
       .bind(":op", p.op).bind(":params", params_json(p.params).dump()).bind(":x_name", p.x_name)
       .bind(":x_value", p.x_value).bind(":provider", p.provider).bind(":label", p.label)
@@ -604,9 +612,12 @@ static void insert_point(sqlite3* db, const StoredPoint& sp) {
       .bind(":stdev", r.stats.stdev).bind(":count", r.stats.count).bind(":samples", json(r.samples).dump())
       .bind(":bytes", r.bytes).bind(":gbps", r.gbps).bind(":pct_peak", r.pct_peak).bind(":error", r.error)
       .bind(":created_at", sp.created_at.empty() ? now_iso() : sp.created_at).bind(":rel_err", r.rel_err)
-      .bind(":check_failed", int64_t(r.check_failed)).bind(":device", sp.device);
+      .bind(":check_failed", int64_t(r.check_failed)).bind(":device", sp.device).bind(":max_err", r.max_err)
+      .bind(":ref_err", r.ref_err).bind(":ref_max_err", r.ref_max_err);
   if (r.rounds.empty()) s.null(":rounds");
   else s.bind(":rounds", json(r.rounds).dump());
+  if (r.control.empty()) s.null(":control");
+  else s.bind(":control", json(r.control).dump());
   bind_state(s, sp.state);
   s.step();
 }
@@ -697,7 +708,8 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
          "SELECT id, run_id, seq, section, title, op, params, x_name, x_value, provider, label, unit,"
          " stat, value, median, mean, min, max, p20, p80, stdev, count, samples, bytes, gbps,"
          " pct_peak, error, created_at, rel_err, check_failed, rounds, gpu_sm_mhz, gpu_memory_mhz,"
-         " gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled, device FROM points WHERE " +
+         " gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled, device, max_err, ref_err,"
+         " ref_max_err, control FROM points WHERE " +
              where);
   bind(s);
   while (s.step()) {
@@ -734,6 +746,11 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
     sp.result.rel_err = s.f64("rel_err");
     sp.result.check_failed = s.i64("check_failed") != 0;
     for (auto& v : json_column(s, "rounds")) sp.result.rounds.push_back(v.get<int64_t>());
+    auto figure = [&](const char* c) { return s.is_null(c) ? -1.0 : s.f64(c); };  // -1: not recorded
+    sp.result.max_err = figure("max_err");
+    sp.result.ref_err = figure("ref_err");
+    sp.result.ref_max_err = figure("ref_max_err");
+    for (auto& v : json_column(s, "control")) sp.result.control.push_back(v.get<double>());
     sp.state = read_state(s);
     sp.device = s.text("device");
     out.push_back(std::move(sp));

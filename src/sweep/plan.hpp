@@ -29,7 +29,7 @@ std::vector<Cell> drop_done(const Sweep& sw, const std::vector<Cell>& cells, con
 double timing_budget_seconds(const Sweep& sw, const std::vector<Cell>& cells, const Timing& timing);
 
 // What a point costs beyond its timing budget, as the estimates count it: its inputs, the check
-// against torch, do_bench's estimate, a memory point's one call.
+// against the reference, do_bench's estimate, a memory point's one call.
 constexpr double kPointSetupSeconds = 0.05;
 
 // The estimated time of one cell: its timing budget plus kPointSetupSeconds a point.

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "measure/check_rule.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/resume.hpp"
 #include "sweep/watch.hpp"
@@ -252,8 +253,8 @@ class SweepLoop {
         if (!got.abandoned[c]) progress.note("point failed: " + cell_name(p) + " " + p.provider + ": " + r.error);
       } else if (r.check_failed) {
         ++out_.check_failed;
-        progress.note("check failed: " + cell_name(p) + " " + p.provider + ": relative error " +
-                      std::to_string(r.rel_err) + " against torch");
+        progress.note("check failed: " + cell_name(p) + " " + p.provider + ": " +
+                      check_note(r, p.params.s_or("dtype", "")));
       }
     }
     position_ += points.size();

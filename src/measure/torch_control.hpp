@@ -1,0 +1,24 @@
+// The control workload of a CPU run: one fixed LibTorch computation, timed beside every speed
+// point in the same process and right before the point's own samples, so that what moves a
+// shared machine as a whole (other tenants' load, the clock, what lasts a process) shows in it
+// as in the point. `diff` holds a point's change against the control's over the same rounds
+// (diff/verdict.hpp, rule 3c; docs/measurement.md, "The control workload").
+#pragma once
+#include <ATen/ATen.h>
+
+#include "measure/bench.hpp"
+
+namespace opbench {
+
+class ControlWorkload {
+ public:
+  ControlWorkload();
+  // The median time of one call (ms), timed as a point's round is (do_bench on `clock`) with
+  // fixed budgets: a few dozen samples, ~2 ms.
+  double measure(Clock& clock, const Timing& timing);
+
+ private:
+  at::Tensor x_;
+};
+
+}  // namespace opbench
