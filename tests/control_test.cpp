@@ -53,7 +53,7 @@ TEST(Control, WholeMachineSlowerIsNoRegression) {
   EXPECT_EQ(j.verdict, Verdict::Unsure);
   EXPECT_FALSE(j.regression);
   EXPECT_NEAR(j.control_ratio, 1.2, 1e-9);
-  EXPECT_NE(j.reason.find("the control workload moved +20.0% over the same rounds"), std::string::npos) << j.reason;
+  EXPECT_NE(j.reason.find("the control workload moved +20.0% between the runs"), std::string::npos) << j.reason;
   // Without the control the same samples are a regression.
   StoredPoint b = base, h = head;
   b.result.control.clear();
@@ -72,8 +72,21 @@ TEST(Control, OneProviderSlowerIsARegression) {
   EXPECT_EQ(j.verdict, Verdict::Slower);
   EXPECT_TRUE(j.regression);
   EXPECT_TRUE(j.reason.empty());
-  // Slower by more than the machine drifted: still a regression.
-  EXPECT_EQ(judge(base, drifting(times(kLevels, 1.3), times(kControl, 1.15), 5), 0.05).verdict, Verdict::Slower);
+  // Slower against the control by more than the threshold and the machine's drift: still a
+  // regression; by less (30% while the machine drifted 15%): UNSURE.
+  EXPECT_EQ(judge(base, drifting(times(kLevels, 1.5), times(kControl, 1.15), 5), 0.05).verdict, Verdict::Slower);
+  EXPECT_EQ(judge(base, drifting(times(kLevels, 1.3), times(kControl, 1.15), 5), 0.05).verdict, Verdict::Unsure);
+}
+
+// A machine unsteady within a run (the control's rounds 30% apart) cannot resolve a 10% change,
+// even with the control's median where it was.
+TEST(Control, UnsteadyMachineIsUnsure) {
+  const StoredPoint base = drifting(kLevels, kControl, 13);
+  const StoredPoint head = drifting(times(kLevels, 1.1), {0.050, 0.065, 0.0501, 0.0499}, 14);
+  const Judgement j = judge(base, head, 0.05);
+  EXPECT_EQ(j.verdict, Verdict::Unsure);
+  EXPECT_NEAR(j.control_drift, 0.065 / 0.0499 - 1, 1e-9);
+  EXPECT_NE(j.reason.find("up to 30.3% between the rounds of one"), std::string::npos) << j.reason;
 }
 
 TEST(Control, SteadyIsSame) {
@@ -114,10 +127,11 @@ TEST(Control, DiffShowsTheReason) {
   EXPECT_EQ(d.regressions, 0u);
   const std::string md = diff_markdown(d);
   EXPECT_NE(md.find("UNSURE against the control workload"), std::string::npos) << md;
-  EXPECT_NE(md.find("n=256 torch: the control workload moved +20.0%"), std::string::npos) << md;
+  EXPECT_NE(md.find("n=256 torch: the control workload moved +20.0% between the runs"), std::string::npos) << md;
   const std::string js = diff_json(d);
   EXPECT_NE(js.find("\"reason\": \"the control workload moved +20.0%"), std::string::npos) << js;
   EXPECT_NE(js.find("\"control_ratio\": 1.2"), std::string::npos) << js;
+  EXPECT_NE(js.find("\"control_drift\": "), std::string::npos) << js;
 }
 
 }  // namespace

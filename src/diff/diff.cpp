@@ -439,8 +439,8 @@ std::string diff_markdown(const DiffResult& d) {
   for (auto* r : changed)
     if (!r->j.reason.empty()) drifted.push_back(r);
   if (!drifted.empty()) {
-    o << "\nUNSURE against the control workload (timed in the same rounds, it moved with the point: the "
-         "machine drifted):\n\n";
+    o << "\nUNSURE against the control workload (timed in the same rounds, it moved as much as the point: "
+         "the machine drifted):\n\n";
     for (const DiffRow* r : drifted)
       o << "- " << one_line(r->title) << " " << r->x_name << "=" << r->x << " " << one_line(r->provider()) << ": "
         << r->j.reason << "\n";
@@ -512,6 +512,7 @@ std::string diff_json(const DiffResult& d) {
            {"rounds", json::array({r.j.rounds_base, r.j.rounds_head})},
            {"rounds_p", num_or_null(r.j.round_p)},
            {"control_ratio", num_or_null(r.j.control_ratio)},
+           {"control_drift", num_or_null(r.j.control_drift)},
            {"throttled", json::array({r.base_throttled, r.head_throttled})}};
     if (!r.j.reason.empty()) p["reason"] = r.j.reason;
     if (!r.base_error.empty()) p["base_error"] = r.base_error;

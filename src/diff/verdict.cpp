@@ -217,7 +217,7 @@ namespace {
 Judgement judge_samples(const StoredPoint& base, const StoredPoint& head, double threshold) {
   Judgement j;
   const double nan = std::nan("");
-  j.ratio = j.p_value = j.ci_lo = j.ci_hi = j.noise = j.round_p = j.control_ratio = nan;
+  j.ratio = j.p_value = j.ci_lo = j.ci_hi = j.noise = j.round_p = j.control_ratio = j.control_drift = nan;
   const bool base_ok = base.result.ok(), head_ok = head.result.ok();
   if (!head_ok) {
     j.verdict = Verdict::Error;
@@ -290,18 +290,33 @@ std::string signed_pct(double ratio) {
   return buf;
 }
 
+// How far apart the control's rounds of one point lie: log(max / min).
+double log_spread(const std::vector<double>& c) {
+  const auto [lo, hi] = std::minmax_element(c.begin(), c.end());
+  return std::log(*hi / *lo);
+}
+
 }  // namespace
 
 Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold) {
   Judgement j = judge_samples(base, head, threshold);
   StoredPoint nb, nh;
   if (!against_control(base, nb) || !against_control(head, nh)) return j;
-  j.control_ratio = median_of(controls_of(head.result)) / median_of(controls_of(base.result));
+  const std::vector<double> cb = controls_of(base.result), ch = controls_of(head.result);
+  j.control_ratio = median_of(ch) / median_of(cb);
+  // What the machine did over these rounds: the control's move between the runs, or between
+  // the rounds of either run, whichever is larger.
+  const double drift = std::max({std::fabs(std::log(j.control_ratio)), log_spread(cb), log_spread(ch)});
+  j.control_drift = std::exp(drift) - 1;
   if (j.verdict != Verdict::Slower && j.verdict != Verdict::Faster) return j;
-  const Judgement relative = judge_samples(nb, nh, threshold);
-  if (relative.verdict == j.verdict) return j;
-  j.reason = "the control workload moved " + signed_pct(j.control_ratio) + " over the same rounds, the point " +
-             signed_pct(j.ratio) + " (" + signed_pct(j.ratio / j.control_ratio) + " against the control)";
+  const double against = j.ratio / j.control_ratio;
+  const bool beyond = std::fabs(std::log(against)) > std::log1p(threshold) + drift;
+  if (beyond && judge_samples(nb, nh, threshold).verdict == j.verdict) return j;
+  char spread[32];
+  std::snprintf(spread, sizeof spread, "%.1f%%", (std::exp(std::max(log_spread(cb), log_spread(ch))) - 1) * 100);
+  j.reason = "the control workload moved " + signed_pct(j.control_ratio) + " between the runs and up to " + spread +
+             " between the rounds of one; the point " + signed_pct(j.ratio) + ", " + signed_pct(against) +
+             " against the control";
   j.verdict = Verdict::Unsure;
   j.regression = false;
   return j;
