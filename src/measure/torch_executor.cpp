@@ -174,8 +174,9 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
       r.samples = {double(peak) / double(1 << 20)};
     } else {
       auto clock = device_->clock(timing.flush_l2);
-      if (control_) r.control = {control_->measure(*clock, timing)};
-      r.samples = do_bench(*clock, [&] { call(); }, timing);
+      auto bench = [&] { r.samples = do_bench(*clock, [&] { call(); }, timing); };
+      if (control_) r.control = {control_->around(*clock, timing, bench)};
+      else bench();
     }
     r.stats = summarize(r.samples);
     if (point.metric() == "speed" && r.stats.median > 0) {
