@@ -66,8 +66,9 @@ at::Tensor plant_fault(const at::Tensor& out, Plant::Kind kind) {
   const int64_t n = o.numel();
   if (n == 0) return o;
   at::Tensor flat = o.view({-1});
-  // a value of the output's size that the truth does not hold
-  const at::Tensor rms = out.to(at::kFloat).pow(2).mean().sqrt().to(o.scalar_type());
+  // a value of the output's size that the truth does not hold (one for an all-zero output)
+  at::Tensor rms = out.to(at::kFloat).pow(2).mean().sqrt();
+  rms = at::where(rms > 0, rms, at::ones_like(rms)).to(o.scalar_type());
   if (kind == Plant::element) flat.narrow(0, n / 2, 1).add_(rms);
   else if (kind == Plant::scale) o.mul_(kWrongScale);
   else if (kind == Plant::tail && n % kTailBlock != 0) flat.narrow(0, n - n % kTailBlock, n % kTailBlock).fill_(rms);

@@ -4,10 +4,10 @@
 //   OPBENCH_PLANT="PROVIDER:KIND[,PROVIDER:KIND ...]"   PROVIDER a provider's name, or * for all
 //
 //   element   the output's middle element (flat index numel / 2) off by the output's root mean
-//             square: one wrong element
+//             square (by one where the output is all zeros): one wrong element
 //   scale     every output element times 1.05: a wrong scale
 //   tail      the elements past the output's last whole block of 256 (in memory order) left
-//             holding what the kernel did not write (here the output's root mean square): a
+//             holding what the kernel did not write (here the value the element fault adds): a
 //             dropped tail block, which shows where the element count is no multiple of 256
 //   slow=F    after each call the host busy-waits F times the call's own time: a provider
 //             1 + F times slower (on a CPU, whose calls end when they return)

@@ -4,7 +4,7 @@
 # check failure; swept again with each fault planted in every provider (OPBENCH_PLANT='*:element',
 # '*:scale', '*:tail') every point must fail its check (every size there is odd, so a dropped
 # tail block shows everywhere). Prints per op and provider the points and the largest error
-# against its tolerance. Exits 77 (skipped) without a CUDA device.
+# against its tolerance (with a fault, the smallest). Exits 77 (skipped) without a CUDA device.
 #
 # Usage: tests/gpu/odd_shapes_test.sh OPBENCH DATA_DIR [OP ...]   (default: every config there)
 set -uo pipefail
@@ -53,9 +53,11 @@ points = json.load(open(path))["runs"][0]["points"]
 floors = {"bf16": 2**-7, "fp16": 2**-10, "fp32": 2**-16}
 def tol(p, ref):
     return max(floors[p["params"]["dtype"]], 2 * ref) if ref >= 0 else floors[p["params"]["dtype"]]
+# clean: the largest error against its tolerance; fault: the smallest (how clearly the
+# faintest fault failed)
 bad, by = [], {}
 for p in points:
-    s = by.setdefault(p["provider"], {"points": 0, "failed": 0, "worst": 0.0, "where": ""})
+    s = by.setdefault(p["provider"], {"points": 0, "failed": 0, "worst": None, "where": ""})
     s["points"] += 1
     name = f'{p["title"]} {p["x_name"]}={p["x_value"]} {p["provider"]}'
     if p["error"]:
@@ -66,7 +68,7 @@ for p in points:
         continue
     s["failed"] += p["check_failed"]
     r = max(p["rel_err"] / tol(p, p["ref_err"]), p["max_err"] / tol(p, p["ref_max_err"]))
-    if r > s["worst"]:
+    if s["worst"] is None or (r > s["worst"] if want == "clean" else r < s["worst"]):
         s["worst"], s["where"] = r, f'{p["title"]} {p["x_name"]}={p["x_value"]}'
     if want == "clean" and p["check_failed"]:
         bad.append(f'{name}: check failed: error {p["rel_err"]:.3g} (reference code {p["ref_err"]:.3g}), '
@@ -74,8 +76,9 @@ for p in points:
     if want == "fault" and not p["check_failed"]:
         bad.append(f'{name}: the planted fault passed: error {p["rel_err"]:.3g}, largest element {p["max_err"]:.3g}')
 for prov, s in sorted(by.items()):
-    print(f'  {prov}: {s["points"]} points, {s["failed"]} check failures, largest error / tolerance '
-          f'{s["worst"]:.3g} ({s["where"]})')
+    which = "largest" if want == "clean" else "smallest"
+    print(f'  {prov}: {s["points"]} points, {s["failed"]} check failures, {which} error / tolerance '
+          f'{s["worst"] or 0:.3g} ({s["where"]})')
 for b in bad[:20]:
     print("  " + b)
 if len(bad) > 20:
