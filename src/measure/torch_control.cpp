@@ -8,14 +8,18 @@ namespace opbench {
 
 namespace {
 
-// 64 Ki float32 values (256 KiB, the working set of the small CPU points), made without the
-// random generator so that the points' seeded inputs stay as they were.
-constexpr int64_t kRows = 64, kCols = 1024;
+constexpr int64_t kCols = 1024, kMinElements = int64_t{16} << 10, kMaxElements = int64_t{4} << 20;
 constexpr double kWarmupMs = 0.25, kRepMs = 0.75;
 
 }  // namespace
 
-ControlWorkload::ControlWorkload() : x_(at::linspace(-4, 4, kRows * kCols, at::kFloat).reshape({kRows, kCols})) {}
+int64_t ControlWorkload::elements_for(double bytes) {
+  const int64_t rows = std::clamp<int64_t>(int64_t(bytes / 4) / kCols, kMinElements / kCols, kMaxElements / kCols);
+  return rows * kCols;
+}
+
+ControlWorkload::ControlWorkload(double bytes)
+    : x_(at::linspace(-4, 4, elements_for(bytes), at::kFloat).reshape({-1, kCols})) {}
 
 std::vector<double> ControlWorkload::samples(Clock& clock, const Timing& timing) {
   Timing t = timing;

@@ -24,9 +24,7 @@ at::ScalarType scalar_type(const std::string& dtype) {
 }
 
 TorchExecutor::TorchExecutor(const std::string& device)
-    : device_(open_device(device)), spacer_rng_(std::random_device()()), plants_(plants_from_environment()) {
-  if (device_->torch_device().is_cpu()) control_.emplace();
-}
+    : device_(open_device(device)), spacer_rng_(std::random_device()()), plants_(plants_from_environment()) {}
 
 // The tuning variables the built providers declare, and the plants (torch_plant.hpp), that are
 // set in the environment, by name.
@@ -145,6 +143,11 @@ static at::Tensor placement_spacer(std::mt19937_64& rng, const at::TensorOptions
   return at::empty({steps << 21}, opts.dtype(at::kByte));
 }
 
+ControlWorkload& TorchExecutor::control_for(double bytes) {
+  if (!control_ || control_->elements() != ControlWorkload::elements_for(bytes)) control_.emplace(bytes);
+  return *control_;
+}
+
 Result TorchExecutor::measure(const Point& point, const Timing& timing) {
   Result r;
   r.unit = point.metric() == "memory" ? "MiB" : "ms";
@@ -175,7 +178,7 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
     } else {
       auto clock = device_->clock(timing.flush_l2);
       auto bench = [&] { r.samples = do_bench(*clock, [&] { call(); }, timing); };
-      if (control_) r.control = {control_->around(*clock, timing, bench)};
+      if (device_->torch_device().is_cpu()) r.control = {control_for(r.bytes).around(*clock, timing, bench)};
       else bench();
     }
     r.stats = summarize(r.samples);

@@ -39,7 +39,8 @@ class TorchExecutor final : public Executor {
   bool new_inputs_ = false;  // new_round(): the next inputs_for makes new copies
   std::mt19937_64 spacer_rng_;  // the placement spacers' sizes (seeded at random)
   ReferenceCheck check_;
-  std::optional<ControlWorkload> control_;  // a CPU's
+  std::optional<ControlWorkload> control_;  // a CPU's, of the last point's size
+  ControlWorkload& control_for(double bytes);
   std::vector<Plant> plants_;               // OPBENCH_PLANT
 };
 
