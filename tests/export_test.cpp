@@ -254,11 +254,11 @@ TEST(ExportJson, BadFilesNameTheField) {
   EXPECT_TRUE(runs_from_json(runs_to_json({}), "empty.json").empty());
   expect_error(replaced("\"device\":\"cuda:0\"", "\"device\":0"), "runs[0].points[0].device");
   expect_error(replaced("\"control\":[],", "\"control\":[\"x\"],"), "runs[0].points[0].control");
-  // A version 4 document, without the check's reference figures and the control: read as unknown.
-  std::string v4 = replaced("\"version\": 5", "\"version\": 4");
+  // A version 5 document, without the check's reference figures and the control: read as unknown.
+  std::string v5 = replaced("\"version\": 6", "\"version\": 5");
   for (const char* field : {"\"control\":[],", "\"max_err\":-1,", "\"ref_err\":-1,", "\"ref_max_err\":-1,"})
-    for (size_t at; (at = v4.find(field)) != std::string::npos;) v4.erase(at, std::string(field).size());
-  const std::vector<RunRecord> old = runs_from_json(v4, "v4.json");
+    for (size_t at; (at = v5.find(field)) != std::string::npos;) v5.erase(at, std::string(field).size());
+  const std::vector<RunRecord> old = runs_from_json(v5, "v5.json");
   EXPECT_EQ(old[0].points[0].result.ref_err, -1);
   EXPECT_EQ(old[0].points[0].result.max_err, -1);
   EXPECT_TRUE(old[0].points[0].result.control.empty());

@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "measure/device.hpp"
+#include "measure/stages.hpp"
 #include "measure/threads.hpp"
 #include "measure/torch_executor.hpp"
 #include "providers/table_jobs.hpp"
@@ -252,6 +253,7 @@ void measure_and_report(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasurer&
     for (auto& job : table_jobs(part, device)) jobs.push_back(job);
   if (!jobs.empty()) {
     opt.before_measure = [&](int64_t run_id) {
+      StageScope loading(Stage::packages);
       auto outcomes = run_table_jobs(jobs, default_table_jobs(), opt.progress, std::cerr);
       for (size_t i = 0; i < outcomes.size(); ++i)
         store.add_compile({run_id, jobs[i].task.title, jobs[i].task.provider, outcomes[i].key,

@@ -15,9 +15,9 @@ namespace {
 
 const char* const kFormat = "opbench-runs";
 // 2: timing, options, tuning and the GPU's state; 3: each point's device and a run's devices;
-// 4: a run's interleave and processes; 5: a point's check figures against the truth (max_err,
-// ref_err, ref_max_err) and its control.
-const int kVersion = 5;
+// 4: interleave and processes; 5: the stop rule, the run's stages, each point's stop and precision;
+// 6: a point's check figures against the truth (max_err, ref_err, ref_max_err) and its control.
+const int kVersion = 6;
 
 // ------------------------------------------------------------------ writing
 
@@ -80,7 +80,9 @@ json point_to_json(const StoredPoint& sp) {
           {"error", r.error},
           {"created_at", sp.created_at},
           {"state", state_to_json(sp.state)},
-          {"device", sp.device}};
+          {"device", sp.device},
+          {"stop", r.stop},
+          {"precision", number(r.precision)}};
 }
 
 json environment_to_json(const Environment& e) {
@@ -116,7 +118,9 @@ json run_json(const RunRecord& rec) {
           {"timing",
            {{"flush_l2", r.flush_l2}, {"rounds", r.rounds}, {"interleave", r.interleave}, {"processes", r.processes},
             {"threads", r.threads},
-            {"warmup_ms", number(r.warmup_ms)}, {"rep_ms", number(r.rep_ms)}}},
+            {"warmup_ms", number(r.warmup_ms)}, {"rep_ms", number(r.rep_ms)}, {"stop", r.stop},
+            {"noise_pct", number(r.noise_pct)}, {"min_rounds", r.min_rounds}, {"min_samples", r.min_samples}}},
+          {"stages", stages_json(r.stages)},
           {"options", pairs_json(rec.options)},
           {"environment", environment_to_json(r.env)},
           {"devices", devices},
@@ -213,6 +217,17 @@ DeviceState state_from(const Obj& parent, const std::string& key) {
   return state_from(parent.obj(key));
 }
 
+StageTimes stages_from(const Obj& o) {
+  StageTimes t;
+  for (auto it = o.raw().begin(); it != o.raw().end(); ++it)
+    if (const auto stage = stage_of_key(it.key())) {
+      const double v = o.num(it.key());
+      if (!(v >= 0)) o.fail(it.key(), "expected seconds, 0 or more");
+      t[*stage] = v;
+    }
+  return t;
+}
+
 std::vector<std::pair<std::string, std::string>> pairs_from(const Obj& parent, const std::string& key) {
   std::vector<std::pair<std::string, std::string>> out;
   for (size_t i = 0; i < parent.array(key).size(); ++i) {
@@ -250,7 +265,7 @@ StoredPoint point_from(const Obj& o) {
   r.gbps = o.num("gbps");
   r.pct_peak = o.num("pct_peak");
   r.rel_err = o.num("rel_err");
-  if (o.has("max_err")) {  // version 5
+  if (o.has("max_err")) {  // version 6
     r.max_err = o.num("max_err");
     r.ref_err = o.num("ref_err");
     r.ref_max_err = o.num("ref_max_err");
@@ -261,6 +276,10 @@ StoredPoint point_from(const Obj& o) {
   r.error = o.str("error");
   sp.state = state_from(o, "state");
   if (o.has("device")) sp.device = o.str("device");  // version 3
+  if (o.has("stop")) {                                 // version 5
+    r.stop = o.str("stop");
+    r.precision = o.num("precision");
+  }
   return sp;
 }
 
@@ -319,7 +338,15 @@ RunRecord run_from(const Obj& o) {
     if (t.has("processes")) r.processes = t.integer("processes");
     r.warmup_ms = t.num("warmup_ms");
     r.rep_ms = t.num("rep_ms");
+    if (t.has("stop")) {  // version 5
+      r.stop = t.str("stop");
+      r.noise_pct = t.num("noise_pct");
+      if (std::isnan(r.noise_pct)) r.noise_pct = 0;
+      r.min_rounds = t.integer("min_rounds");
+      r.min_samples = t.integer("min_samples");
+    }
   }
+  if (o.has("stages") && !o.at("stages").is_null()) r.stages = stages_from(o.obj("stages"));
   if (o.has("options")) rec.options = pairs_from(o, "options");
   for (size_t i = 0; i < o.array("notation").size(); ++i) {
     const Obj n = o.item("notation", i);
@@ -357,6 +384,11 @@ Environment environment_from_json(const json& j, const std::string& where, const
 DeviceState state_from_json(const json& j, const std::string& where, const std::string& path) {
   if (j.is_null()) return DeviceState();
   return state_from(Obj(j, where, path));
+}
+
+StageTimes stages_from_json(const json& j, const std::string& where, const std::string& path) {
+  if (j.is_null()) return StageTimes();
+  return stages_from(Obj(j, where, path));
 }
 
 std::string runs_to_json(const std::vector<RunRecord>& runs) {

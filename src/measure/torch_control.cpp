@@ -3,13 +3,13 @@
 #include <algorithm>
 
 #include "measure/executor.hpp"
+#include "measure/stages.hpp"
 
 namespace opbench {
 
 namespace {
 
 constexpr int64_t kCols = 1024, kMinElements = int64_t{16} << 10, kMaxElements = int64_t{4} << 20;
-constexpr double kWarmupMs = 0.25, kRepMs = 0.75;
 
 }  // namespace
 
@@ -21,24 +21,34 @@ int64_t ControlWorkload::elements_for(double bytes) {
 ControlWorkload::ControlWorkload(double bytes)
     : x_(at::linspace(-4, 4, elements_for(bytes), at::kFloat).reshape({-1, kCols})) {}
 
-std::vector<double> ControlWorkload::samples(Clock& clock, const Timing& timing) {
-  Timing t = timing;
-  t.warmup_ms = kWarmupMs;
-  t.rep_ms = kRepMs;
+std::vector<double> ControlWorkload::samples(Clock& clock) {
+  StageScope stage(Stage::control);
   const at::Tensor x = x_;
   // An activation, a reduction along rows and the sines of an angle table: the kinds of work
   // the ops' CPU points do, in one thread as they run.
-  return do_bench(clock, [&] {
+  auto call = [&] {
     at::Tensor a = at::silu(x);
     at::Tensor s = at::softmax(x, -1);
     at::Tensor c = at::sin(x * 0.5);
-  }, t);
+  };
+  call();
+  clock.reserve(kSamples);
+  for (size_t i = 0; i < kSamples; ++i) {
+    clock.flush();
+    clock.start(i);
+    call();
+    clock.stop(i);
+  }
+  clock.sync();
+  std::vector<double> out(kSamples);
+  for (size_t i = 0; i < kSamples; ++i) out[i] = clock.elapsed_ms(i);
+  return out;
 }
 
-double ControlWorkload::around(Clock& clock, const Timing& timing, const std::function<void()>& measure) {
-  std::vector<double> all = samples(clock, timing);
+double ControlWorkload::around(Clock& clock, const std::function<void()>& measure) {
+  std::vector<double> all = samples(clock);
   measure();
-  const std::vector<double> after = samples(clock, timing);
+  const std::vector<double> after = samples(clock);
   all.insert(all.end(), after.begin(), after.end());
   return summarize(all).median;
 }

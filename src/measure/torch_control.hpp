@@ -24,11 +24,12 @@ class ControlWorkload {
   explicit ControlWorkload(double bytes);
   int64_t elements() const { return x_.numel(); }
   static int64_t elements_for(double bytes);
-  // The samples of one call (ms), timed as a point's round is (do_bench on `clock`) with fixed
-  // budgets: a dozen samples or more.
-  std::vector<double> samples(Clock& clock, const Timing& timing);
-  // `measure` bracketed by the control: its samples before and after, their median (ms).
-  double around(Clock& clock, const Timing& timing, const std::function<void()>& measure);
+  // kSamples samples of one call (ms) on `clock`, each after its flush, after one call untimed.
+  static constexpr size_t kSamples = 12;
+  std::vector<double> samples(Clock& clock);
+  // `measure` bracketed by the control: its samples before and after, their median (ms). The
+  // control's own time is charged to Stage::control.
+  double around(Clock& clock, const std::function<void()>& measure);
 
  private:
   at::Tensor x_;

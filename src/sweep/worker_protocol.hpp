@@ -5,11 +5,15 @@
 //   worker -> parent, first:  {"hello": {"device", "config_hash", "environment", "unavailable"}}
 //                             or {"hello": {"device", "error", "input_error"}} (it cannot measure)
 //   parent -> worker:         {"cell": [KEY...]}   a cell's points by Point::key(), in column order
-//                             {"measure": KEY, "new_round": B, "warmup_ms", "rep_ms", "max_point_s"}
-//                                 one round of one point, with that round's timing, after
-//                                 placing memory anew when B (a round process: round_processes.hpp);
-//                                 answered as a cell of that one point
-//   worker -> parent:         {"points": [POINT...], "state": STATE}   the cell measured
+//                             {"measure": KEY, "new_round": B, "warmup_ms", "rep_ms", "max_point_s",
+//                              "estimate_ms"}
+//                                 one round of one point, with that round's timing (and the
+//                                 point's estimate, 0 in its first round), after placing memory
+//                                 anew when B (a round process: round_processes.hpp); answered
+//                                 as a cell of that one point
+//   worker -> parent:         {"points": [POINT...], "state": STATE, "estimates": [MS...],
+//                              "stages": {STAGE: SECONDS...}}   the cell measured, each point's
+//                                 estimate, and where the worker's time on it went
 //                             {"hung": KEY, "error": WHY}   a call that never returned; it ends
 //                             {"declined": true}   a signal came before the cell; it ends
 //                             {"error": WHY}       a cell it cannot measure
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "measure/executor.hpp"
+#include "measure/stages.hpp"
 #include "sweep/cell.hpp"
 #include "sweep/measurer.hpp"
 
@@ -36,8 +41,9 @@ struct WorkerHello {
 
 struct WorkerReply {
   enum Kind { cell, hung, declined, failure } kind = failure;
-  std::vector<Result> results;  // cell: one per point of the cell, in order
+  std::vector<Result> results;  // cell: one per point of the cell, in order (with their estimates)
   DeviceState state;            // cell: the device right after it
+  StageTimes stages;            // cell: where the worker's time on it went (measure/stages.hpp)
   std::string key;              // hung: the point whose call never returned
   std::string error;            // hung, failure: why
 };
@@ -49,9 +55,10 @@ struct MeasureRequest {
   std::string key;
   bool new_round = false;
   double warmup_ms = 0, rep_ms = 0, max_point_s = 0;
+  double estimate_ms = 0;  // the point's, from its first round (Timing::estimate_ms); 0: none yet
 };
 std::string measure_line(const MeasureRequest& m);
-std::string cell_reply_line(const CellPoints& points, const CellResult& got);
+std::string cell_reply_line(const CellPoints& points, const CellResult& got, const StageTimes& stages = {});
 std::string hung_line(const std::string& key, const std::string& why);
 std::string declined_line();
 std::string error_line(const std::string& why);

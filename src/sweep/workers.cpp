@@ -6,6 +6,7 @@
 
 
 #include "core/error.hpp"
+#include "measure/stages.hpp"
 
 namespace opbench {
 
@@ -49,6 +50,7 @@ void WorkerPool::spawn(const WorkerSlot& slot) {
 }
 
 bool WorkerPool::start(const std::function<bool()>& stop) {
+  StageScope starting(Stage::workers);
   for (const auto& slot : opt_.slots) spawn(slot);
   std::deque<Job> none;
   const CellHooks no_hooks;
@@ -180,6 +182,7 @@ void WorkerPool::take_reply(Worker& w, const std::string& line, std::deque<Job>&
       throw RuntimeFailure(who + " answered " + std::to_string(r.results.size()) + " points for a cell of " +
                            std::to_string(job.points.size()));
     w.state = Worker::idle;
+    StageLedger::process().attribute(Stage::other, took, r.stages);  // the wait, by what the worker did
     hooks.done(job.points, {r.results, std::vector<bool>(r.results.size(), false), r.state}, w.slot.name, took);
     return;
   }
