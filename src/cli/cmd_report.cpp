@@ -28,10 +28,10 @@ std::string resume_hint(const Store& store, const RunInfo& run, const std::strin
   return resume_command(stored_shape(store, run), db, run.id);
 }
 
-// The devices of a run measured on several: [{device, gpu, peak_gbps}].
+// The devices that measured a run, with their shares and placement (as export writes them).
 nlohmann::ordered_json devices_json(const std::vector<RunDevice>& devices) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const auto& d : devices) out.push_back({{"device", d.device}, {"gpu", d.gpu}, {"peak_gbps", d.peak_gbps}});
+  for (const auto& d : devices) out.push_back(run_device_to_json(d));
   return out;
 }
 

@@ -15,7 +15,7 @@ namespace {
 
 const char* const kFormat = "opbench-runs";
 // 2: timing, options, tuning and the GPU's state; 3: each point's device and a run's devices.
-const int kVersion = 4;
+const int kVersion = 5;
 
 // ------------------------------------------------------------------ writing
 
@@ -83,13 +83,19 @@ json environment_to_json(const Environment& e) {
           {"tuning", e.tuning ? pairs_json(*e.tuning) : json(nullptr)}, {"state", state_to_json(e.state)}};
 }
 
+json run_device_to_json(const RunDevice& d) {
+  return {{"device", d.device}, {"gpu", d.gpu}, {"peak_gbps", number(d.peak_gbps)}, {"cells", d.cells},
+          {"points", d.points}, {"busy_s", number(d.busy_s)}, {"cpus", d.cpus}, {"pinned", d.pinned},
+          {"threads", d.threads}, {"memory", d.memory}};
+}
+
 namespace {
 
 json run_json(const RunRecord& rec) {
   const RunInfo& r = rec.run;
   json notation = json::array(), compiles = json::array(), points = json::array(), devices = json::array();
   for (const auto& d : r.devices)
-    devices.push_back({{"device", d.device}, {"gpu", d.gpu}, {"peak_gbps", number(d.peak_gbps)}});
+    devices.push_back(run_device_to_json(d));
   for (const auto& [label, provider] : r.notation) notation.push_back({{"label", label}, {"provider", provider}});
   for (const auto& c : rec.compiles)
     compiles.push_back({{"title", c.title}, {"provider", c.provider}, {"key", c.key},
@@ -271,7 +277,20 @@ std::vector<RunDevice> devices_from(const Obj& o) {
   if (!o.has("devices")) return out;  // versions 1 and 2
   for (size_t i = 0; i < o.array("devices").size(); ++i) {
     const Obj d = o.item("devices", i);
-    out.push_back({d.str("device"), d.str("gpu"), d.num("peak_gbps")});
+    RunDevice rd;
+    rd.device = d.str("device");
+    rd.gpu = d.str("gpu");
+    rd.peak_gbps = d.num("peak_gbps");
+    if (d.has("cells")) {  // version 5
+      rd.cells = d.integer("cells");
+      rd.points = d.integer("points");
+      rd.busy_s = d.num("busy_s");
+      rd.cpus = d.str("cpus");
+      rd.pinned = d.boolean("pinned");
+      rd.threads = d.integer("threads");
+      rd.memory = d.str("memory");
+    }
+    out.push_back(rd);
   }
   return out;
 }

@@ -109,6 +109,15 @@ const std::vector<std::string>& migrations() {
       R"(ALTER TABLE runs ADD COLUMN interleave INTEGER;
          ALTER TABLE runs ADD COLUMN processes INTEGER;
          UPDATE runs SET interleave = 1, processes = 1 WHERE source = 'sweep';)",
+      // 10: each device's share of a run (cells, points, seconds busy) and where its process ran
+      // (CPUs, pinned or not, LibTorch's threads, memory policy).
+      R"(ALTER TABLE run_devices ADD COLUMN cells INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE run_devices ADD COLUMN points INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE run_devices ADD COLUMN busy_s REAL NOT NULL DEFAULT 0;
+         ALTER TABLE run_devices ADD COLUMN cpus TEXT NOT NULL DEFAULT '';
+         ALTER TABLE run_devices ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE run_devices ADD COLUMN threads INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE run_devices ADD COLUMN memory TEXT NOT NULL DEFAULT '';)",
   };
   return m;
 }
@@ -310,11 +319,24 @@ RunInfo read_run(const Stmt& s) {
 
 std::vector<RunDevice> read_run_devices(sqlite3* db, int64_t run_id) {
   std::vector<RunDevice> out;
-  Stmt s(db, "SELECT device, gpu, peak_gbps FROM run_devices WHERE run_id=:run_id ORDER BY rowid");
+  Stmt s(db,
+         "SELECT device, gpu, peak_gbps, cells, points, busy_s, cpus, pinned, threads, memory FROM run_devices"
+         " WHERE run_id=:run_id ORDER BY rowid");
   s.bind(":run_id", run_id);
   while (s.step()) {
+    RunDevice d;
+    d.device = s.text("device");
+    d.gpu = s.text("gpu");
     const double peak = s.f64("peak_gbps");
-    out.push_back({s.text("device"), s.text("gpu"), std::isnan(peak) ? 0 : peak});
+    d.peak_gbps = std::isnan(peak) ? 0 : peak;
+    d.cells = s.i64("cells");
+    d.points = s.i64("points");
+    d.busy_s = s.f64("busy_s");
+    d.cpus = s.text("cpus");
+    d.pinned = s.i64("pinned") != 0;
+    d.threads = s.i64("threads");
+    d.memory = s.text("memory");
+    out.push_back(d);
   }
   return out;
 }
@@ -555,10 +577,32 @@ int64_t Store::begin_run(RunInfo& r) {
 
 void Store::add_run_devices(int64_t run_id, const std::vector<RunDevice>& devices) {
   for (const auto& d : devices) {
-    Stmt s(db_, "INSERT OR REPLACE INTO run_devices(run_id, device, gpu, peak_gbps) VALUES(:run_id, :device, :gpu, :peak)");
-    s.bind(":run_id", run_id).bind(":device", d.device).bind(":gpu", d.gpu).bind(":peak", d.peak_gbps);
+    Stmt s(db_,
+           "INSERT INTO run_devices(run_id, device, gpu, peak_gbps, cells, points, busy_s, cpus, pinned, threads, memory)"
+           " VALUES(:run_id, :device, :gpu, :peak, :cells, :points, :busy_s, :cpus, :pinned, :threads, :memory)"
+           " ON CONFLICT(run_id, device) DO UPDATE SET gpu=excluded.gpu, peak_gbps=excluded.peak_gbps,"
+           " cpus=excluded.cpus, pinned=excluded.pinned, threads=excluded.threads, memory=excluded.memory");
+    s.bind(":run_id", run_id).bind(":device", d.device).bind(":gpu", d.gpu).bind(":peak", d.peak_gbps)
+        .bind(":cells", d.cells).bind(":points", d.points).bind(":busy_s", d.busy_s).bind(":cpus", d.cpus)
+        .bind(":pinned", int64_t(d.pinned)).bind(":threads", d.threads).bind(":memory", d.memory);
     s.step();
   }
+}
+
+void Store::add_device_shares(int64_t run_id, const std::vector<RunDevice>& devices) {
+  transaction([&] {
+    for (const auto& d : devices) {
+      Stmt s(db_,
+             "INSERT INTO run_devices(run_id, device, gpu, peak_gbps, cells, points, busy_s, cpus, pinned, threads,"
+             " memory) VALUES(:run_id, :device, :gpu, :peak, :cells, :points, :busy_s, :cpus, :pinned, :threads, :memory)"
+             " ON CONFLICT(run_id, device) DO UPDATE SET cells=cells+excluded.cells, points=points+excluded.points,"
+             " busy_s=busy_s+excluded.busy_s");
+      s.bind(":run_id", run_id).bind(":device", d.device).bind(":gpu", d.gpu).bind(":peak", d.peak_gbps)
+          .bind(":cells", d.cells).bind(":points", d.points).bind(":busy_s", d.busy_s).bind(":cpus", d.cpus)
+          .bind(":pinned", int64_t(d.pinned)).bind(":threads", d.threads).bind(":memory", d.memory);
+      s.step();
+    }
+  });
 }
 
 void Store::update_run(const RunInfo& r) {
@@ -752,6 +796,23 @@ std::vector<StoredPoint> Store::points_titled(const std::string& title) const {
 std::vector<std::string> Store::done_keys(int64_t run_id) const {
   std::vector<std::string> out;
   for (const auto& p : points(run_id)) out.push_back(p.point.key());
+  return out;
+}
+
+std::map<std::string, double> Store::latest_medians(const std::string& op, const std::string& gpu) const {
+  std::map<std::string, double> out;
+  Stmt s(db_,
+         "SELECT points.title, points.x_value, points.provider, points.median FROM points JOIN runs ON runs.id = points.run_id"
+         " WHERE points.op = :op AND runs.gpu = :gpu AND points.metric = 'speed' AND points.error = ''"
+         " AND points.median > 0 ORDER BY points.run_id");
+  s.bind(":op", op).bind(":gpu", gpu);
+  while (s.step()) {
+    Point p;
+    p.title = s.text("title");
+    p.x_value = s.i64("x_value");
+    p.provider = s.text("provider");
+    out[p.key()] = s.f64("median");
+  }
   return out;
 }
 
