@@ -49,8 +49,8 @@ RoundProcessOptions options(const Sweeping& s, int n, std::vector<std::string> e
   o.processes = n;
   o.command = {OPBENCH_FAKE_WORKER, s.config, "cpu", "Fake GPU"};
   o.env = std::move(env);
-  o.config_hash = s.cfg.hash;
-  o.op = s.cfg.op;
+  o.config_hashes = {s.cfg.hash};
+  o.ops = {s.cfg.op};
   o.start_timeout_s = 30;
   return o;
 }
@@ -98,7 +98,7 @@ TEST(RoundProcesses, AWorkerOnAnotherConfigIsRefused) {
   Sweeping s = setup();
   Local local;
   RoundProcessOptions o = options(s, 2);
-  o.config_hash = "another";
+  o.config_hashes = {"another"};
   try {
     RoundProcesses spread(local, o);
     ADD_FAILURE() << "started";

@@ -69,10 +69,11 @@ void RoundProcesses::await_hello(Worker& w) {
     if (::poll(&fd, 1, 100) > 0 && !w.in->fill() && !w.in->next(line))
       throw RuntimeFailure(w.name() + " ended before it was ready (" + end_of(w) + ")");
   }
-  const WorkerHello h = accept_hello(line, w.name(), w.name(), opt_.config_hash);
-  for (const auto& [provider, why] : h.unavailable)
-    if (local_.unavailable(opt_.op, provider).empty())
-      throw RuntimeFailure(w.name() + " cannot run " + provider + ", which this process runs: " + why);
+  const WorkerHello h = accept_hello(line, w.name(), w.name(), opt_.config_hashes);
+  for (size_t c = 0; c < h.configs.size() && c < opt_.ops.size(); ++c)
+    for (const auto& [provider, why] : h.configs[c].unavailable)
+      if (local_.unavailable(opt_.ops[c], provider).empty())
+        throw RuntimeFailure(w.name() + " cannot run " + provider + ", which this process runs: " + why);
 }
 
 void RoundProcesses::set_round(int round) { current_ = size_t(round) % (workers_.size() + 1); }
@@ -101,7 +102,7 @@ Result RoundProcesses::measure_remote(Worker& w, const Point& point, const Timin
       return failed;
     }
   }
-  const MeasureRequest m{point.key(), w.new_round, timing.warmup_ms, timing.rep_ms, timing.max_point_s};
+  const MeasureRequest m{point.key(), w.new_round, timing.warmup_ms, timing.rep_ms, timing.max_point_s, config_};
   w.new_round = false;
   std::string line;
   if (write_all(w.proc.to, measure_line(m)))

@@ -23,8 +23,8 @@ struct RoundProcessOptions {
   int processes = 1;  // N, this process included
   // The command line of a worker (argv[0] a path) and what its environment gets ("NAME=value").
   std::vector<std::string> command, env;
-  std::string config_hash;       // the config every worker must have read
-  std::string op;                // its op
+  // The configs every worker must have read (a suite's), in order, and the op of each.
+  std::vector<std::string> config_hashes, ops;
   double start_timeout_s = 600;  // for a worker's hello
 };
 
@@ -42,6 +42,8 @@ class RoundProcesses final : public Executor {
     return local_.unavailable(op, provider);
   }
   Result measure(const Point& point, const Timing& timing) override;
+  // The config (an index into config_hashes) of the points measured from here on.
+  void use_config(size_t config) { config_ = config; }
   void new_round() override;
   void set_round(int round) override;
   DeviceState device_state() override;
@@ -61,6 +63,7 @@ class RoundProcesses final : public Executor {
   std::vector<std::unique_ptr<Worker>> workers_;  // processes 1 .. N - 1
   std::vector<int> pids_;
   size_t current_ = 0;                            // 0: this process
+  size_t config_ = 0;
   DeviceState last_state_;
   void (*old_sigpipe_)(int) = nullptr;
 };

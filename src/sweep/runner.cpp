@@ -163,7 +163,7 @@ class SweepLoop {
   // --- have the cells measured; store and report each as it comes back
   void measure(const std::vector<Cell>& cells) {
     Progress progress(opt_.progress, log_, total_, out_.skipped, "points");
-    const bool several = !measurer_.devices().empty();
+    const bool several = measurer_.devices().size() > 1;
     CellHooks hooks;
     hooks.stop = [this] { return stop_flag(); };
     hooks.begin = [&](const CellPoints& points, const std::string& device) {
@@ -176,6 +176,7 @@ class SweepLoop {
       report_cell(points, got, progress, several ? " on " + device : "", seconds);
     };
     hooks.guard = guard();
+    hooks.expected_seconds = expected_seconds();
     std::vector<CellPoints> jobs;
     for (const Cell& cell : cells) jobs.push_back(points_of(cell));
     measurer_.measure(jobs, hooks);
@@ -183,6 +184,18 @@ class SweepLoop {
   }
 
   bool stop_flag() const { return opt_.stop && opt_.stop->load(); }
+
+  // What each cell is expected to take, from the calls' newest medians on this GPU model in the
+  // database, else their minimal bytes at the measured peak.
+  std::function<double(const CellPoints&)> expected_seconds() {
+    const Environment env = measurer_.environment();
+    auto measured = std::make_shared<std::map<std::string, double>>(store_.latest_medians(cfg_.op, env.gpu));
+    const double peak = env.peak_gbps;
+    return [this, measured, peak](const CellPoints& points) {
+      return expected_cell_seconds(points, cfg_.timing,
+                                   [&](const Point& p) { return expected_call_ms(p, *measured, peak); });
+    };
+  }
 
   std::vector<const Point*> points_of(const Cell& cell) const {
     std::vector<const Point*> out;
@@ -266,6 +279,7 @@ class SweepLoop {
   // --- finish: the run's status, and let go of it. Interrupted: a stop left points unmeasured.
   void finish() {
     out_.interrupted = stop_flag() && out_.skipped + out_.measured < total_;
+    store_.add_device_shares(run_.id, measurer_.devices());
     store_.end_run(run_.id, out_.interrupted ? "interrupted" : "done", me_);
   }
 
