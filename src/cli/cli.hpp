@@ -25,6 +25,13 @@ struct Cli {
   std::string db = "results/opbench.db";  // --db, shared by the commands that read or write runs
 };
 
+// The one-line help of the commands that load LibTorch: `opbench` lists them, opbench-measure
+// runs them (main.cpp).
+constexpr const char* kSweepHelp = "run sweep configs (one run each), store every point, print the reports";
+constexpr const char* kListHelp = "list ops, axes and providers, and which providers run here";
+constexpr const char* kCompileHelp =
+    "do the work configs' providers need once per table before timing (AOTInductor packages)";
+
 void add_sweep_command(CLI::App& app, Cli& cli);
 void add_report_command(CLI::App& app, Cli& cli);
 void add_runs_command(CLI::App& app, Cli& cli);
@@ -42,7 +49,7 @@ void add_compile_command(CLI::App& app, Cli& cli);
 // Helpers shared by the commands.
 void write_output(const std::string& text, const std::string& out_path);  // stdout when empty
 void ensure_parent_dir(const std::string& path);
-std::string default_device();
+std::string default_device();  // (opbench-measure only: it asks LibTorch)
 // The options of the commands that judge points (diff, versus); add_judge_options registers
 // --db, --metric speed|memory (described by `metric_help`), --threshold (percent), --format
 // markdown|json and --out; each command its flag for `fail`.

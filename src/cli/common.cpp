@@ -9,7 +9,6 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/text.hpp"
-#include "measure/device.hpp"
 #include "store/selector.hpp"
 
 namespace opbench {
@@ -138,6 +137,5 @@ void write_output(const std::string& text, const std::string& out_path) {
   fs::write_atomic(out_path, text);
 }
 
-std::string default_device() { return cuda_present() ? "cuda" : "cpu"; }
 
 }  // namespace opbench
