@@ -277,7 +277,7 @@ std::vector<Prepared> load_configs(const SweepArgs& a, const std::string& db) {
     p.sw = expand(p.cfg, a.max_points);
     p.shape = given;
     p.shape.config = paths[i];
-    if (i == 0 && a.resume) p.shape = resumed.stored, p.done = resumed.done;
+    if (i == 0 && a.resume) p.shape = resumed.stored, p.done = resumed.done, p.resume = a.resume;
     ps.push_back(std::move(p));
   }
   return ps;
@@ -369,7 +369,7 @@ SweepOutcome measure_config(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasu
   opt.devices = p.shape.devices;
   opt.filter = p.shape.filter;
   opt.shard = shard_of(p.shape);
-  opt.resume = p.done.empty() && !a.resume ? 0 : a.resume;
+  opt.resume = p.resume;
   opt.progress = progress;
   opt.host = host_name();
   opt.git_commit = git_commit();
@@ -429,6 +429,16 @@ void stopped_before_runs(Cli& cli) {
   cli.status = 130;
 }
 
+// A stop after a run of the suite ended and before the next began: the command that sweeps the
+// configs left.
+void stopped_between_runs(Cli& cli, const SweepArgs& a, const std::vector<Prepared>& ps, size_t next) {
+  std::vector<std::string> left;
+  for (size_t i = next; i < ps.size(); ++i) left.push_back(ps[i].cfg.path);
+  std::cerr << "interrupted before " << ps[next].cfg.path << ": continue with `"
+            << sweep_command(left, given_shape(a), cli.db) << "`\n";
+  cli.status = 130;
+}
+
 // Lists what each config measures and its estimated time; writes nothing.
 void dry_run(const std::vector<Prepared>& ps, const std::string& db, const std::string& device, size_t devices) {
   for (const auto& p : ps) print_dry_run(p.cfg, p.sw, p.shape, device, p.done, db, devices);
@@ -436,10 +446,10 @@ void dry_run(const std::vector<Prepared>& ps, const std::string& db, const std::
 
 // Drops what cannot run here from every config; a config of a suite left with nothing is
 // skipped (a line; its index stays, as the workers know it), one alone is an input error.
-void drop_unavailable_everywhere(const SweepArgs& a, std::vector<Prepared>& ps, Measuring& m, bool suite) {
+void drop_unavailable_everywhere(std::vector<Prepared>& ps, Measuring& m, bool suite) {
   for (size_t i = 0; i < ps.size(); ++i) {
     Prepared& p = ps[i];
-    refuse_dropped(i == 0 ? a.resume : 0, m.drop_unavailable(i, p.sw, std::cerr));
+    refuse_dropped(p.resume, m.drop_unavailable(i, p.sw, std::cerr));
     if (p.shape.devices.empty())
       p.shape.device = canonical_device(p.shape.device.empty() ? default_device() : p.shape.device);
     p.shape.providers = sweep_providers(p.cfg, p.sw);
@@ -460,6 +470,7 @@ void measure_configs(const SweepArgs& a, Cli& cli, std::vector<Prepared>& ps, Me
   for (size_t i = 0; i < ps.size(); ++i) {
     if (ps[i].sw.points.empty()) continue;
     if (stop_requested().load() && !g_began.load()) return stopped_before_runs(cli);
+    if (stop_requested().load()) return stopped_between_runs(cli, a, ps, i);
     const SweepOutcome r =
         measure_config(a, cli, ps[i], m.measurer(i, ps[i].cfg), tables[i], m.watch_hangs(), progress, reports);
     if (!r.run_id) return stopped_before_runs(cli);
@@ -488,7 +499,7 @@ void sweep_command_line(const SweepArgs& a, Cli& cli) {
   WhereArgs where{shape.devices, shape.device, a.max_points, a.allow_mixed, a.dry_run};
   const std::unique_ptr<Measuring> m = open_measuring(ps, where);
   if (!m->start(ps)) return stopped_before_runs(cli);
-  drop_unavailable_everywhere(a, ps, *m, suite);
+  drop_unavailable_everywhere(ps, *m, suite);
   if (a.dry_run) {
     const std::string device = shape.devices.empty() ? shape.device : shape.devices.front();
     dry_run(ps, cli.db, device.empty() ? default_device() : device, std::max<size_t>(1, shape.devices.size()));

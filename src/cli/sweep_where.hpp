@@ -25,6 +25,7 @@ struct Prepared {
   Sweep sw;
   RunShape shape;
   std::set<std::string> done;  // the keys of the points a resumed run stores already
+  int64_t resume = 0;          // the run it continues (--resume), 0: a new run
 };
 
 class Measuring {
