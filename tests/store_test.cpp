@@ -312,3 +312,53 @@ TEST(Store, PointsRecordTheirDeviceAndOlderPointsTheirRuns) {
   EXPECT_EQ(s.run(multi.id)->devices.size(), 3u);
   EXPECT_TRUE(s.run(1)->devices.empty());
 }
+
+TEST(Store, DevicesKeepTheirShareAcrossAResumeAndOlderOnesReadAsUnknown) {
+  const std::string path = temp_db("shares.db");
+  {
+    Store s(path);
+    RunInfo run;
+    RunDevice d{"cuda:0", "NVIDIA H100", 3000};
+    d.cpus = "0-15";
+    d.pinned = true;
+    d.threads = 16;
+    d.memory = "default (local: node 0)";
+    run.devices = {d};
+    s.begin_run(run);
+    RunDevice share = d;
+    share.cells = 3, share.points = 9, share.busy_s = 1.5;
+    s.add_device_shares(run.id, {share});
+    // A resume: the device's placement as it is now, its share kept, then added to.
+    RunDevice again{"cuda:0", "NVIDIA H100", 2990};
+    again.cpus = "0-7";
+    s.add_run_devices(run.id, {again});
+    share.cells = 2, share.points = 4, share.busy_s = 0.25;
+    RunDevice other = share;
+    other.device = "cuda:1";
+    s.add_device_shares(run.id, {share, other});
+    const std::vector<RunDevice> got = s.run(run.id)->devices;
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[0].cells, 5);
+    EXPECT_EQ(got[0].points, 13);
+    EXPECT_EQ(got[0].busy_s, 1.75);
+    EXPECT_EQ(got[0].cpus, "0-7");
+    EXPECT_EQ(got[0].peak_gbps, 2990);
+    EXPECT_EQ(got[1].device, "cuda:1");  // a device the run did not have yet
+    EXPECT_EQ(got[1].cells, 2);
+    ASSERT_EQ(sqlite3_exec(s.handle(),
+                           "ALTER TABLE run_devices DROP COLUMN cells; ALTER TABLE run_devices DROP COLUMN points;"
+                           " ALTER TABLE run_devices DROP COLUMN busy_s; ALTER TABLE run_devices DROP COLUMN cpus;"
+                           " ALTER TABLE run_devices DROP COLUMN pinned; ALTER TABLE run_devices DROP COLUMN threads;"
+                           " ALTER TABLE run_devices DROP COLUMN memory; PRAGMA user_version = 9;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+  }
+  Store s(path);  // migrated: the devices stay, their share and placement unknown
+  EXPECT_EQ(s.version(), Store::schema_version());
+  const std::vector<RunDevice> got = s.run(1)->devices;
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].device, "cuda:0");
+  EXPECT_EQ(got[0].cells, 0);
+  EXPECT_EQ(got[0].cpus, "");
+  EXPECT_FALSE(got[0].pinned);
+}

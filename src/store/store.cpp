@@ -575,33 +575,35 @@ int64_t Store::begin_run(RunInfo& r) {
   return r.id;
 }
 
+namespace {
+
+// Writes a run's device; for one the run has already, `on_conflict` says what changes
+// (an SQL SET list over `excluded`).
+void upsert_device(sqlite3* db, int64_t run_id, const RunDevice& d, const std::string& on_conflict) {
+  Stmt s(db,
+         "INSERT INTO run_devices(run_id, device, gpu, peak_gbps, cells, points, busy_s, cpus, pinned, threads, memory)"
+         " VALUES(:run_id, :device, :gpu, :peak, :cells, :points, :busy_s, :cpus, :pinned, :threads, :memory)"
+         " ON CONFLICT(run_id, device) DO UPDATE SET " + on_conflict);
+  s.bind(":run_id", run_id).bind(":device", d.device).bind(":gpu", d.gpu).bind(":peak", d.peak_gbps)
+      .bind(":cells", d.cells).bind(":points", d.points).bind(":busy_s", d.busy_s).bind(":cpus", d.cpus)
+      .bind(":pinned", int64_t(d.pinned)).bind(":threads", d.threads).bind(":memory", d.memory);
+  s.step();
+}
+
+}  // namespace
+
 void Store::add_run_devices(int64_t run_id, const std::vector<RunDevice>& devices) {
-  for (const auto& d : devices) {
-    Stmt s(db_,
-           "INSERT INTO run_devices(run_id, device, gpu, peak_gbps, cells, points, busy_s, cpus, pinned, threads, memory)"
-           " VALUES(:run_id, :device, :gpu, :peak, :cells, :points, :busy_s, :cpus, :pinned, :threads, :memory)"
-           " ON CONFLICT(run_id, device) DO UPDATE SET gpu=excluded.gpu, peak_gbps=excluded.peak_gbps,"
-           " cpus=excluded.cpus, pinned=excluded.pinned, threads=excluded.threads, memory=excluded.memory");
-    s.bind(":run_id", run_id).bind(":device", d.device).bind(":gpu", d.gpu).bind(":peak", d.peak_gbps)
-        .bind(":cells", d.cells).bind(":points", d.points).bind(":busy_s", d.busy_s).bind(":cpus", d.cpus)
-        .bind(":pinned", int64_t(d.pinned)).bind(":threads", d.threads).bind(":memory", d.memory);
-    s.step();
-  }
+  for (const auto& d : devices)
+    upsert_device(db_, run_id, d,
+                  "gpu=excluded.gpu, peak_gbps=excluded.peak_gbps, cpus=excluded.cpus, pinned=excluded.pinned,"
+                  " threads=excluded.threads, memory=excluded.memory");
 }
 
 void Store::add_device_shares(int64_t run_id, const std::vector<RunDevice>& devices) {
   transaction([&] {
-    for (const auto& d : devices) {
-      Stmt s(db_,
-             "INSERT INTO run_devices(run_id, device, gpu, peak_gbps, cells, points, busy_s, cpus, pinned, threads,"
-             " memory) VALUES(:run_id, :device, :gpu, :peak, :cells, :points, :busy_s, :cpus, :pinned, :threads, :memory)"
-             " ON CONFLICT(run_id, device) DO UPDATE SET cells=cells+excluded.cells, points=points+excluded.points,"
-             " busy_s=busy_s+excluded.busy_s");
-      s.bind(":run_id", run_id).bind(":device", d.device).bind(":gpu", d.gpu).bind(":peak", d.peak_gbps)
-          .bind(":cells", d.cells).bind(":points", d.points).bind(":busy_s", d.busy_s).bind(":cpus", d.cpus)
-          .bind(":pinned", int64_t(d.pinned)).bind(":threads", d.threads).bind(":memory", d.memory);
-      s.step();
-    }
+    for (const auto& d : devices)
+      upsert_device(db_, run_id, d,
+                    "cells=cells+excluded.cells, points=points+excluded.points, busy_s=busy_s+excluded.busy_s");
   });
 }
 

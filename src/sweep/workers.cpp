@@ -49,7 +49,9 @@ std::vector<size_t> handout_order(const std::vector<double>& expected_seconds) {
 void WorkerPool::spawn(const WorkerSlot& slot) {
   auto w = std::make_unique<Worker>();
   w->slot = slot;
-  w->proc = process::spawn_piped(opt_.command(slot), opt_.env, opt_.cpus ? opt_.cpus(slot) : std::vector<int>());
+  const std::vector<int> cpus = opt_.cpus ? opt_.cpus(slot) : std::vector<int>();
+  w->pinned = !cpus.empty();
+  w->proc = process::spawn_piped(opt_.command(slot), opt_.env, cpus);
   if (w->proc.pid < 0) throw RuntimeFailure("cannot start the worker for " + slot.name + ": " + w->proc.error);
   w->in = std::make_unique<LineReader>(w->proc.from);
   w->since = Clock::now();
@@ -113,36 +115,29 @@ Environment WorkerPool::environment() {
   return env;
 }
 
-std::vector<RunDevice> WorkerPool::devices() {
-  std::vector<RunDevice> out;
-  for (const auto& slot : opt_.slots) {
-    const Worker* w = ready_worker(slot.name);
-    if (!w) continue;
-    RunDevice d;
-    d.device = slot.name;
+RunDevice WorkerPool::record(const WorkerSlot& slot, const std::map<std::string, Share>& shares) const {
+  RunDevice d;
+  d.device = slot.name;
+  if (const Worker* w = ready_worker(slot.name)) {
     d.gpu = w->hello->env.gpu;
     d.peak_gbps = w->hello->env.peak_gbps;
-    set_placement(d, w->hello->placement, opt_.cpus && !opt_.cpus(slot).empty());
-    auto it = run_share_.find(slot.name);
-    if (it != run_share_.end()) d.cells = it->second.cells, d.points = it->second.points, d.busy_s = it->second.busy_s;
-    out.push_back(d);
+    set_placement(d, w->hello->placement, w->pinned);
   }
+  auto it = shares.find(slot.name);
+  if (it != shares.end()) d.cells = it->second.cells, d.points = it->second.points, d.busy_s = it->second.busy_s;
+  return d;
+}
+
+std::vector<RunDevice> WorkerPool::devices() {
+  std::vector<RunDevice> out;
+  for (const auto& slot : opt_.slots)
+    if (ready_worker(slot.name)) out.push_back(record(slot, run_share_));
   return out;
 }
 
 std::vector<RunDevice> WorkerPool::command_shares() const {
   std::vector<RunDevice> out;
-  for (const auto& slot : opt_.slots) {
-    RunDevice d;
-    d.device = slot.name;
-    if (const Worker* w = ready_worker(slot.name)) {
-      d.gpu = w->hello->env.gpu;
-      set_placement(d, w->hello->placement, opt_.cpus && !opt_.cpus(slot).empty());
-    }
-    auto it = command_share_.find(slot.name);
-    if (it != command_share_.end()) d.cells = it->second.cells, d.points = it->second.points, d.busy_s = it->second.busy_s;
-    out.push_back(d);
-  }
+  for (const auto& slot : opt_.slots) out.push_back(record(slot, command_share_));
   return out;
 }
 

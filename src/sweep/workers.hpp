@@ -105,6 +105,7 @@ class WorkerPool final : public CellMeasurer {
     std::optional<Job> job;
     std::chrono::steady_clock::time_point since, deadline;
     bool hung = false;    // it reported a call that never returned: another starts after it ends
+    bool pinned = false;  // started pinned to the CPUs PoolOptions::cpus named
     std::string end;      // how it ended
   };
 
@@ -116,6 +117,7 @@ class WorkerPool final : public CellMeasurer {
                   std::vector<Answered>& answered);
   void count(const std::string& device, size_t points, double seconds);
   const Worker* ready_worker(const std::string& name) const;
+  RunDevice record(const WorkerSlot& slot, const std::map<std::string, Share>& shares) const;
   void on_end(Worker& w, std::deque<Job>& queue, const CellHooks& hooks, bool stopping);
   void give_up(Job& job, const CellHooks& hooks, const std::string& device);
   void end_worker(Worker& w);
