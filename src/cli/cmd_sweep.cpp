@@ -322,23 +322,26 @@ void filter_suite(std::vector<Prepared>& ps, size_t first, std::ostream& log) {
     filter_tables(p.sw, filter, p.cfg.path);
     kept.push_back(std::move(p));
   }
-  if (kept.empty()) throw InputError("--filter", ps.back().shape.filter, "leaves no config of the command to measure");
+  if (kept.empty())
+    throw InputError(filter.empty() ? "--providers" : "--filter",
+                     filter.empty() ? join_list(names) : ps.back().shape.filter,
+                     "leaves no config of the command to measure (see the lines above)");
   ps = std::move(kept);
 }
 
 // --- the providers' once-per-table work, for every config before the first run
 
 // One config's table jobs and their outcomes.
-struct TableWork {
+struct ConfigTables {
   std::vector<TableJob> jobs;
   std::vector<TableOutcome> outcomes;
 };
 
 // The compiled packages every config needs (its shard's tables, on each device of a model),
 // built together: in parallel, outside every timed region, before any run starts.
-std::vector<TableWork> prepare_tables(const std::vector<Prepared>& ps, const std::vector<std::string>& devices,
+std::vector<ConfigTables> prepare_tables(const std::vector<Prepared>& ps, const std::vector<std::string>& devices,
                                       ProgressMode progress) {
-  std::vector<TableWork> out(ps.size());
+  std::vector<ConfigTables> out(ps.size());
   std::vector<TableJob> all;
   for (size_t i = 0; i < ps.size(); ++i) {
     const Prepared& p = ps[i];
@@ -359,7 +362,7 @@ std::vector<TableWork> prepare_tables(const std::vector<Prepared>& ps, const std
 
 // Measures one config's run on `measurer` and stores it; prints its outcome and report (and
 // appends the report to `reports`). The run's outcome.
-SweepOutcome measure_config(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasurer& measurer, const TableWork& tables,
+SweepOutcome measure_config(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasurer& measurer, const ConfigTables& tables,
                             bool watch_hangs, ProgressMode progress, std::string& reports) {
   ensure_parent_dir(cli.db);
   Store store(cli.db);
@@ -463,7 +466,7 @@ void drop_unavailable_everywhere(std::vector<Prepared>& ps, Measuring& m, bool s
 // interrupted (exit 130) or failed (the failure goes on up).
 void measure_configs(const SweepArgs& a, Cli& cli, std::vector<Prepared>& ps, Measuring& m, ProgressMode progress) {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<TableWork> tables = prepare_tables(ps, m.table_devices(), progress);
+  const std::vector<ConfigTables> tables = prepare_tables(ps, m.table_devices(), progress);
   if (stop_requested().load()) return stopped_before_runs(cli);
   std::vector<SweepOutcome> runs;
   std::string reports;
