@@ -130,13 +130,38 @@ TEST(Config, FlushModes) {
 
 TEST(Config, Rounds) {
   const std::string base = "op: act\nx: {n: [16]}\n";
-  EXPECT_EQ(parse_config(base, "a.yaml").timing.rounds, 8);
+  EXPECT_EQ(parse_config(base, "a.yaml").timing.rounds, 16);  // stop: noise, at most
+  EXPECT_EQ(parse_config(base + "timing: {stop: budget}\n", "a.yaml").timing.rounds, 8);
   EXPECT_EQ(parse_config(base + "timing: {rounds: 1}\n", "a.yaml").timing.rounds, 1);
   EXPECT_EQ(parse_config(base + "timing: {rounds: 7}\n", "a.yaml").timing.rounds, 7);
   expect_bad(base + "timing: {rounds: 0}\n", "timing.rounds");
   expect_bad(base + "timing: {rounds: 101}\n", "timing.rounds");
   expect_bad(base + "timing: {rounds: 2.5}\n", "timing.rounds");
   expect_bad(base + "timing: {rounds: many}\n", "timing.rounds");
+}
+
+TEST(Config, StopRule) {
+  const std::string base = "op: act\nx: {n: [16]}\n";
+  const Timing d = parse_config(base, "a.yaml").timing;
+  EXPECT_EQ(d.stop, StopRule::noise);
+  EXPECT_DOUBLE_EQ(d.noise_pct, 0.5);
+  EXPECT_EQ(d.min_rounds, 4);
+  EXPECT_EQ(d.min_samples, 5);
+  const Timing t =
+      parse_config(base + "timing: {stop: noise, noise: 1.5, min_rounds: 6, min_samples: 20, rounds: 30}\n", "a.yaml")
+          .timing;
+  EXPECT_DOUBLE_EQ(t.noise_pct, 1.5);
+  EXPECT_EQ(t.min_rounds, 6);
+  EXPECT_EQ(t.min_samples, 20);
+  EXPECT_EQ(t.rounds, 30);
+  EXPECT_EQ(parse_config(base + "timing: {stop: budget, rounds: 3}\n", "a.yaml").timing.stop, StopRule::budget);
+  expect_bad(base + "timing: {stop: never}\n", "timing.stop");
+  expect_bad(base + "timing: {stop: 1}\n", "timing.stop");
+  expect_bad(base + "timing: {noise: 0}\n", "timing.noise");
+  expect_bad(base + "timing: {noise: 101}\n", "timing.noise");
+  expect_bad(base + "timing: {noise: low}\n", "timing.noise");
+  expect_bad(base + "timing: {min_rounds: 0}\n", "timing.min_rounds");
+  expect_bad(base + "timing: {min_samples: 1.5}\n", "timing.min_samples");
 }
 
 TEST(Config, Threads) {
@@ -159,7 +184,7 @@ TEST(Config, StoredTimingIsReadLeniently) {
   t = stored_timing("op: act\n", "old.yaml");
   ASSERT_TRUE(t.has_value());
   EXPECT_TRUE(t->given.empty());
-  EXPECT_EQ(t->timing.rounds, 8);
+  EXPECT_EQ(t->timing.rounds, Timing::kNoiseRounds);  // this build's defaults for what it leaves out
   EXPECT_FALSE(stored_timing("op: [", "old.yaml").has_value());
   EXPECT_FALSE(stored_timing("op: act\ntiming: {rounds: 0}\n", "old.yaml").has_value());
 }

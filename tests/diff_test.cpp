@@ -487,7 +487,7 @@ TEST(Diff, WarnsWhenTheRunsWereTimedDifferently) {
   ASSERT_EQ(d.warnings.size(), 4u) << diff_markdown(d);
   EXPECT_NE(d.warnings[0].find("thread counts (base: 1 thread, head: LibTorch's own threads)"), std::string::npos)
       << d.warnings[0];
-  EXPECT_NE(d.warnings[1].find("rounds (base: 8, head: 3)"), std::string::npos) << d.warnings[1];
+  EXPECT_NE(d.warnings[1].find("rounds (base: 16, head: 3)"), std::string::npos) << d.warnings[1];
   EXPECT_NE(d.warnings[2].find("repeat 100 ms, head: warm-up 25 ms, repeat 20 ms"), std::string::npos) << d.warnings[2];
   EXPECT_NE(d.warnings[3].find("(base: none, head: OPBENCH_TUNING_1D=flat_units=4)"), std::string::npos) << d.warnings[3];
   // A run that did not record its tuning compares with nothing.

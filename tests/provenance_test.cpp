@@ -112,7 +112,9 @@ TEST(Provenance, ASweepRecordsTimingTuningAndTheGpuPerCell) {
   }
 
   const std::string doc = render_report({{run, pts}});
-  EXPECT_NE(doc.find("\n\ntiming: L2 flush write, 2 rounds, warm-up 5 ms and repeat 20 ms a point, 1 thread\n"),
+  EXPECT_NE(doc.find("\n\ntiming: L2 flush write, 2 rounds, stopping once the 95% interval of a median is under "
+                     "0.5% (at least 5 samples; at most the repeat budget), warm-up 5 ms and repeat 20 ms a point, "
+                     "1 thread\n"),
             std::string::npos)
       << doc;
   EXPECT_NE(doc.find("\n\ntuning: OPBENCH_TUNING_1D=flat_units=4\n"), std::string::npos) << doc;
@@ -137,9 +139,12 @@ TEST(Provenance, AReportWithoutAGpuOrForAnImportShowsWhatIsKnown) {
   Timing t;
   t.threads = 0;
   t.flush_l2 = L2Flush::write;
+  t.stop = StopRule::budget;
+  t.rounds = 8;
   set_timing(r, t);
   std::string doc = render_report({{r, {}}});
-  EXPECT_NE(doc.find("timing: L2 flush write, 8 rounds, warm-up 25 ms and repeat 100 ms a point, LibTorch's own threads"),
+  EXPECT_NE(doc.find("timing: L2 flush write, 8 rounds, all of them (do_bench's fixed budget), warm-up 25 ms and "
+                     "repeat 100 ms a point, LibTorch's own threads"),
             std::string::npos)
       << doc;
   EXPECT_EQ(doc.find("GPU:"), std::string::npos);

@@ -18,6 +18,18 @@ using namespace opbench;
 
 static std::string temp_db(const std::string& name) { return fresh_db_path("store", name); }
 
+// Takes a database back from schema 10 (stop rules, stages) to 9.
+#define kDropSchema10                                                                                              \
+  "ALTER TABLE runs DROP COLUMN stop; ALTER TABLE runs DROP COLUMN noise_pct; ALTER TABLE runs DROP COLUMN "   \
+  "min_rounds; ALTER TABLE runs DROP COLUMN min_samples; ALTER TABLE runs DROP COLUMN stages; ALTER TABLE "    \
+  "points DROP COLUMN stop; ALTER TABLE points DROP COLUMN precision; "
+
+// What schema 11 added (each device's share and placement), dropped to make an older database.
+#define kDropSchema11                                                                                              \
+  "ALTER TABLE run_devices DROP COLUMN cells; ALTER TABLE run_devices DROP COLUMN points; ALTER TABLE "         \
+  "run_devices DROP COLUMN busy_s; ALTER TABLE run_devices DROP COLUMN cpus; ALTER TABLE run_devices DROP "     \
+  "COLUMN pinned; ALTER TABLE run_devices DROP COLUMN threads; ALTER TABLE run_devices DROP COLUMN memory; "
+
 static StoredPoint make_point(int64_t run, int64_t seq, const std::string& prov, int64_t x, double ms) {
   StoredPoint sp;
   sp.run_id = run;
@@ -79,6 +91,20 @@ TEST(Store, SchemaVersionAndRoundTrip) {
   EXPECT_DOUBLE_EQ(pts[0].result.rel_err, 1e-7);
   EXPECT_EQ(pts[1].result.error, "out of memory");
   EXPECT_EQ(pts[1].value, -1);
+
+  // read without samples: everything else as stored
+  auto bare = s.points_without_samples(r.id);
+  ASSERT_EQ(bare.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(bare[i].result.samples.empty());
+    EXPECT_TRUE(bare[i].result.rounds.empty());
+    EXPECT_EQ(bare[i].point.key(), pts[i].point.key());
+    EXPECT_EQ(bare[i].result.stats.count, pts[i].result.stats.count);
+    EXPECT_DOUBLE_EQ(bare[i].result.stats.p80, pts[i].result.stats.p80);
+    EXPECT_EQ(bare[i].value, pts[i].value);
+    EXPECT_EQ(bare[i].result.error, pts[i].result.error);
+    EXPECT_EQ(bare[i].result.bytes, pts[i].result.bytes);
+  }
 }
 
 TEST(Store, Selectors) {
@@ -278,7 +304,7 @@ TEST(Store, PointsRecordTheirDeviceAndOlderPointsTheirRuns) {
     s.add_point(make_point(imported.id, 0, "torch", 256, 0.5));
     ASSERT_EQ(sqlite3_exec(s.handle(),
                            "ALTER TABLE points DROP COLUMN device; DROP TABLE run_devices; ALTER TABLE runs DROP COLUMN "
-                           "interleave; ALTER TABLE runs DROP COLUMN processes; PRAGMA user_version = 7;",
+                           "interleave; ALTER TABLE runs DROP COLUMN processes; " kDropSchema10 "PRAGMA user_version = 7;",
                            nullptr, nullptr, nullptr),
               SQLITE_OK);
   }
@@ -345,13 +371,7 @@ TEST(Store, DevicesKeepTheirShareAcrossAResumeAndOlderOnesReadAsUnknown) {
     EXPECT_EQ(got[0].peak_gbps, 2990);
     EXPECT_EQ(got[1].device, "cuda:1");  // a device the run did not have yet
     EXPECT_EQ(got[1].cells, 2);
-    ASSERT_EQ(sqlite3_exec(s.handle(),
-                           "ALTER TABLE run_devices DROP COLUMN cells; ALTER TABLE run_devices DROP COLUMN points;"
-                           " ALTER TABLE run_devices DROP COLUMN busy_s; ALTER TABLE run_devices DROP COLUMN cpus;"
-                           " ALTER TABLE run_devices DROP COLUMN pinned; ALTER TABLE run_devices DROP COLUMN threads;"
-                           " ALTER TABLE run_devices DROP COLUMN memory; PRAGMA user_version = 9;",
-                           nullptr, nullptr, nullptr),
-              SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(s.handle(), kDropSchema11 "PRAGMA user_version = 10;", nullptr, nullptr, nullptr), SQLITE_OK);
   }
   Store s(path);  // migrated: the devices stay, their share and placement unknown
   EXPECT_EQ(s.version(), Store::schema_version());
@@ -361,4 +381,53 @@ TEST(Store, DevicesKeepTheirShareAcrossAResumeAndOlderOnesReadAsUnknown) {
   EXPECT_EQ(got[0].cells, 0);
   EXPECT_EQ(got[0].cpus, "");
   EXPECT_FALSE(got[0].pinned);
+}
+
+TEST(Store, StopRulesStagesAndOlderSweepsAsBudget) {
+  std::string path = temp_db("stop.db");
+  {
+    Store s(path);
+    RunInfo old_sweep, old_import;
+    old_import.source = "import";
+    s.begin_run(old_sweep);
+    s.begin_run(old_import);
+    ASSERT_EQ(sqlite3_exec(s.handle(), kDropSchema11 kDropSchema10 "PRAGMA user_version = 9;", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+  }
+  Store s(path);
+  EXPECT_EQ(s.version(), Store::schema_version());
+  EXPECT_EQ(s.run(1)->stop, "budget");  // every sweep before stop rules ran its whole budget
+  EXPECT_EQ(s.run(2)->stop, "");
+  EXPECT_TRUE(s.run(1)->stages.empty());
+
+  RunInfo r;
+  Timing t;
+  t.noise_pct = 0.25;
+  set_timing(r, t);
+  r.stages[Stage::timed] = 2;
+  s.begin_run(r);
+  const RunInfo back = *s.run(r.id);
+  EXPECT_EQ(back.stop, "noise");
+  EXPECT_DOUBLE_EQ(back.noise_pct, 0.25);
+  EXPECT_EQ(back.min_rounds, 4);
+  EXPECT_EQ(back.min_samples, 5);
+  EXPECT_DOUBLE_EQ(back.stages[Stage::timed], 2);
+  StageTimes more;
+  more[Stage::timed] = 1;
+  more[Stage::store] = 0.5;
+  s.add_run_stages(r.id, more);  // a resumed run's process adds its time
+  EXPECT_DOUBLE_EQ(s.run(r.id)->stages[Stage::timed], 3);
+  EXPECT_DOUBLE_EQ(s.run(r.id)->stages.wall(), 3.5);
+
+  auto p = make_point(r.id, 0, "torch", 256, 0.5);
+  p.result.stop = "ceiling";
+  p.result.precision = 0.031;
+  s.add_point(p);
+  EXPECT_EQ(s.points(r.id)[0].result.stop, "ceiling");
+  EXPECT_DOUBLE_EQ(s.points(r.id)[0].result.precision, 0.031);
+  auto q = make_point(r.id, 1, "cuda", 256, 0.5);  // unknown: a memory point, an import
+  s.add_point(q);
+  EXPECT_EQ(s.points(r.id)[1].result.stop, "");
+  EXPECT_TRUE(std::isnan(s.points(r.id)[1].result.precision));
+  EXPECT_EQ(s.stop_counts(r.id), (std::vector<std::pair<std::string, int64_t>>{{"ceiling", 1}}));
 }

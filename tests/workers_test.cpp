@@ -161,7 +161,7 @@ TEST(WorkerProtocol, KeepsEveryFigure) {
   EXPECT_EQ(hb.placement.threads, 4);
   const ParentRequest cell = parse_request(cell_line(s.cells[0], 1), "p");
   EXPECT_EQ(cell.config, 1u);
-  const ParentRequest measure = parse_request(measure_line({"k", true, 1, 2, 3, 1}), "p");
+  const ParentRequest measure = parse_request(measure_line({"k", true, 1, 2, 3, 0, 1}), "p");
   ASSERT_TRUE(measure.measure);
   EXPECT_EQ(measure.measure->config, 1u);
   EXPECT_EQ(parse_reply(hung_line("k", "why"), "w").kind, WorkerReply::hung);
@@ -359,12 +359,12 @@ TEST(Handout, ExpectedCellSecondsFollowTheProtocol) {
   const Timing& t = s.cfg.timing;
   // Free calls: the budget and the setup, as the shards count a cell.
   EXPECT_NEAR(expected_cell_seconds(cell, t, {}), 2 * 0.125 + 2 * kPointSetupSeconds, 1e-12);
-  // 1 ms calls: per round 6 calls of first call and estimate on top of the budgets.
+  // 1 ms calls: a point's first call and estimate (6 calls) on top of its rounds' budgets.
   EXPECT_NEAR(expected_cell_seconds(cell, t, [](const Point&) { return 1.0; }),
-              2 * (2 * (6 + 12.5 + 50) / 1000) + 2 * kPointSetupSeconds, 1e-12);
+              2 * (6 + 2 * (12.5 + 50)) / 1000 + 2 * kPointSetupSeconds, 1e-12);
   // 80 ms calls: past the round's budgets, one warm-up and one repeat call each round.
   EXPECT_NEAR(expected_cell_seconds(cell, t, [](const Point&) { return 80.0; }),
-              2 * (2 * 8 * 80 / 1000.0) + 2 * kPointSetupSeconds, 1e-12);
+              2 * (6 + 2 * 2) * 80 / 1000.0 + 2 * kPointSetupSeconds, 1e-12);
   // What a call is expected to take: the stored median first, else the floor at the peak.
   const Point& p = *cell.front();
   EXPECT_EQ(expected_call_ms(p, {{p.key(), 0.25}}, 1000), 0.25);

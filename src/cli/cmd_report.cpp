@@ -76,6 +76,17 @@ std::string relative_to_file(const std::string& path, const std::string& from) {
   return out;
 }
 
+// Where a run's time went: {"wall_s", "timed_s", "wall_per_timed", "stages": {stage: seconds}};
+// null when it was not recorded.
+nlohmann::ordered_json time_json(const StageTimes& t) {
+  if (t.empty()) return nullptr;
+  const double wall = t.wall(), timed = t.timed();
+  return {{"wall_s", wall},
+          {"timed_s", timed},
+          {"wall_per_timed", timed > 0 ? nlohmann::ordered_json(wall / timed) : nlohmann::ordered_json()},
+          {"stages", stages_json(t)}};
+}
+
 }  // namespace
 
 void add_report_command(CLI::App& app, Cli& cli) {
@@ -164,7 +175,12 @@ void add_runs_command(CLI::App& app, Cli& cli) {
                      {"interleave", r.interleave > 0 ? nlohmann::ordered_json(r.interleave) : nlohmann::ordered_json()},
                      {"processes", r.processes > 0 ? nlohmann::ordered_json(r.processes) : nlohmann::ordered_json()},
                      {"threads", r.threads >= 0 ? nlohmann::ordered_json(r.threads) : nlohmann::ordered_json()},
-                     {"tuning", tuning_json(r)}});
+                     {"stop", r.stop.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.stop)},
+                     {"noise_pct", r.noise_pct > 0 ? nlohmann::ordered_json(r.noise_pct) : nlohmann::ordered_json()},
+                     {"tuning", tuning_json(r)},
+                     {"time", time_json(r.stages)}});
+        if (const auto stops = store->stop_counts(r.id); !stops.empty())
+          for (const auto& [reason, n] : stops) a.back()["stops"][reason] = n;
         if (!r.shard.empty()) a.back()["shard"] = r.shard;
         if (!r.shards.empty()) a.back()["shards"] = std::stoll(r.shards);
         if (!r.devices.empty()) a.back()["devices"] = devices_json(r.devices);

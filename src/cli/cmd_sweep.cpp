@@ -25,6 +25,7 @@
 #include "core/placement.hpp"
 #include "core/suggest.hpp"
 #include "measure/device.hpp"
+#include "measure/stages.hpp"
 #include "providers/table_jobs.hpp"
 #include "report/report.hpp"
 #include "sweep/devices.hpp"
@@ -351,6 +352,7 @@ std::vector<ConfigTables> prepare_tables(const std::vector<Prepared>& ps, const 
     all.insert(all.end(), out[i].jobs.begin(), out[i].jobs.end());
   }
   if (all.empty()) return out;
+  StageScope loading(Stage::packages);  // charged to the first run's accounts
   const std::vector<TableOutcome> got = run_table_jobs(all, default_table_jobs(), progress, std::cerr);
   size_t k = 0;
   for (auto& w : out)

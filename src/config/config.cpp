@@ -38,6 +38,8 @@ const char* l2_flush_name(L2Flush f) {
   return "?";
 }
 
+const char* stop_rule_name(StopRule r) { return r == StopRule::budget ? "budget" : "noise"; }
+
 void resolve_device_defaults(Timing& timing, const std::string& device) {
   const bool cpu = device.rfind("cpu", 0) == 0;
   if (timing.flush_l2 == L2Flush::device) timing.flush_l2 = cpu ? L2Flush::none : L2Flush::write;
@@ -361,36 +363,45 @@ json parse_tree(const std::string& text, const std::string& path) {
   }
 }
 
+// An integer key of the timing block within [lo, hi]; `range` says what the bounds mean.
+int64_t timing_integer(const json& t, const char* key, int64_t lo, int64_t hi, const std::string& range,
+                       const Checker& c) {
+  const json& n = t[key];
+  if (!n.is_number_integer() || n.get<int64_t>() < lo || n.get<int64_t>() > hi)
+    c.fail(std::string("timing.") + key, "must be an integer from " + range + ", got " + show(n));
+  return n.get<int64_t>();
+}
+
+// The stop rule's keys: stop, noise, min_rounds, min_samples, and the rounds' default by rule.
+void parse_stop_rule(const json& t, const Checker& c, Timing& timing) {
+  if (t.contains("stop")) {
+    const json& s = t["stop"];
+    if (s == "noise") timing.stop = StopRule::noise;
+    else if (s == "budget") timing.stop = StopRule::budget;
+    else c.fail("timing.stop", "must be noise (stop once a median is known within timing.noise) or budget (every "
+                               "round, as do_bench), got " + show(s));
+  }
+  if (t.contains("noise")) timing.noise_pct = c.bounded(t["noise"], "timing.noise", 100, "percent");
+  if (t.contains("min_rounds")) timing.min_rounds = int(timing_integer(t, "min_rounds", 1, 100, "1 to 100", c));
+  if (t.contains("min_samples"))
+    timing.min_samples = timing_integer(t, "min_samples", 1, 1000000, "1 to 1000000", c);
+  timing.rounds = timing.stop == StopRule::budget ? Timing::kBudgetRounds : Timing::kNoiseRounds;
+  if (t.contains("rounds")) timing.rounds = int(timing_integer(t, "rounds", 1, 100, "1 to 100", c));
+}
+
 // The `timing` block: every key checked, the defaults for the keys it leaves out.
 Timing parse_timing(const json& block, const Checker& c) {
   Timing timing;
   const json& t = c.object(block, "timing");
   c.known_keys(t, "timing", {"warmup_ms", "rep_ms", "stat", "flush_l2", "rounds", "interleave", "processes",
-                                  "threads", "max_point_s"});
-  if (t.contains("rounds")) {
-    const json& r = t["rounds"];
-    if (!r.is_number_integer() || r.get<int64_t>() < 1 || r.get<int64_t>() > 100)
-      c.fail("timing.rounds", "must be an integer from 1 to 100, got " + show(r));
-    timing.rounds = int(r.get<int64_t>());
-  }
-  if (t.contains("interleave")) {
-    const json& n = t["interleave"];
-    if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > 1000)
-      c.fail("timing.interleave", "must be an integer from 1 (each table cell whole) to 1000, got " + show(n));
-    timing.interleave = int(n.get<int64_t>());
-  }
-  if (t.contains("processes")) {
-    const json& n = t["processes"];
-    if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > 64)
-      c.fail("timing.processes", "must be an integer from 1 (this process alone) to 64, got " + show(n));
-    timing.processes = int(n.get<int64_t>());
-  }
-  if (t.contains("threads")) {
-    const json& n = t["threads"];
-    if (!n.is_number_integer() || n.get<int64_t>() < 0 || n.get<int64_t>() > 1024)
-      c.fail("timing.threads", "must be an integer from 0 (LibTorch's own count) to 1024, got " + show(n));
-    timing.threads = int(n.get<int64_t>());
-  }
+                             "threads", "max_point_s", "stop", "noise", "min_rounds", "min_samples"});
+  parse_stop_rule(t, c, timing);
+  if (t.contains("interleave"))
+    timing.interleave = int(timing_integer(t, "interleave", 1, 1000, "1 (each table cell whole) to 1000", c));
+  if (t.contains("processes"))
+    timing.processes = int(timing_integer(t, "processes", 1, 64, "1 (this process alone) to 64", c));
+  if (t.contains("threads"))
+    timing.threads = int(timing_integer(t, "threads", 0, 1024, "0 (LibTorch's own count) to 1024", c));
   if (t.contains("warmup_ms")) timing.warmup_ms = c.milliseconds(t["warmup_ms"], "timing.warmup_ms", kMaxWarmupMs);
   if (t.contains("rep_ms")) timing.rep_ms = c.milliseconds(t["rep_ms"], "timing.rep_ms", kMaxRepMs);
   if (t.contains("max_point_s")) {

@@ -27,17 +27,35 @@ constexpr size_t kMaxConfigValues = 1000000;
 constexpr double kMaxWarmupMs = 60000;
 constexpr double kMaxRepMs = 60000;
 
+// When a speed point has been measured enough (measure/stop_rule.hpp): once its median is
+// known precisely enough (noise), or after every round of the budget, as do_bench (budget).
+enum class StopRule { noise, budget };
+
 struct Timing {
   double warmup_ms = 25;
   double rep_ms = 100;
   std::string stat = "median";  // median | mean | min | max | p20 | p80
   L2Flush flush_l2 = L2Flush::device;
-  // Speed points are measured in this many rounds, the providers of a table cell one after
-  // another in each round, and each round on memory placed anew (flush buffer, inputs): a short
-  // call's time depends on where its data and the flush's dirty lines lie (docs/measurement.md).
-  // Each round takes warmup_ms / rounds and rep_ms / rounds; the samples are pooled, and each
-  // round's count is kept (Result::rounds): the verdicts compare rounds, not samples.
-  int rounds = 8;
+  // Speed points are measured in rounds, the providers of a table cell one after another in
+  // each round, and each round on memory placed anew (flush buffer, inputs): a short call's
+  // time depends on where its data and the flush's dirty lines lie (docs/measurement.md). Each
+  // round takes warmup_ms / rounds and rep_ms / rounds; the samples are pooled, and each
+  // round's count is kept (Result::rounds): the verdicts compare rounds, not samples. Under
+  // stop: budget a point takes all `rounds` (default kBudgetRounds); under stop: noise at most
+  // that many (default kNoiseRounds), at least min_rounds, ending once the 95% interval of its
+  // median is narrower than noise_pct percent of it (with min_samples samples or more).
+  static constexpr int kNoiseRounds = 16, kBudgetRounds = 8;
+  StopRule stop = StopRule::noise;
+  int rounds = kNoiseRounds;
+  double noise_pct = 0.5;
+  // Four rounds a side let the verdicts' Mann-Whitney test on round medians decide (diff);
+  // five samples let its sample tests run.
+  int min_rounds = 4;
+  int64_t min_samples = 5;
+  // (Not a config key.) The point's estimate of one sample, in ms, from its first round: a
+  // later round takes its counts from it instead of a first call and an estimate of its own.
+  // 0: measure it.
+  double estimate_ms = 0;
   // How many consecutive table cells have their rounds interleaved: round 1 of each of them in
   // turn, then round 2, and so on, so that a burst of other work on the machine falls into one
   // round of several cells rather than every round of one (docs/measurement.md, interleaving).
@@ -110,6 +128,8 @@ std::optional<StoredTiming> stored_timing(const std::string& text, const std::st
 const std::vector<std::string>& stat_names();
 // A flush's name in configs and messages: "none", "write" or "read" ("device" unresolved).
 const char* l2_flush_name(L2Flush f);
+// A stop rule's name in configs and the store: "noise" or "budget".
+const char* stop_rule_name(StopRule r);
 
 // Decides what the config left to the device (`device`: "cpu", "cuda", "cuda:N"): the flush
 // (write on CUDA, as triton.testing.do_bench; none on the CPU, as torch.utils.benchmark and

@@ -125,6 +125,11 @@ std::string budgets(const RunInfo& r) {
   return "warm-up " + fmt("%g", r.warmup_ms) + " ms, repeat " + fmt("%g", r.rep_ms) + " ms";
 }
 
+std::string stop_rule_of(const RunInfo& r) {
+  if (r.stop == "noise") return "noise " + fmt("%g", r.noise_pct) + "%";
+  return r.stop;
+}
+
 std::string tuning_of(const RunInfo& r) {
   if (!r.env.tuning) return "";
   const std::string t = tuning_text(r);
@@ -141,6 +146,8 @@ std::vector<std::string> comparability_warnings(const RunInfo& base, const RunIn
   add("the runs flushed L2 differently before each sample", differ(base.flush_l2, head.flush_l2),
       ": speed ratios include the flush's own cost");
   add("the runs show different statistics", differ(base.stat, head.stat), "");
+  add("the runs stopped their speed points by different rules", differ(stop_rule_of(base), stop_rule_of(head)),
+      ": one took every round of its budget, or they aimed at different precisions");
   add("the runs ran LibTorch on different thread counts", differ(threads_text(base.threads), threads_text(head.threads)),
       ": CPU times depend on them");
   add("the runs measured in different numbers of rounds",

@@ -48,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "measure/stop_rule.hpp"
 #include "store/store.hpp"
 
 namespace opbench {
@@ -81,9 +82,7 @@ std::string point_metric(const StoredPoint& p);
 // Building blocks, exposed for tests.
 // Two-sided p-value of the Mann-Whitney U test of a against b (1 when every value ties).
 double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b);
-// Distribution-free interval [lo, hi] of the median of `v` at confidence `conf`, from order
-// statistics (normal approximation to the binomial); the whole range for small samples.
-std::pair<double, double> median_interval(std::vector<double> v, double conf);
+// (median_interval: measure/stop_rule.hpp, which the stop rule shares)
 // Half the p20-p80 width of the samples (0 for fewer than 2).
 double half_spread(std::vector<double> v);
 double median_of(std::vector<double> v);

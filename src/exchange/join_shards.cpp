@@ -121,6 +121,7 @@ RunRecord joined_run(const std::vector<ShardRun>& shards) {
   r.points = 0;
   r.shard.clear();
   r.devices.clear();
+  r.stages = StageTimes();  // the shards' together: machine time, not the joined run's span
   out.points.clear();
   out.compiles.clear();
   std::string uuids;
@@ -132,6 +133,7 @@ RunRecord joined_run(const std::vector<ShardRun>& shards) {
     runs.push_back(s->shard.text() + "=" + sr.uuid);
     r.started_at = std::min(r.started_at, sr.started_at);
     r.finished_at = std::max(r.finished_at, sr.finished_at);
+    r.stages += sr.stages;
     for (const auto& d : shard_devices(sr)) add_share(r.devices, d, device_name(d.device, sr.host, hosts_differ));
     for (StoredPoint p : src.rec.points) {
       p.device = device_name(p.device.empty() ? sr.env.device : p.device, sr.host, hosts_differ);

@@ -14,8 +14,10 @@ using json = nlohmann::ordered_json;
 namespace {
 
 const char* const kFormat = "opbench-runs";
-// 2: timing, options, tuning and the GPU's state; 3: each point's device and a run's devices.
-const int kVersion = 5;
+// 2: timing, options, tuning and the GPU's state; 3: each point's device and a run's devices;
+// 4: interleave and processes; 5: the stop rule, the run's stages, each point's stop and precision;
+// 6: each device's share and placement.
+const int kVersion = 6;
 
 // ------------------------------------------------------------------ writing
 
@@ -73,7 +75,9 @@ json point_to_json(const StoredPoint& sp) {
           {"error", r.error},
           {"created_at", sp.created_at},
           {"state", state_to_json(sp.state)},
-          {"device", sp.device}};
+          {"device", sp.device},
+          {"stop", r.stop},
+          {"precision", number(r.precision)}};
 }
 
 json environment_to_json(const Environment& e) {
@@ -115,7 +119,9 @@ json run_json(const RunRecord& rec) {
           {"timing",
            {{"flush_l2", r.flush_l2}, {"rounds", r.rounds}, {"interleave", r.interleave}, {"processes", r.processes},
             {"threads", r.threads},
-            {"warmup_ms", number(r.warmup_ms)}, {"rep_ms", number(r.rep_ms)}}},
+            {"warmup_ms", number(r.warmup_ms)}, {"rep_ms", number(r.rep_ms)}, {"stop", r.stop},
+            {"noise_pct", number(r.noise_pct)}, {"min_rounds", r.min_rounds}, {"min_samples", r.min_samples}}},
+          {"stages", stages_json(r.stages)},
           {"options", pairs_json(rec.options)},
           {"environment", environment_to_json(r.env)},
           {"devices", devices},
@@ -212,6 +218,17 @@ DeviceState state_from(const Obj& parent, const std::string& key) {
   return state_from(parent.obj(key));
 }
 
+StageTimes stages_from(const Obj& o) {
+  StageTimes t;
+  for (auto it = o.raw().begin(); it != o.raw().end(); ++it)
+    if (const auto stage = stage_of_key(it.key())) {
+      const double v = o.num(it.key());
+      if (!(v >= 0)) o.fail(it.key(), "expected seconds, 0 or more");
+      t[*stage] = v;
+    }
+  return t;
+}
+
 std::vector<std::pair<std::string, std::string>> pairs_from(const Obj& parent, const std::string& key) {
   std::vector<std::pair<std::string, std::string>> out;
   for (size_t i = 0; i < parent.array(key).size(); ++i) {
@@ -253,6 +270,10 @@ StoredPoint point_from(const Obj& o) {
   r.error = o.str("error");
   sp.state = state_from(o, "state");
   if (o.has("device")) sp.device = o.str("device");  // version 3
+  if (o.has("stop")) {                                 // version 5
+    r.stop = o.str("stop");
+    r.precision = o.num("precision");
+  }
   return sp;
 }
 
@@ -281,7 +302,7 @@ std::vector<RunDevice> devices_from(const Obj& o) {
     rd.device = d.str("device");
     rd.gpu = d.str("gpu");
     rd.peak_gbps = d.num("peak_gbps");
-    if (d.has("cells")) {  // version 5
+    if (d.has("cells")) {  // version 6
       rd.cells = d.integer("cells");
       rd.points = d.integer("points");
       rd.busy_s = d.num("busy_s");
@@ -324,7 +345,15 @@ RunRecord run_from(const Obj& o) {
     if (t.has("processes")) r.processes = t.integer("processes");
     r.warmup_ms = t.num("warmup_ms");
     r.rep_ms = t.num("rep_ms");
+    if (t.has("stop")) {  // version 5
+      r.stop = t.str("stop");
+      r.noise_pct = t.num("noise_pct");
+      if (std::isnan(r.noise_pct)) r.noise_pct = 0;
+      r.min_rounds = t.integer("min_rounds");
+      r.min_samples = t.integer("min_samples");
+    }
   }
+  if (o.has("stages") && !o.at("stages").is_null()) r.stages = stages_from(o.obj("stages"));
   if (o.has("options")) rec.options = pairs_from(o, "options");
   for (size_t i = 0; i < o.array("notation").size(); ++i) {
     const Obj n = o.item("notation", i);
@@ -362,6 +391,11 @@ Environment environment_from_json(const json& j, const std::string& where, const
 DeviceState state_from_json(const json& j, const std::string& where, const std::string& path) {
   if (j.is_null()) return DeviceState();
   return state_from(Obj(j, where, path));
+}
+
+StageTimes stages_from_json(const json& j, const std::string& where, const std::string& path) {
+  if (j.is_null()) return StageTimes();
+  return stages_from(Obj(j, where, path));
 }
 
 std::string runs_to_json(const std::vector<RunRecord>& runs) {

@@ -3,18 +3,20 @@
 // included) and its compile records, so that export, import into another database and export
 // again give the same bytes. Torch-free.
 //
-// The document: {"format": "opbench-runs", "version": 5, "runs": [RUN...]}; a RUN holds uuid,
+// The document: {"format": "opbench-runs", "version": 6, "runs": [RUN...]}; a RUN holds uuid,
 // label, source, status, started_at, finished_at, host, git_commit, op, stat, config {path,
 // hash, text}, environment {device, gpu, sm_count, memory_bytes, driver, cuda_runtime,
-// torch_version, compute_capability, peak_gbps, tuning, state}, timing {...}, options [{name,
-// value}], devices [{device, gpu, peak_gbps, cells, points, busy_s, cpus, pinned, threads,
-// memory}], notation [{label, provider}], compiles
-// [{title, provider, key, seconds, cached, error}] and points [{seq, section, title, op,
-// params {axis: value}, x_name, x_value, provider, label, unit, stat, value, stats {median,
-// mean, min, max, p20, p80, stdev, count}, samples [...], rounds [...], bytes, gbps, pct_peak,
-// rel_err, check_failed, error, created_at, state, device}]. A number the store holds as NULL
-// (an imported point's statistics) is null; an infinite one the string "inf" or "-inf".
-// Versions 1 to 4 are read too (1 and 2 without devices, up to 4 without their shares and
+// torch_version, compute_capability, peak_gbps, tuning, state}, timing {flush_l2, rounds,
+// interleave, processes, threads, warmup_ms, rep_ms, stop, noise_pct, min_rounds,
+// min_samples}, stages {STAGE: seconds} (or null), options [{name, value}], devices [{device,
+// gpu, peak_gbps, cells, points, busy_s, cpus, pinned, threads, memory}], notation [{label,
+// provider}], compiles [{title, provider, key, seconds, cached, error}] and points [{seq,
+// section, title, op, params {axis: value}, x_name, x_value, provider, label, unit, stat,
+// value, stats {median, mean, min, max, p20, p80, stdev, count}, samples [...], rounds [...],
+// bytes, gbps, pct_peak, rel_err, check_failed, error, created_at, state, device, stop,
+// precision}]. A number the store holds as NULL (an imported point's statistics) is null; an
+// infinite one the string "inf" or "-inf". Versions 1 to 5 are read too (1 and 2 without
+// devices, up to 4 without stop rules and stages, up to 5 without the devices' shares and
 // placement).
 #pragma once
 #include <nlohmann/json.hpp>
@@ -36,6 +38,9 @@ nlohmann::ordered_json environment_to_json(const Environment& e);
 Environment environment_from_json(const nlohmann::ordered_json& j, const std::string& where, const std::string& path);
 nlohmann::ordered_json state_to_json(const DeviceState& d);  // null when nothing was read
 DeviceState state_from_json(const nlohmann::ordered_json& j, const std::string& where, const std::string& path);
+// A run's stages (measure/stages.hpp: stages_json writes them): an object of numbers by stage
+// key, or null; a key this build does not know is skipped (a newer opbench's stage).
+StageTimes stages_from_json(const nlohmann::ordered_json& j, const std::string& where, const std::string& path);
 
 // The document for these runs, pretty-printed (two spaces), ending in a newline.
 std::string runs_to_json(const std::vector<RunRecord>& runs);

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <string>
 
+#include "measure/stages.hpp"
+
 namespace opbench {
 
 BenchCounts bench_counts(double estimate_ms, const Timing& t) {
@@ -42,45 +44,66 @@ class Deadline {
   std::chrono::steady_clock::time_point start_, end_;
 };
 
-}  // namespace
-
-std::vector<double> do_bench(Clock& clock, const std::function<void()>& fn, const Timing& t) {
-  const Deadline deadline(t.max_point_s);
+// The first call (lazy work done), synchronised; its time on the clock when `timed`, else 0.
+double first_call(Clock& clock, const std::function<void()>& fn, const Deadline& deadline, bool timed) {
+  if (timed) {
+    clock.reserve(1);
+    clock.start(0);
+  }
   fn();
+  if (timed) clock.stop(0);
   clock.sync();
   deadline.check("first call", 1, 1);
-  // Estimate: 5 calls, each after a flush, between two marks (the flush is inside, as in do_bench).
+  return timed ? clock.elapsed_ms(0) : 0;
+}
+
+// do_bench's estimate: 5 calls, each after a flush, between two marks (the flush inside, as in
+// do_bench), or each call timed alone where the clock's flush costs more than a call.
+double estimate(Clock& clock, const std::function<void()>& fn, const Deadline& deadline, int calls = 5) {
   double estimate_ms = 0;
   if (clock.estimate_includes_flush()) {
     clock.reserve(1);
     clock.start(0);
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < calls; ++i) {
       clock.flush();
       fn();
     }
     clock.stop(0);
     clock.sync();
-    deadline.check("estimate", 5, 5);
-    estimate_ms = clock.elapsed_ms(0) / 5.0;
-  } else {
-    clock.reserve(5);
-    for (size_t i = 0; i < 5; ++i) {
-      clock.flush();
-      clock.start(i);
-      fn();
-      clock.stop(i);
-      deadline.check("estimate", i + 1, 5);
-    }
-    clock.sync();
-    for (size_t i = 0; i < 5; ++i) estimate_ms += clock.elapsed_ms(i) / 5.0;
+    deadline.check("estimate", size_t(calls), size_t(calls));
+    return clock.elapsed_ms(0) / calls;
   }
+  clock.reserve(size_t(calls));
+  for (size_t i = 0; i < size_t(calls); ++i) {
+    clock.flush();
+    clock.start(i);
+    fn();
+    clock.stop(i);
+    deadline.check("estimate", i + 1, size_t(calls));
+  }
+  clock.sync();
+  for (size_t i = 0; i < size_t(calls); ++i) estimate_ms += clock.elapsed_ms(i) / calls;
+  return estimate_ms;
+}
+
+BenchCounts counts_of(const Clock& clock, double estimate_ms, const Timing& t) {
   BenchCounts n = bench_counts(estimate_ms, t);
   n.repeat = std::max(n.repeat, clock.min_repeat());
+  return n;
+}
+
+// The warm-up calls, then the samples (each after a flush), queued back to back and read after
+// one synchronisation; `warmup_ms` receives the warm-up's own time on the clock.
+std::vector<double> warm_up_and_repeat(Clock& clock, const std::function<void()>& fn, const BenchCounts& n,
+                                       const Deadline& deadline, double& warmup_ms) {
+  clock.reserve(n.repeat + 1);
+  const size_t warm = n.repeat;  // the warm-up's span, after the samples' marks
+  clock.start(warm);
   for (size_t i = 0; i < n.warmup; ++i) {
     fn();
     deadline.check("warm-up", i + 1, n.warmup);
   }
-  clock.reserve(n.repeat);
+  clock.stop(warm);
   for (size_t i = 0; i < n.repeat; ++i) {
     clock.flush();
     clock.start(i);
@@ -91,6 +114,49 @@ std::vector<double> do_bench(Clock& clock, const std::function<void()>& fn, cons
   clock.sync();
   std::vector<double> out(n.repeat);
   for (size_t i = 0; i < n.repeat; ++i) out[i] = clock.elapsed_ms(i);
+  warmup_ms = clock.elapsed_ms(warm);
+  return out;
+}
+
+// A point's estimate in its first round. Under stop: noise, a call that outlasts both budgets
+// of the round gets counts of 1 and 1 from any estimate: one more call (after a flush, as the
+// estimate's) confirms it (the first may hold lazy work), in place of five.
+double first_round_estimate(Clock& clock, const std::function<void()>& fn, const Timing& t, const Deadline& deadline) {
+  StageScope stage(Stage::estimate);
+  const bool may_shorten = t.stop == StopRule::noise;
+  const double budget = std::max(t.warmup_ms, t.rep_ms);
+  if (first_call(clock, fn, deadline, may_shorten) < budget || !may_shorten) return estimate(clock, fn, deadline);
+  const double second = estimate(clock, fn, deadline, 1);
+  return second >= budget ? second : estimate(clock, fn, deadline);
+}
+
+}  // namespace
+
+std::vector<double> do_bench(Clock& clock, const std::function<void()>& fn, const Timing& t) {
+  const Deadline deadline(t.max_point_s);
+  first_call(clock, fn, deadline, false);
+  const BenchCounts n = counts_of(clock, estimate(clock, fn, deadline), t);
+  double warmup_ms = 0;
+  return warm_up_and_repeat(clock, fn, n, deadline, warmup_ms);
+}
+
+BenchRound bench_round(Clock& clock, const std::function<void()>& fn, const Timing& t) {
+  const Deadline deadline(t.max_point_s);
+  BenchRound out;
+  out.estimate_ms = t.estimate_ms > 0 ? t.estimate_ms : first_round_estimate(clock, fn, t, deadline);
+  const BenchCounts n = counts_of(clock, out.estimate_ms, t);
+  // The warm-up and the samples as one span, split afterwards by what the clock measured:
+  // warm-up, the samples' own time, and the rest (the flushes, the gaps) as flushes.
+  StageScope stage(Stage::timed);
+  const auto t0 = std::chrono::steady_clock::now();
+  double warmup_ms = 0;
+  out.samples = warm_up_and_repeat(clock, fn, n, deadline, warmup_ms);
+  const double span = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double samples_s = 0;
+  for (double v : out.samples) samples_s += v / 1e3;
+  StageLedger& ledger = StageLedger::process();
+  ledger.move(Stage::timed, Stage::warmup, std::min(warmup_ms / 1e3, span));
+  ledger.move(Stage::timed, Stage::flush, span - warmup_ms / 1e3 - samples_s);
   return out;
 }
 

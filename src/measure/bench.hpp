@@ -2,7 +2,9 @@
 // clock. One call first (so lazy work is done), an estimate over 5 calls, warm-up and repeat
 // counts derived from warmup_ms and rep_ms, then one sample per call, each preceded by an L2
 // flush (a write of a buffer larger than the cache, outside the timed region). The sweep runs
-// it once per round of a point (Timing::rounds, sweep/runner.cpp) with that round's budgets.
+// it once per round of a point (Timing::rounds, sweep/cell.cpp) with that round's budgets; the
+// first call and the estimate belong to the point's first round, the later rounds take their
+// counts from its estimate (Timing::estimate_ms).
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -31,9 +33,21 @@ class Clock {
   virtual size_t min_repeat() const { return 1; }
 };
 
-// Returns every sample in milliseconds. Throws BudgetSpent when the calls run past
-// t.max_point_s seconds (checked between calls: a CPU call can take far longer than rep_ms).
+// do_bench's protocol as one episode (its first call and estimate always), every sample in
+// milliseconds; charges no stage. Throws BudgetSpent when the calls run past t.max_point_s
+// seconds (checked between calls: a CPU call can take far longer than rep_ms).
 std::vector<double> do_bench(Clock& clock, const std::function<void()>& fn, const Timing& t);
+
+// One round of a speed point, its time charged to the process's stages (measure/stages.hpp):
+// the first call and the estimate, unless t.estimate_ms gives the point's (a later round: the
+// warm-up, at least one call, does the lazy work); then warm-up and samples. Under stop: noise
+// a first call that outlasts both of the round's budgets is the estimate (its counts are 1 and
+// 1 whatever the five more calls would show). Throws BudgetSpent as do_bench.
+struct BenchRound {
+  std::vector<double> samples;
+  double estimate_ms = 0;  // what the counts came from: measured here, or t.estimate_ms
+};
+BenchRound bench_round(Clock& clock, const std::function<void()>& fn, const Timing& t);
 
 class BudgetSpent : public std::runtime_error {
  public:

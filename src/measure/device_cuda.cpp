@@ -3,11 +3,15 @@
 // do_bench's) or our read kernel (read, l2_flush.h), peak memory from the caching
 // allocator, bandwidth from a 1 GiB device-to-device copy.
 //
-// The flush buffer is allocated once per device and kept for the whole sweep: where it lies
-// decides which dirty lines the write flush leaves in L2 and what their write-back costs the
-// timed call. With a buffer per point, consecutive allocations alternated between two places
-// and a 11-26 us call's median between two levels 0.7 us apart (tests/gpu/episodes_bench.cu,
-// docs/measurement.md), so two providers of one point could differ by the flush alone.
+// The flush buffers belong to the device, made once: where the buffer lies decides which dirty
+// lines the write flush leaves in L2 and what their write-back costs the timed call. With a
+// buffer per point, consecutive allocations alternated between two places and a 11-26 us
+// call's median between two levels 0.7 us apart (tests/gpu/episodes_bench.cu,
+// docs/measurement.md), so two providers of one point could differ by the flush alone. A round
+// flushes through one buffer for all the cell's providers; the next round through another of a
+// pool of kFlushPool allocations made while the others are held (so each lies elsewhere),
+// drawn at random: the placements of the rounds without an allocation and a free (a device
+// synchronisation) per round. The clocks' events are made once too, and reused.
 #include "measure/device.hpp"
 
 #ifdef OPBENCH_TORCH_CUDA
@@ -17,7 +21,9 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime.h>
 
+#include <random>
 #include <stdexcept>
+#include <vector>
 
 #ifdef OPBENCH_WITH_CUDA
 #include "measure/l2_flush.h"
@@ -32,21 +38,32 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw RuntimeFailure(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
-class CudaClock final : public Clock {
+// Events made as needed and kept for the device's life: a clock borrows them.
+class EventPool {
  public:
-  // flush_buf: the device's flush buffer of `bytes` (nullptr when flush is none).
-  CudaClock(int device, L2Flush flush, void* flush_buf, size_t bytes)
-      : device_(device), read_(flush == L2Flush::read), flush_(flush_buf), flush_bytes_(bytes) {}
-  ~CudaClock() override {
+  ~EventPool() {
     for (auto e : events_) cudaEventDestroy(e);
   }
-  void reserve(size_t n) override {
-    while (events_.size() < 2 * n) {
+  void reserve(size_t n) {
+    while (events_.size() < n) {
       cudaEvent_t e;
       check(cudaEventCreate(&e), "cudaEventCreate");
       events_.push_back(e);
     }
   }
+  cudaEvent_t operator[](size_t i) const { return events_[i]; }
+
+ private:
+  std::vector<cudaEvent_t> events_;
+};
+
+class CudaClock final : public Clock {
+ public:
+  // flush_buf: the device's flush buffer of `bytes` (nullptr when flush is none); events: the
+  // device's, which no other clock uses while this one lives.
+  CudaClock(int device, L2Flush flush, void* flush_buf, size_t bytes, EventPool& events)
+      : device_(device), read_(flush == L2Flush::read), flush_(flush_buf), flush_bytes_(bytes), events_(events) {}
+  void reserve(size_t n) override { events_.reserve(2 * n); }
   void start(size_t i) override { check(cudaEventRecord(events_[2 * i], stream()), "cudaEventRecord"); }
   void stop(size_t i) override { check(cudaEventRecord(events_[2 * i + 1], stream()), "cudaEventRecord"); }
   void sync() override { check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize"); }
@@ -72,32 +89,42 @@ class CudaClock final : public Clock {
   bool read_;
   void* flush_ = nullptr;
   size_t flush_bytes_ = 0;
-  std::vector<cudaEvent_t> events_;
+  EventPool& events_;
 };
 
 class CudaDevice final : public Device {
  public:
-  explicit CudaDevice(int index) : index_(index), guard_(c10::DeviceIndex(index)) {}
+  explicit CudaDevice(int index) : index_(index), guard_(c10::DeviceIndex(index)), pick_(std::random_device()()) {}
   at::Device torch_device() const override { return at::Device(at::kCUDA, c10::DeviceIndex(index_)); }
   std::unique_ptr<Clock> clock(L2Flush flush) override {
     const std::string why = flush_unsupported(flush);
     if (!why.empty()) throw InputError("timing", "flush_l2", why);
-    if (flush == L2Flush::none) return std::make_unique<CudaClock>(index_, flush, nullptr, 0);
-    if (!flush_buf_) check(cudaMalloc(&flush_buf_, kFlushBytes), "cudaMalloc(L2 flush buffer)");
-    return std::make_unique<CudaClock>(index_, flush, flush_buf_, kFlushBytes);
+    if (flush == L2Flush::none) return std::make_unique<CudaClock>(index_, flush, nullptr, 0, events_);
+    if (buffers_.empty()) {
+      void* first = nullptr;
+      check(cudaMalloc(&first, kFlushBytes), "cudaMalloc(L2 flush buffer)");
+      buffers_.push_back(first);
+    }
+    return std::make_unique<CudaClock>(index_, flush, buffers_[current_], kFlushBytes, events_);
   }
   ~CudaDevice() override {
-    if (flush_buf_) cudaFree(flush_buf_);
+    for (void* b : buffers_) cudaFree(b);
   }
+  // Another buffer of the pool, at random; the pool is made at the first new round (as much of
+  // it as there is room for: with one buffer, the rounds flush through it).
   void new_flush_buffer() override {
-    if (!flush_buf_) return;
-    void* fresh = nullptr;
-    if (cudaMalloc(&fresh, kFlushBytes) != cudaSuccess) {
-      cudaGetLastError();  // no room for a second buffer: keep flushing through this one
-      return;
+    if (buffers_.empty()) return;
+    while (buffers_.size() < kFlushPool) {
+      void* more = nullptr;
+      if (cudaMalloc(&more, kFlushBytes) != cudaSuccess) {
+        cudaGetLastError();
+        break;
+      }
+      buffers_.push_back(more);
     }
-    check(cudaFree(flush_buf_), "cudaFree(L2 flush buffer)");
-    flush_buf_ = fresh;
+    if (buffers_.size() < 2) return;
+    const size_t step = 1 + size_t(pick_() % (buffers_.size() - 1));  // never the same one
+    current_ = (current_ + step) % buffers_.size();
   }
   std::string flush_unsupported(L2Flush flush) const override {
 #ifdef OPBENCH_WITH_CUDA
@@ -122,7 +149,7 @@ class CudaDevice final : public Device {
     check(cudaMalloc(&dst, bytes), "cudaMalloc(bandwidth destination)");
     cudaStream_t s = at::cuda::getCurrentCUDAStream(index_).stream();
     check(cudaMemsetAsync(src, 1, bytes, s), "cudaMemsetAsync");
-    CudaClock c(index_, L2Flush::none, nullptr, 0);
+    CudaClock c(index_, L2Flush::none, nullptr, 0, events_);
     Timing t;
     t.warmup_ms = 25;
     t.rep_ms = 200;
@@ -152,24 +179,34 @@ class CudaDevice final : public Device {
   // Throttling is measured against the device's default SM clock as the CUDA runtime gives it
   // (cudaDevAttrClockRate: nvbench's reference too).
   DeviceState state() override {
-    char bus[32] = {0};
-    if (cudaDeviceGetPCIBusId(bus, sizeof bus, index_) != cudaSuccess) {
-      cudaGetLastError();
-      return {};
+    if (bus_.empty()) {  // read once: they do not change
+      char bus[32] = {0};
+      if (cudaDeviceGetPCIBusId(bus, sizeof bus, index_) != cudaSuccess) {
+        cudaGetLastError();
+        return {};
+      }
+      int khz = 0;
+      if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, index_) != cudaSuccess) {
+        cudaGetLastError();
+        khz = 0;
+      }
+      bus_ = bus;
+      default_mhz_ = khz / 1000.0;
     }
-    int khz = 0;
-    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, index_) != cudaSuccess) {
-      cudaGetLastError();
-      khz = 0;
-    }
-    return nvml_state(bus, khz / 1000.0);
+    return nvml_state(bus_, default_mhz_);
   }
 
  private:
   static constexpr size_t kFlushBytes = size_t(256) << 20;
+  static constexpr size_t kFlushPool = 4;
   int index_;
   c10::cuda::CUDAGuard guard_;
-  void* flush_buf_ = nullptr;  // the flush buffer, allocated by the first flushing clock
+  std::vector<void*> buffers_;  // the flush buffers: the first made by the first flushing clock
+  size_t current_ = 0;          // the one the clocks flush through now
+  std::mt19937_64 pick_;
+  EventPool events_;
+  std::string bus_;
+  double default_mhz_ = 0;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The seam between the torch-free core (sweep, store, report) and what runs the points
 // (src/measure, which links LibTorch). Tests drive the sweep with a fake executor.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,6 +34,14 @@ struct Result {
   double pct_peak = 0;           // gbps / measured peak bandwidth * 100
   double rel_err = -1;           // ||out - torch|| / ||torch||; -1 when not checked
   bool check_failed = false;     // rel_err over the dtype's tolerance
+  // A speed point's stop (measure/stop_rule.hpp): why its rounds ended ("noise", "ceiling",
+  // "budget"; "" unknown: memory points, imports, older runs) and the width of the 95% interval
+  // of its median then, relative to the median (NaN unknown).
+  std::string stop;
+  double precision = std::nan("");
+  // (Not stored.) What one sample was estimated to cost in this round, in ms (bench_round): the
+  // point's later rounds take their counts from it.
+  double estimate_ms = 0;
   bool ok() const { return error.empty(); }
 };
 

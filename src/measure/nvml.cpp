@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 
+#include <map>
 #include <mutex>
 
 namespace opbench {
@@ -59,6 +60,18 @@ const Api& api() {
   return a;
 }
 
+// The device's handle, looked up once per bus id (nullptr where NVML does not know it).
+Handle handle_of(const Api& a, const std::string& pci_bus_id) {
+  static std::mutex mu;
+  static std::map<std::string, Handle> handles;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = handles.find(pci_bus_id);
+  if (it != handles.end()) return it->second;
+  Handle dev = nullptr;
+  if (a.by_bus_id(pci_bus_id.c_str(), &dev) != 0) dev = nullptr;
+  return handles[pci_bus_id] = dev;
+}
+
 }  // namespace
 
 std::vector<int> nvml_cpu_affinity(const std::string& pci_bus_id) {
@@ -78,8 +91,9 @@ std::vector<int> nvml_cpu_affinity(const std::string& pci_bus_id) {
 DeviceState nvml_state(const std::string& pci_bus_id, double sm_default_mhz) {
   DeviceState s;
   const Api& a = api();
-  Handle dev = nullptr;
-  if (!a.ok || a.by_bus_id(pci_bus_id.c_str(), &dev) != 0) return s;
+  if (!a.ok) return s;
+  Handle dev = handle_of(a, pci_bus_id);
+  if (!dev) return s;
   unsigned v = 0;
   if (a.clock(dev, kClockSm, &v) != 0) return s;
   s.known = true;

@@ -5,9 +5,11 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "measure/stages.hpp"
 #include "ops/op.hpp"
 
 #ifdef OPBENCH_TORCH_CUDA
@@ -60,14 +62,20 @@ Environment TorchExecutor::environment() {
   if (!env_) {
     env_ = device_->describe();
     env_->torch_version = TORCH_VERSION;
-    env_->peak_gbps = device_->measure_bandwidth();
-    env_->state = device_->state();  // right after the copy: the clocks under load
+    {
+      StageScope probing(Stage::bandwidth);
+      env_->peak_gbps = device_->measure_bandwidth();
+    }
+    env_->state = device_state();  // right after the copy: the clocks under load
     env_->tuning = tuning_settings();
   }
   return *env_;
 }
 
-DeviceState TorchExecutor::device_state() { return device_->state(); }
+DeviceState TorchExecutor::device_state() {
+  StageScope reading(Stage::gpu_state);
+  return device_->state();
+}
 
 std::string TorchExecutor::unavailable(const std::string& op, const std::string& provider) {
   const Provider* p = find_provider(op, provider);
@@ -143,6 +151,7 @@ const Inputs& TorchExecutor::inputs_for(const Point& point) {
 }
 
 void TorchExecutor::new_round() {
+  StageScope placing(Stage::placement);
   try {
     device_->new_flush_buffer();
   } catch (const std::exception&) {
@@ -174,17 +183,21 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
   }
   r.bytes = op->min_bytes(point.params);
   try {
+    std::optional<StageScope> placing(Stage::placement);
     const Inputs& in = inputs_for(point);
     // (speed points only: a memory point's peak counts every allocation)
     at::Tensor spacer;
     if (point.metric() == "speed")
       spacer = placement_spacer(spacer_rng_, at::TensorOptions().device(device_->torch_device()));
     Call call = provider->prepare(point.params, in);
+    device_->synchronize();  // what prepare queued (a backward's forward pass) is placement's time
+    placing.reset();
 
     // Correctness: the same inputs through the torch provider (speed points; once per cell:
     // a later round's inputs hold the same values).
     const Provider* ref = find_provider(point.op, "torch");
     if (point.metric() == "speed" && ref && ref != provider && checked_.insert(point.provider).second) {
+      StageScope checking(Stage::check);
       std::vector<at::Tensor> got = call();
       std::vector<at::Tensor> want = ref->prepare(point.params, in)();
       r.rel_err = relative_error(got, want);
@@ -193,11 +206,14 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
     device_->synchronize();
 
     if (point.metric() == "memory") {
+      StageScope measuring(Stage::memory);
       int64_t peak = device_->peak_bytes([&] { call(); });
       r.samples = {double(peak) / double(1 << 20)};
     } else {
       auto clock = device_->clock(timing.flush_l2);
-      r.samples = do_bench(*clock, [&] { call(); }, timing);
+      BenchRound round = bench_round(*clock, [&] { call(); }, timing);
+      r.samples = std::move(round.samples);
+      r.estimate_ms = round.estimate_ms;
     }
     r.stats = summarize(r.samples);
     if (point.metric() == "speed" && r.stats.median > 0) {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/placement.hpp"
+#include "measure/stop_rule.hpp"
 
 namespace opbench {
 
@@ -36,7 +37,8 @@ std::string threads_text(int64_t threads) {
 std::string timing_line(const RunInfo& r) {
   std::vector<std::string> parts;
   if (!r.flush_l2.empty()) parts.push_back("L2 flush " + r.flush_l2);
-  if (r.rounds > 0) parts.push_back(std::to_string(r.rounds) + (r.rounds == 1 ? " round" : " rounds"));
+  const std::string rounds = stop_rule_text(r.stop, r.noise_pct, r.min_rounds, r.min_samples, r.rounds);
+  if (!rounds.empty()) parts.push_back(rounds);
   if (r.interleave > 1) parts.push_back("interleaved over " + std::to_string(r.interleave) + " table cells");
   if (r.processes > 1) parts.push_back("spread over " + std::to_string(r.processes) + " processes");
   if (r.warmup_ms > 0 && r.rep_ms > 0)
@@ -46,6 +48,33 @@ std::string timing_line(const RunInfo& r) {
   std::string out = "timing: ";
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
   return out;
+}
+
+std::string stops_line(const std::vector<StoredPoint>& points) {
+  std::map<std::string, size_t> by;
+  double widest = 0;
+  for (const auto& p : points)
+    if (!p.result.stop.empty()) {
+      ++by[p.result.stop];
+      if (p.result.stop == "ceiling" && p.result.precision > widest) widest = p.result.precision;
+    }
+  if (by.empty()) return "";
+  std::string out = "speed points stopped: ";
+  const std::vector<std::pair<const char*, const char*>> kinds = {
+      {"noise", " at the noise target"}, {"ceiling", " at the ceiling"}, {"budget", " after every round"}};
+  bool first = true;
+  for (const auto& [reason, words] : kinds) {
+    if (!by.count(reason)) continue;
+    out += (first ? "" : ", ") + std::to_string(by[reason]) + words;
+    if (std::string(reason) == "ceiling" && widest > 0) out += num(" (their intervals up to %.1f%% wide)", widest * 100);
+    first = false;
+  }
+  return out;
+}
+
+std::string time_line(const RunInfo& r) {
+  const std::string t = stages_text(r.stages);
+  return t.empty() ? "" : "time: " + t;
 }
 
 std::string tuning_text(const RunInfo& r) {

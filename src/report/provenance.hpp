@@ -12,9 +12,18 @@ namespace opbench {
 // "1 thread", "4 threads", "LibTorch's own threads"; "" when unknown.
 std::string threads_text(int64_t threads);
 
-// "timing: L2 flush write, 8 rounds, warm-up 25 ms and repeat 100 ms a point, 1 thread"
+// "timing: L2 flush write, 4 to 16 rounds, stopping once the 95% interval of a median is under
+// 0.5% (...), warm-up 25 ms and repeat 100 ms a point, 1 thread"
 // (the parts the run recorded); "" when it recorded none (an imported run).
 std::string timing_line(const RunInfo& r);
+
+// "speed points stopped: 380 at the noise target, 340 at the ceiling (their intervals up to 8.1%
+// wide)": how the points' rounds ended (stop_rule.hpp); "" when none recorded it.
+std::string stops_line(const std::vector<StoredPoint>& points);
+
+// "time: 88.1 s wall, 1.17x the 75.3 s timed (...): timed calls 40.1 s, ..." (stages.hpp); ""
+// when the run recorded no stages.
+std::string time_line(const RunInfo& r);
 
 // "tuning: OPBENCH_TUNING_1D=flat_units=4" (every variable set, ", "-separated); "" for none.
 std::string tuning_text(const RunInfo& r);

@@ -182,6 +182,9 @@ std::string render_report(const std::vector<ReportRun>& runs, Show show,
         o << "- " << p->point.title << " " << p->point.x_name << "=" << p->point.x_value << " " << p->point.provider
           << ": " << state_text(p->state) << "\n";
     }
+    if (r.run.source != "import")
+      for (const std::string& line : {stops_line(r.points), time_line(r.run)})
+        if (!line.empty()) o << "\n" << line << "\n";
   }
   return o.str();
 }

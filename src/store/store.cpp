@@ -109,7 +109,17 @@ const std::vector<std::string>& migrations() {
       R"(ALTER TABLE runs ADD COLUMN interleave INTEGER;
          ALTER TABLE runs ADD COLUMN processes INTEGER;
          UPDATE runs SET interleave = 1, processes = 1 WHERE source = 'sweep';)",
-      // 10: each device's share of a run (cells, points, seconds busy) and where its process ran
+      // 10: when a run's speed points stopped (every older sweep ran every round of do_bench's
+      // budget), where its wall time went by stage, and each point's stop and precision.
+      R"(ALTER TABLE runs ADD COLUMN stop TEXT;
+         ALTER TABLE runs ADD COLUMN noise_pct REAL;
+         ALTER TABLE runs ADD COLUMN min_rounds INTEGER;
+         ALTER TABLE runs ADD COLUMN min_samples INTEGER;
+         ALTER TABLE runs ADD COLUMN stages TEXT;
+         ALTER TABLE points ADD COLUMN stop TEXT;
+         ALTER TABLE points ADD COLUMN precision REAL;
+         UPDATE runs SET stop = 'budget' WHERE source = 'sweep';)",
+      // 11: each device's share of a run (cells, points, seconds busy) and where its process ran
       // (CPUs, pinned or not, LibTorch's threads, memory policy).
       R"(ALTER TABLE run_devices ADD COLUMN cells INTEGER NOT NULL DEFAULT 0;
          ALTER TABLE run_devices ADD COLUMN points INTEGER NOT NULL DEFAULT 0;
@@ -184,13 +194,24 @@ class Stmt {
     if (i == 0) throw std::logic_error(std::string("database: no parameter ") + name + " in " + sqlite3_sql(s_));
     return i;
   }
+  // The column's position, looked up once per name (a reader of many rows asks for each
+  // column on every row; the names are read from SQLite once, not per lookup).
   int column(const char* name) const {
-    for (int c = 0, n = sqlite3_column_count(s_); c < n; ++c)
-      if (std::strcmp(sqlite3_column_name(s_, c), name) == 0) return c;
+    for (const auto& [n, c] : found_)
+      if (n == name && names_[size_t(c)] == name) return c;  // the same literal: the common case
+    if (names_.empty())
+      for (int c = 0, n = sqlite3_column_count(s_); c < n; ++c) names_.emplace_back(sqlite3_column_name(s_, c));
+    for (size_t c = 0; c < names_.size(); ++c)
+      if (names_[c] == name) {
+        found_.emplace_back(name, int(c));
+        return int(c);
+      }
     throw std::logic_error(std::string("database: no column ") + name + " in " + sqlite3_sql(s_));
   }
   sqlite3* db_;
   sqlite3_stmt* s_ = nullptr;
+  mutable std::vector<std::string> names_;
+  mutable std::vector<std::pair<const char*, int>> found_;
 };
 
 // A column holding JSON text (params, samples, rounds, notation, tuning), parsed; null when
@@ -214,7 +235,8 @@ const char* kRunColumns =
     "compute_capability, peak_gbps, host, git_commit, config_path, config_text, config_hash, op, "
     "stat, notation, started_at, finished_at, status, "
     "(SELECT COUNT(*) FROM points WHERE points.run_id = runs.id) AS points, uuid, flush_l2, rounds, "
-    "interleave, processes, threads, warmup_ms, rep_ms, tuning, gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, "
+    "interleave, processes, threads, warmup_ms, rep_ms, stop, noise_pct, min_rounds, min_samples, stages, tuning, "
+    "gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, "
     "gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled, "
     "COALESCE((SELECT value FROM run_options WHERE run_id = runs.id AND name = 'shard'), '') AS shard, "
     "COALESCE((SELECT value FROM run_options WHERE run_id = runs.id AND name = 'shards'), '') AS shards";
@@ -312,6 +334,11 @@ RunInfo read_run(const Stmt& s) {
   r.threads = s.is_null("threads") ? RunInfo::kThreadsUnknown : s.i64("threads");
   r.warmup_ms = s.is_null("warmup_ms") ? 0 : s.f64("warmup_ms");
   r.rep_ms = s.is_null("rep_ms") ? 0 : s.f64("rep_ms");
+  r.stop = s.text("stop");
+  r.noise_pct = s.is_null("noise_pct") ? 0 : s.f64("noise_pct");
+  r.min_rounds = s.i64("min_rounds");
+  r.min_samples = s.i64("min_samples");
+  r.stages = stages_of_json(json_column(s, "stages"));
   r.shard = s.text("shard");
   r.shards = s.text("shards");
   return r;
@@ -380,6 +407,11 @@ std::string random_uuid() {
 void set_timing(RunInfo& run, const Timing& timing) {
   run.flush_l2 = l2_flush_name(timing.flush_l2);
   run.rounds = timing.rounds;
+  run.stop = stop_rule_name(timing.stop);
+  const bool noise = timing.stop == StopRule::noise;
+  run.noise_pct = noise ? timing.noise_pct : 0;
+  run.min_rounds = noise ? timing.min_rounds : 0;
+  run.min_samples = noise ? timing.min_samples : 0;
   run.interleave = timing.interleave > 0 ? timing.interleave : 0;
   run.processes = timing.processes > 0 ? timing.processes : 0;
   run.threads = timing.threads < 0 ? RunInfo::kThreadsUnknown : timing.threads;
@@ -549,6 +581,15 @@ void bind_run(Stmt& s, const RunInfo& r) {
   else s.null(":threads");
   s.bind(":warmup_ms", r.warmup_ms > 0 ? r.warmup_ms : std::nan(""));
   s.bind(":rep_ms", r.rep_ms > 0 ? r.rep_ms : std::nan(""));
+  if (r.stop.empty()) s.null(":stop");
+  else s.bind(":stop", r.stop);
+  s.bind(":noise_pct", r.noise_pct > 0 ? r.noise_pct : std::nan(""));
+  for (auto [name, v] : {std::pair{":min_rounds", r.min_rounds}, {":min_samples", r.min_samples}}) {
+    if (v > 0) s.bind(name, v);
+    else s.null(name);
+  }
+  if (r.stages.empty()) s.null(":stages");
+  else s.bind(":stages", stages_json(r.stages).dump());
   if (r.env.tuning) s.bind(":tuning", pairs_json(*r.env.tuning, true));
   else s.null(":tuning");
   bind_state(s, r.env.state);
@@ -561,12 +602,13 @@ int64_t Store::begin_run(RunInfo& r) {
          "INSERT INTO runs(label, source, device, gpu, sm_count, memory_bytes, driver, cuda_runtime,"
          " torch_version, compute_capability, peak_gbps, host, git_commit, config_path, config_text,"
          " config_hash, op, stat, notation, started_at, finished_at, status, uuid, flush_l2, rounds, interleave,"
-         " processes, threads, warmup_ms, rep_ms, tuning, gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, gpu_temperature_c,"
-         " gpu_power_w, gpu_reasons, gpu_throttled)"
+         " processes, threads, warmup_ms, rep_ms, stop, noise_pct, min_rounds, min_samples, stages, tuning, gpu_sm_mhz,"
+         " gpu_memory_mhz, gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled)"
          " VALUES(:label, :source, :device, :gpu, :sm_count, :memory_bytes, :driver, :cuda_runtime,"
          " :torch_version, :compute_capability, :peak_gbps, :host, :git_commit, :config_path, :config_text,"
          " :config_hash, :op, :stat, :notation, :started_at, :finished_at, :status, :uuid, :flush_l2, :rounds,"
-         " :interleave, :processes, :threads, :warmup_ms, :rep_ms, :tuning, :gpu_sm_mhz, :gpu_memory_mhz, :gpu_sm_default_mhz,"
+         " :interleave, :processes, :threads, :warmup_ms, :rep_ms, :stop, :noise_pct, :min_rounds, :min_samples,"
+         " :stages, :tuning, :gpu_sm_mhz, :gpu_memory_mhz, :gpu_sm_default_mhz,"
          " :gpu_temperature_c, :gpu_power_w, :gpu_reasons, :gpu_throttled)");
   bind_run(s, r);
   s.step();
@@ -620,6 +662,17 @@ void Store::update_run(const RunInfo& r) {
   s.step();
 }
 
+void Store::add_run_stages(int64_t run_id, const StageTimes& stages) {
+  if (stages.empty()) return;
+  Stmt r(db_, "SELECT stages FROM runs WHERE id=:id");
+  r.bind(":id", run_id);
+  StageTimes sum = stages;
+  if (r.step()) sum += stages_of_json(json_column(r, "stages"));
+  Stmt s(db_, "UPDATE runs SET stages=:stages WHERE id=:id");
+  s.bind(":stages", stages_json(sum).dump()).bind(":id", run_id);
+  s.step();
+}
+
 void Store::finish_run(int64_t run_id, const std::string& status) {
   Stmt s(db_, "UPDATE runs SET status=:status, finished_at=:finished_at WHERE id=:id");
   s.bind(":status", status).bind(":finished_at", now_iso()).bind(":id", run_id);
@@ -634,12 +687,12 @@ static void insert_point(sqlite3* db, const StoredPoint& sp) {
          " provider, label, mode, metric, dtype, unit, stat, value, median, mean, min, max, p20, p80,"
          " stdev, count, samples, bytes, gbps, pct_peak, error, created_at, rel_err, check_failed,"
          " rounds, gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w,"
-         " gpu_reasons, gpu_throttled, device)"
+         " gpu_reasons, gpu_throttled, device, stop, precision)"
          " VALUES(:run_id, :seq, :section, :title, :op, :params, :x_name, :x_value,"
          " :provider, :label, :mode, :metric, :dtype, :unit, :stat, :value, :median, :mean, :min, :max, :p20,"
          " :p80, :stdev, :count, :samples, :bytes, :gbps, :pct_peak, :error, :created_at, :rel_err,"
          " :check_failed, :rounds, :gpu_sm_mhz, :gpu_memory_mhz, :gpu_sm_default_mhz, :gpu_temperature_c,"
-         " :gpu_power_w, :gpu_reasons, :gpu_throttled, :device)");
+         " :gpu_power_w, :gpu_reasons, :gpu_throttled, :device, :stop, :precision)");
   s.bind(":run_id", sp.run_id).bind(":seq", sp.seq).bind(":section", sp.section).bind(":title", p.title)
       .bind(":op", p.op).bind(":params", params_json(p.params).dump()).bind(":x_name", p.x_name)
       .bind(":x_value", p.x_value).bind(":provider", p.provider).bind(":label", p.label)
@@ -650,7 +703,9 @@ static void insert_point(sqlite3* db, const StoredPoint& sp) {
       .bind(":stdev", r.stats.stdev).bind(":count", r.stats.count).bind(":samples", json(r.samples).dump())
       .bind(":bytes", r.bytes).bind(":gbps", r.gbps).bind(":pct_peak", r.pct_peak).bind(":error", r.error)
       .bind(":created_at", sp.created_at.empty() ? now_iso() : sp.created_at).bind(":rel_err", r.rel_err)
-      .bind(":check_failed", int64_t(r.check_failed)).bind(":device", sp.device);
+      .bind(":check_failed", int64_t(r.check_failed)).bind(":device", sp.device).bind(":precision", r.precision);
+  if (r.stop.empty()) s.null(":stop");
+  else s.bind(":stop", r.stop);
   if (r.rounds.empty()) s.null(":rounds");
   else s.bind(":rounds", json(r.rounds).dump());
   bind_state(s, sp.state);
@@ -737,13 +792,16 @@ RunInfo Store::select(const std::string& sel) const {
   return fail("no run on a GPU matching that name (GPUs: " + join_names(held, " | ") + ")");
 }
 
-static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& where, const std::function<void(Stmt&)>& bind) {
+static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& where, const std::function<void(Stmt&)>& bind,
+                                            bool samples = true) {
   std::vector<StoredPoint> out;
   Stmt s(db,
-         "SELECT id, run_id, seq, section, title, op, params, x_name, x_value, provider, label, unit,"
-         " stat, value, median, mean, min, max, p20, p80, stdev, count, samples, bytes, gbps,"
-         " pct_peak, error, created_at, rel_err, check_failed, rounds, gpu_sm_mhz, gpu_memory_mhz,"
-         " gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled, device FROM points WHERE " +
+         std::string("SELECT id, run_id, seq, section, title, op, params, x_name, x_value, provider, label, unit,"
+                     " stat, value, median, mean, min, max, p20, p80, stdev, count, ") +
+             (samples ? "samples, rounds," : "'' AS samples, '' AS rounds,") +
+             " bytes, gbps, pct_peak, error, created_at, rel_err, check_failed, gpu_sm_mhz, gpu_memory_mhz,"
+             " gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled, device, stop, precision"
+             " FROM points WHERE " +
              where);
   bind(s);
   while (s.step()) {
@@ -782,6 +840,8 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
     for (auto& v : json_column(s, "rounds")) sp.result.rounds.push_back(v.get<int64_t>());
     sp.state = read_state(s);
     sp.device = s.text("device");
+    sp.result.stop = s.text("stop");
+    sp.result.precision = s.f64("precision");
     out.push_back(std::move(sp));
   }
   return out;
@@ -789,6 +849,10 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
 
 std::vector<StoredPoint> Store::points(int64_t run_id) const {
   return read_points(db_, "run_id=:run_id ORDER BY seq, id", [&](Stmt& s) { s.bind(":run_id", run_id); });
+}
+
+std::vector<StoredPoint> Store::points_without_samples(int64_t run_id) const {
+  return read_points(db_, "run_id=:run_id ORDER BY seq, id", [&](Stmt& s) { s.bind(":run_id", run_id); }, false);
 }
 
 std::vector<StoredPoint> Store::points_titled(const std::string& title) const {
@@ -818,6 +882,15 @@ std::map<std::string, double> Store::latest_medians(const std::string& op, const
   return out;
 }
 
+std::vector<std::pair<std::string, int64_t>> Store::stop_counts(int64_t run_id) const {
+  std::vector<std::pair<std::string, int64_t>> out;
+  Stmt s(db_,
+         "SELECT stop, COUNT(*) AS n FROM points WHERE run_id=:run_id AND stop IS NOT NULL AND stop <> ''"
+         " GROUP BY stop ORDER BY stop");
+  s.bind(":run_id", run_id);
+  while (s.step()) out.emplace_back(s.text("stop"), s.i64("n"));
+  return out;
+}
 
 // ------------------------------------------------------------------------- reading only
 

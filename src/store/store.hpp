@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/process_identity.hpp"
 #include "measure/executor.hpp"
+#include "measure/stages.hpp"
 #include "points/point.hpp"
 
 struct sqlite3;
@@ -60,6 +61,15 @@ struct RunInfo {
   // The table cells whose rounds were interleaved, and the processes the rounds were spread
   // over (schema 9; 0 unknown; older sweeps: 1 and 1).
   int64_t interleave = 0, processes = 0;
+  // When its speed points stopped (schema 10): "noise" (once the 95% interval of the median was
+  // under noise_pct percent, after min_rounds rounds and min_samples samples, rounds the
+  // most), "budget" (every round: every sweep before schema 10), "" unknown (imports).
+  std::string stop;
+  double noise_pct = 0;
+  int64_t min_rounds = 0, min_samples = 0;
+  // Where the run's wall time went, by stage (schema 10; empty: not recorded). A resumed run
+  // adds each process's time.
+  StageTimes stages;
   std::string started_at, finished_at;
   std::string status = "running";  // running | done | interrupted
   // column label -> provider, in column order (the report's Notation list)
@@ -134,6 +144,8 @@ class Store {
   void add_device_shares(int64_t run_id, const std::vector<RunDevice>& devices);
   void update_run(const RunInfo& run);
   void finish_run(int64_t run_id, const std::string& status);
+  // Adds `stages` to what the run records (a resumed run's processes add up).
+  void add_run_stages(int64_t run_id, const StageTimes& stages);
   void add_point(const StoredPoint& p);  // one transaction
   // Several points in one transaction (import): all or nothing.
   void add_points(const std::vector<StoredPoint>& ps);
@@ -152,9 +164,15 @@ class Store {
   // SEL: an id, latest, label:TEXT, gpu:TEXT; throws InputError("--run", ...) when none matches.
   RunInfo select(const std::string& selector) const;
   std::vector<StoredPoint> points(int64_t run_id) const;
+  // The same without each point's samples and rounds (its statistics kept): for readers of
+  // many runs that show values and spreads only (the site), which the samples would slow.
+  std::vector<StoredPoint> points_without_samples(int64_t run_id) const;
   // Every point with this title, in all runs (ordered by run id, then seq).
   std::vector<StoredPoint> points_titled(const std::string& title) const;
   std::vector<std::string> done_keys(int64_t run_id) const;  // Point::key() of stored points
+  // How many of the run's points stopped for each reason (Result::stop; points without one
+  // left out), by reason.
+  std::vector<std::pair<std::string, int64_t>> stop_counts(int64_t run_id) const;
   // The newest median (ms) of every speed point of `op` measured without error on a device
   // named `gpu`, by Point::key(): what a sweep expects its calls to take.
   std::map<std::string, double> latest_medians(const std::string& op, const std::string& gpu) const;

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "measure/stop_rule.hpp"
+
 namespace opbench {
 
 namespace {
@@ -53,48 +55,93 @@ std::string hung_error(const Timing& timing, double grace_s) {
 
 namespace {
 
-// A cell under way in a block: its points' rounds so far and what is left of their budgets.
+std::vector<std::vector<double>> samples_by_round(const std::vector<Result>& rounds) {
+  std::vector<std::vector<double>> out;
+  for (const auto& r : rounds) out.push_back(r.samples);
+  return out;
+}
+
+// A cell under way in a block: its points' rounds so far, what is left of their budgets, and
+// whether each wants another round (measure/stop_rule.hpp).
 struct CellRounds {
   const CellPoints* points = nullptr;
-  int rounds = 1;
+  bool speed = true;
+  int rounds = 1;  // the most rounds a point takes
   Timing per_round;
   std::vector<std::vector<Result>> got;
   std::vector<double> spent;
+  std::vector<double> estimate;        // each point's, from its first round (0: not yet)
+  std::vector<StopDecision> decision;  // each point's after its last round
   CellResult out;
 
   CellRounds(const CellPoints& p, const Timing& timing) : points(&p) {
     const size_t k = p.size();
-    rounds = p.front()->metric() == "memory" ? 1 : std::max(1, timing.rounds);
+    speed = p.front()->metric() != "memory";
+    rounds = speed ? std::max(1, timing.rounds) : 1;
     per_round = round_timing(timing, rounds);
     got.resize(k);
     spent.assign(k, 0);
+    estimate.assign(k, 0);
+    decision.resize(k);
     out.abandoned.assign(k, false);
+  }
+
+  bool done() const { return out.finished(); }
+
+  // Whether point c takes part in the next round: not stopped, failed or abandoned.
+  bool wants_round(size_t c) const {
+    if (out.abandoned[c] || (!got[c].empty() && !got[c].back().ok())) return false;
+    if (!speed) return got[c].empty();
+    return decision[c].reason == StopReason::go_on;
   }
 
   // Round r: the providers in turn, starting with provider r mod k (every provider takes every
   // place in the order equally often: the first measure after new inputs runs differently,
-  // docs/measurement.md, rounds). A point that failed (or was abandoned) sits out the rounds
-  // after.
+  // docs/measurement.md, rounds). A point that failed (or was abandoned) or stopped sits out
+  // the rounds after; the cell is pooled once none wants another.
   void measure_round(Executor& ex, int r, const Timing& timing, const MeasureGuard& guard) {
     const size_t k = points->size();
     const auto t0 = std::chrono::steady_clock::now();
     for (size_t q = 0; q < k; ++q) {
       const size_t c = (q + size_t(r)) % k;
-      const Point& p = *(*points)[c];
-      if (out.abandoned[c] || (!got[c].empty() && !got[c].back().ok())) continue;
-      if (spent[c] >= timing.max_point_s) {
-        got[c].push_back(failed_result(p, budget_spent_error(timing, r + 1, rounds)));
-        continue;
-      }
-      bool abandoned = false;
-      got[c].push_back(measure_one_round(ex, p, per_round, spent[c], guard, abandoned));
-      out.abandoned[c] = abandoned;
+      if (wants_round(c)) measure_point(ex, c, r, timing, guard);
     }
     out.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (r + 1 == rounds) {
-      for (const auto& g : got) out.results.push_back(pool_rounds(g));
-      out.state = ex.device_state();  // the device right after the cell's last measures
+    bool more = false;
+    for (size_t c = 0; c < k; ++c) more = more || wants_round(c);
+    if (!more) finish(ex);
+  }
+
+  void measure_point(Executor& ex, size_t c, int r, const Timing& timing, const MeasureGuard& guard) {
+    const Point& p = *(*points)[c];
+    if (spent[c] >= timing.max_point_s) {
+      got[c].push_back(failed_result(p, budget_spent_error(timing, r + 1, rounds)));
+      return;
     }
+    bool abandoned = false;
+    Timing t = per_round;
+    t.estimate_ms = estimate[c];
+    got[c].push_back(measure_one_round(ex, p, t, spent[c], guard, abandoned));
+    out.abandoned[c] = abandoned;
+    const Result& last = got[c].back();
+    if (!last.ok() || !speed) return;
+    if (!(estimate[c] > 0)) estimate[c] = last.estimate_ms;
+    // At least a round per provider: each has then come first after new inputs once.
+    Timing rule = timing;
+    rule.min_rounds = std::max(rule.min_rounds, int(points->size()));
+    decision[c] = stop_after(rule, samples_by_round(got[c]), estimate[c]);
+  }
+
+  void finish(Executor& ex) {
+    for (size_t c = 0; c < got.size(); ++c) {
+      Result pooled = pool_rounds(got[c]);
+      if (speed && pooled.ok() && !got[c].empty()) {
+        pooled.stop = stop_reason_name(decision[c].reason);
+        pooled.precision = decision[c].precision;
+      }
+      out.results.push_back(std::move(pooled));
+    }
+    out.state = ex.device_state();  // the device right after the cell's last measures
   }
 };
 
@@ -115,7 +162,7 @@ std::vector<CellResult> measure_cells(Executor& ex, const std::vector<CellPoints
   bool first = true, stopped = false;
   for (int r = 0; r < passes && !stopped; ++r)
     for (auto& cell : block) {
-      if (r >= cell.rounds) continue;
+      if (r >= cell.rounds || cell.done()) continue;
       if (!first && block.size() > 1 && stop && stop()) {  // one cell alone is finished
         stopped = true;
         break;

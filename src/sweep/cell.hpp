@@ -1,8 +1,12 @@
 // Measuring table cells on an Executor: a cell's speed points in rounds (Timing::rounds), the
 // providers in turn within each round, its memory points once; each point within its
-// wall-time budget (Timing::max_point_s). A block of cells (Timing::interleave) has its rounds
-// interleaved: round 1 of every cell in turn, then round 2, ... Knows nothing of the store:
-// the seam where cells are handed to a device's worker. Torch-free.
+// wall-time budget (Timing::max_point_s). After each round a speed point's stop rule
+// (measure/stop_rule.hpp) says whether it takes another: under stop: budget every round, under
+// stop: noise until its median is precise enough or its ceiling. A point's first round makes
+// its estimate, which its later rounds reuse (Timing::estimate_ms). A block of cells
+// (Timing::interleave) has its rounds interleaved: round 1 of every cell in turn, then round
+// 2, ... Knows nothing of the store: the seam where cells are handed to a device's worker.
+// Torch-free.
 #pragma once
 #include <functional>
 #include <vector>
@@ -35,7 +39,8 @@ CellResult measure_cell(Executor& ex, const CellPoints& points, const Timing& ti
 
 // A block of cells with their rounds interleaved: round r of each cell in turn (the cells in
 // order, a cell's providers starting with provider r mod k), before round r + 1 of any; a
-// cell takes part in as many rounds as it has (memory cells: one). Before every cell's round
+// cell takes part in rounds until none of its points wants another (memory cells: one; a
+// point that stopped sits out the cell's later rounds). Before every cell's round
 // but the very first the executor places its memory anew (Executor::new_round). One result per
 // cell, in order. `stop` (when set) is asked before each cell's round in a block of several:
 // once it is true the block ends, and the cells whose rounds were not all measured come back

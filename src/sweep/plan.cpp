@@ -46,11 +46,10 @@ double cell_seconds(const Sweep& sw, const Cell& cell, const Timing& timing) {
 
 namespace {
 
-// One round of one speed point: the first call, do_bench's estimate (5 calls), then the warm-up
-// and the repeats, each at least one call.
+// One round of one speed point: the warm-up and the repeats, each at least one call.
 double round_ms(double call_ms, double warmup_ms, double rep_ms) {
   if (!(call_ms > 0)) return warmup_ms + rep_ms;
-  return 6 * call_ms + std::max(call_ms, warmup_ms) + std::max(call_ms, rep_ms);
+  return std::max(call_ms, warmup_ms) + std::max(call_ms, rep_ms);
 }
 
 }  // namespace
@@ -60,7 +59,8 @@ double expected_cell_seconds(const std::vector<const Point*>& points, const Timi
   double ms = 0;
   for (const Point* p : points) {
     const double call = call_ms ? call_ms(*p) : 0;
-    if (p->metric() == "speed") ms += rounds * round_ms(call, timing.warmup_ms / rounds, timing.rep_ms / rounds);
+    if (p->metric() == "speed")  // the first call and do_bench's five-call estimate once, then every round
+      ms += 6 * std::max(call, 0.0) + rounds * round_ms(call, timing.warmup_ms / rounds, timing.rep_ms / rounds);
     else ms += std::max(call, 0.0);
   }
   return ms / 1000.0 + double(points.size()) * kPointSetupSeconds;

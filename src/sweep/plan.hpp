@@ -41,10 +41,11 @@ double cell_seconds(const Sweep& sw, const Cell& cell, const Timing& timing);
 using CallMs = std::function<double(const Point& p)>;
 
 // The expected seconds of a cell whose calls take call_ms each (unknown: free), as the protocol
-// spends them: per speed point and round, the first call and do_bench's five-call estimate,
-// then warm-up and repeat counts of max(1, budget / call) calls (the round's share of
-// warmup_ms and rep_ms, with the flush); a memory point one call. kPointSetupSeconds a point on
-// top. With every call free it is cell_seconds.
+// spends them at most: per speed point the first call and do_bench's five-call estimate, then
+// in each of its rounds warm-up and repeat counts of max(1, budget / call) calls (the round's
+// share of warmup_ms and rep_ms, with the flush); a memory point one call. kPointSetupSeconds a
+// point on top. With every call free it is cell_seconds. (A point that stops on precision
+// takes fewer rounds: the hand-out order only needs the cells' relative lengths.)
 double expected_cell_seconds(const std::vector<const Point*>& points, const Timing& timing, const CallMs& call_ms);
 
 // A point's call time from what is known: `measured` (title, x and provider -> the newest

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/lines.hpp"
 #include "core/process.hpp"
+#include "measure/stages.hpp"
 #include "sweep/worker_protocol.hpp"
 
 namespace opbench {
@@ -28,6 +29,7 @@ RoundProcesses::RoundProcesses(Executor& local, RoundProcessOptions opt) : local
     workers_.back()->index = size_t(i);
   }
   try {
+    StageScope starting(Stage::workers);
     for (auto& w : workers_) spawn(*w);  // they open the device side by side
     for (auto& w : workers_) await_hello(*w);
   } catch (...) {
@@ -95,6 +97,7 @@ Result RoundProcesses::measure_remote(Worker& w, const Point& point, const Timin
   failed.unit = point.metric() == "memory" ? "MiB" : "ms";
   if (w.proc.pid < 0) {
     try {
+      StageScope starting(Stage::workers);
       spawn(w);  // the one before it ended: a new one in its place
       await_hello(w);
     } catch (const RuntimeFailure& e) {
@@ -102,12 +105,18 @@ Result RoundProcesses::measure_remote(Worker& w, const Point& point, const Timin
       return failed;
     }
   }
-  const MeasureRequest m{point.key(), w.new_round, timing.warmup_ms, timing.rep_ms, timing.max_point_s, config_};
+  const MeasureRequest m{point.key(),        w.new_round,          timing.warmup_ms, timing.rep_ms,
+                         timing.max_point_s, timing.estimate_ms, config_};
   w.new_round = false;
   std::string line;
-  if (write_all(w.proc.to, measure_line(m)))
-    while (!w.in->next(line))
-      if (!w.in->fill()) break;
+  const auto asked = std::chrono::steady_clock::now();
+  {
+    StageScope waiting(Stage::other);  // then spread over the stages the worker reports
+    if (write_all(w.proc.to, measure_line(m)))
+      while (!w.in->next(line))
+        if (!w.in->fill()) break;
+  }
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
   if (line.empty()) {
     failed.error = w.name() + " ended while measuring this point (" + end_of(w) + ")";
     return failed;
@@ -116,6 +125,7 @@ Result RoundProcesses::measure_remote(Worker& w, const Point& point, const Timin
   if (r.kind != WorkerReply::cell || r.results.size() != 1)
     throw RuntimeFailure(w.name() + " did not answer with the point's result" + (r.error.empty() ? "" : ": " + r.error));
   last_state_ = r.state;
+  StageLedger::process().attribute(Stage::other, waited, r.stages);
   return r.results.front();
 }
 

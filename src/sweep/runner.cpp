@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "measure/stages.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/resume.hpp"
 #include "sweep/watch.hpp"
@@ -76,6 +77,8 @@ class SweepLoop {
       out_.interrupted = true;
       return out_;
     }
+    // From here on what no stage claims is the sweep's own work (start-up ends here).
+    StageLedger::process().set_base(Stage::other);
     start_or_resume();
     try {
       watch_ = std::make_unique<Watch>(opt_.heartbeat_s, [this] { heartbeat(); });
@@ -132,6 +135,7 @@ class SweepLoop {
         if (used == prov) run_.notation.emplace_back(label, prov);
     run_.env = measurer_.environment();
     run_.devices = measurer_.devices();
+    StageScope storing(Stage::store);
     store_.take_run(me_, [&] {
       store_.begin_run(run_);
       store_.set_run_options(run_.id, shape_options(shape));
@@ -244,6 +248,7 @@ class SweepLoop {
   }
 
   void store_cell(const CellPoints& points, const CellResult& got, const std::string& device) {
+    StageScope storing(Stage::store);
     std::vector<StoredPoint> batch;
     for (size_t c = 0; c < points.size(); ++c)
       if (!got.abandoned[c]) {
@@ -279,7 +284,9 @@ class SweepLoop {
   // --- finish: the run's status, and let go of it. Interrupted: a stop left points unmeasured.
   void finish() {
     out_.interrupted = stop_flag() && out_.skipped + out_.measured < total_;
+    StageScope storing(Stage::store);
     store_.add_device_shares(run_.id, measurer_.devices());
+    record_stages();
     store_.end_run(run_.id, out_.interrupted ? "interrupted" : "done", me_);
   }
 
@@ -287,10 +294,15 @@ class SweepLoop {
   // be written; if not, its lock stays behind and the run reads as abandoned.
   void abandon() {
     try {
+      record_stages();
       store_.end_run(run_.id, "interrupted", me_);
     } catch (const std::exception&) {
     }
   }
+
+  // Where this process's time went since the last run it recorded (or its start), added to
+  // the run's (a resumed run's processes add up).
+  void record_stages() { store_.add_run_stages(run_.id, StageLedger::process().take()); }
 
   const Config& cfg_;
   const Sweep& sw_;

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/lines.hpp"
+#include "measure/stages.hpp"
 #include "sweep/resume.hpp"
 #include "sweep/watch.hpp"
 
@@ -42,6 +43,7 @@ class Server {
     LineReader in(loop_.in);
     std::string line;
     while (in.read_line(line)) {
+      StageLedger::process().take();  // the wait for this request: no one's time
       if (stopped()) {
         write_all(loop_.out, declined_line());
         return 130;
@@ -65,7 +67,8 @@ class Server {
       }
       const Timing& timing = configs_[request.config].cfg.timing;
       const CellResult got = measure_cell(ex_, points, timing, guard(timing));
-      if (!write_all(loop_.out, cell_reply_line(points, got))) return 0;  // the parent is gone
+      if (!write_all(loop_.out, cell_reply_line(points, got, StageLedger::process().take())))
+        return 0;  // the parent is gone
       if (stopped()) return 130;
     }
     return 0;
@@ -85,11 +88,12 @@ class Server {
     t.warmup_ms = m.warmup_ms;
     t.rep_ms = m.rep_ms;
     t.max_point_s = m.max_point_s;
+    t.estimate_ms = m.estimate_ms;
     CellResult got;
     got.results.push_back(ex_.measure(*points.front(), t));
     got.abandoned.push_back(false);
     got.state = ex_.device_state();
-    return cell_reply_line(points, got);
+    return cell_reply_line(points, got, StageLedger::process().take());
   }
 
   bool lookup(size_t config, const std::vector<std::string>& keys, CellPoints& points, std::string& why) const {

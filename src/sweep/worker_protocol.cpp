@@ -52,21 +52,26 @@ std::string cell_line(const CellPoints& points, size_t config) {
 }
 
 std::string measure_line(const MeasureRequest& m) {
-  return json{{"measure", m.key},         {"config", m.config}, {"new_round", m.new_round},
-              {"warmup_ms", m.warmup_ms}, {"rep_ms", m.rep_ms}, {"max_point_s", m.max_point_s}}
+  return json{{"measure", m.key},         {"config", m.config},           {"new_round", m.new_round},
+              {"warmup_ms", m.warmup_ms}, {"rep_ms", m.rep_ms},           {"max_point_s", m.max_point_s},
+              {"estimate_ms", m.estimate_ms}}
              .dump() +
          "\n";
 }
 
-std::string cell_reply_line(const CellPoints& points, const CellResult& got) {
-  json out = json::array();
+std::string cell_reply_line(const CellPoints& points, const CellResult& got, const StageTimes& stages) {
+  json out = json::array(), estimates = json::array();
   for (size_t i = 0; i < points.size(); ++i) {
     StoredPoint sp;
     sp.point = *points[i];
     sp.result = got.results[i];
     out.push_back(point_to_json(sp));
+    estimates.push_back(got.results[i].estimate_ms);
   }
-  return json{{"points", out}, {"state", state_to_json(got.state)}}.dump() + "\n";
+  return json{{"points", out}, {"state", state_to_json(got.state)}, {"estimates", estimates},
+              {"stages", stages_json(stages)}}
+             .dump() +
+         "\n";
 }
 
 std::string hung_line(const std::string& key, const std::string& why) {
@@ -146,6 +151,11 @@ MeasureRequest measure_request(const json& j, const std::string& who) {
     if (!j.contains(key) || !j[key].is_number() || !(j[key].get<double>() > 0)) throw InputError(who, key, "expected a positive number");
     *field = j[key].get<double>();
   }
+  if (j.contains("estimate_ms")) {
+    if (!j["estimate_ms"].is_number() || !(j["estimate_ms"].get<double>() >= 0))
+      throw InputError(who, "estimate_ms", "expected a number of milliseconds, 0 or more");
+    m.estimate_ms = j["estimate_ms"].get<double>();
+  }
   return m;
 }
 
@@ -208,6 +218,15 @@ WorkerReply parse_reply(const std::string& line, const std::string& who) {
     for (size_t i = 0; i < j["points"].size(); ++i)
       r.results.push_back(point_from_json(j["points"][i], "points[" + std::to_string(i) + "]", who).result);
     r.state = state_from_json(j.contains("state") ? j["state"] : json(), "state", who);
+    if (j.contains("estimates")) {
+      const json& e = j["estimates"];
+      if (!e.is_array() || e.size() != r.results.size()) throw InputError(who, "estimates", "expected one number a point");
+      for (size_t i = 0; i < e.size(); ++i) {
+        if (!e[i].is_number()) throw InputError(who, "estimates", "expected one number a point");
+        r.results[i].estimate_ms = e[i].get<double>();
+      }
+    }
+    if (j.contains("stages")) r.stages = stages_from_json(j["stages"], "stages", who);
   } else if (j.contains("hung")) {
     r.kind = WorkerReply::hung;
     r.key = text_of(j, "hung", who);

@@ -9,11 +9,14 @@
 //   parent -> worker:         {"cell": [KEY...], "config": I}   a cell's points by Point::key(),
 //                                 in column order, of config I
 //                             {"measure": KEY, "config": I, "new_round": B, "warmup_ms", "rep_ms",
-//                              "max_point_s"}
-//                                 one round of one point, with that round's timing, after
-//                                 placing memory anew when B (a round process: round_processes.hpp);
+//                              "max_point_s", "estimate_ms"}
+//                                 one round of one point of config I, with that round's timing
+//                                 (and the point's estimate, 0 in its first round), after placing
+//                                 memory anew when B (a round process: round_processes.hpp);
 //                                 answered as a cell of that one point
-//   worker -> parent:         {"points": [POINT...], "state": STATE}   the cell measured
+//   worker -> parent:         {"points": [POINT...], "state": STATE, "estimates": [MS...],
+//                              "stages": {STAGE: SECONDS...}}   the cell measured, each point's
+//                                 estimate, and where the worker's time on it went
 //                             {"hung": KEY, "error": WHY}   a call that never returned; it ends
 //                             {"declined": true}   a signal came before the cell; it ends
 //                             {"error": WHY}       a cell it cannot measure
@@ -26,6 +29,7 @@
 
 #include "core/placement.hpp"
 #include "measure/executor.hpp"
+#include "measure/stages.hpp"
 #include "sweep/cell.hpp"
 #include "sweep/measurer.hpp"
 
@@ -49,8 +53,9 @@ struct WorkerHello {
 
 struct WorkerReply {
   enum Kind { cell, hung, declined, failure } kind = failure;
-  std::vector<Result> results;  // cell: one per point of the cell, in order
+  std::vector<Result> results;  // cell: one per point of the cell, in order (with their estimates)
   DeviceState state;            // cell: the device right after it
+  StageTimes stages;            // cell: where the worker's time on it went (measure/stages.hpp)
   std::string key;              // hung: the point whose call never returned
   std::string error;            // hung, failure: why
 };
@@ -63,10 +68,11 @@ struct MeasureRequest {
   std::string key;
   bool new_round = false;
   double warmup_ms = 0, rep_ms = 0, max_point_s = 0;
+  double estimate_ms = 0;  // the point's, from its first round (Timing::estimate_ms); 0: none yet
   size_t config = 0;
 };
 std::string measure_line(const MeasureRequest& m);
-std::string cell_reply_line(const CellPoints& points, const CellResult& got);
+std::string cell_reply_line(const CellPoints& points, const CellResult& got, const StageTimes& stages = {});
 std::string hung_line(const std::string& key, const std::string& why);
 std::string declined_line();
 std::string error_line(const std::string& why);

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "measure/stages.hpp"
 
 namespace opbench {
 
@@ -61,6 +62,7 @@ void WorkerPool::spawn(const WorkerSlot& slot) {
 }
 
 bool WorkerPool::start(const std::function<bool()>& stop) {
+  StageScope starting(Stage::workers);
   const auto t0 = Clock::now();
   for (const auto& slot : opt_.slots) spawn(slot);
   std::deque<Job> none;
@@ -236,6 +238,7 @@ void WorkerPool::take_reply(Worker& w, const std::string& line, std::deque<Job>&
       throw RuntimeFailure(who + " answered " + std::to_string(r.results.size()) + " points for a cell of " +
                            std::to_string(job.points.size()));
     w.state = Worker::idle;
+    StageLedger::process().attribute(Stage::other, took, r.stages);  // the wait, by what the worker did
     count(w.slot.name, job.points.size(), took);
     answered.push_back({job.points, {r.results, std::vector<bool>(r.results.size(), false), r.state}, w.slot.name, took});
     return;

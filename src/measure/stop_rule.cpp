@@ -1,0 +1,123 @@
+// The stop rule of a speed point (stop_rule.hpp). Torch-free.
+#include "measure/stop_rule.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+#include "measure/executor.hpp"
+
+namespace opbench {
+
+std::pair<double, double> median_interval(std::vector<double> v, double conf) {
+  if (v.empty()) return {std::nan(""), std::nan("")};
+  std::sort(v.begin(), v.end());
+  const double n = double(v.size());
+  // z for a two-sided interval at `conf`: invert erfc by bisection (no table needed).
+  double lo = 0, hi = 10;
+  for (int i = 0; i < 100; ++i) {
+    double mid = (lo + hi) / 2;
+    if (std::erfc(mid / std::sqrt(2.0)) > 1 - conf) lo = mid;
+    else hi = mid;
+  }
+  const double z = (lo + hi) / 2;
+  // The median lies between order statistics j and k (1-based) with probability ~conf.
+  const double half = z * std::sqrt(n) / 2;
+  long j = long(std::floor(n / 2 - half)), k = long(std::ceil(n / 2 + half)) + 1;
+  j = std::max(1L, j);
+  k = std::min(long(v.size()), k);
+  return {v[size_t(j - 1)], v[size_t(k - 1)]};
+}
+
+double student_t_975(int df) {
+  // The published quantiles for 1 to 30 degrees of freedom; beyond, the Cornish-Fisher
+  // expansion around the normal quantile (within 1e-4 there).
+  static constexpr std::array<double, 30> kTable{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
+                                                 2.228,  2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101,
+                                                 2.093,  2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052,
+                                                 2.048,  2.045, 2.042};
+  df = std::max(df, 1);
+  if (df <= int(kTable.size())) return kTable[size_t(df - 1)];
+  const double z = 1.959964, n = double(df);
+  const double z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
+  return z + (z3 + z) / (4 * n) + (5 * z5 + 16 * z3 + 3 * z) / (96 * n * n) +
+         (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * n * n * n);
+}
+
+namespace {
+
+double sample_stdev(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  double mean = 0;
+  for (double x : v) mean += x;
+  mean /= double(v.size());
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  return std::sqrt(ss / double(v.size() - 1));
+}
+
+}  // namespace
+
+Precision median_precision(const std::vector<std::vector<double>>& rounds) {
+  Precision p;
+  std::vector<double> pooled, medians;
+  for (const auto& r : rounds) {
+    if (r.empty()) continue;
+    pooled.insert(pooled.end(), r.begin(), r.end());
+    medians.push_back(summarize(r).median);
+  }
+  if (pooled.empty()) return p;
+  p.median = summarize(pooled).median;
+  const auto [lo, hi] = median_interval(pooled, 0.95);
+  double half = std::max(p.median - lo, hi - p.median);
+  const int R = int(medians.size());
+  // One round: nothing shows how the placements move it; the samples' interval is all there is
+  // (a point of one round can only stop at its ceiling: min_rounds >= 1 rounds are required).
+  if (R >= 2) half = std::max(half, student_t_975(R - 1) * sample_stdev(medians) / std::sqrt(double(R)));
+  p.lo = p.median - half;
+  p.hi = p.median + half;
+  return p;
+}
+
+const char* stop_reason_name(StopReason r) {
+  switch (r) {
+    case StopReason::go_on: return "";
+    case StopReason::noise: return "noise";
+    case StopReason::ceiling: return "ceiling";
+    case StopReason::budget: return "budget";
+  }
+  return "";
+}
+
+StopDecision stop_after(const Timing& t, const std::vector<std::vector<double>>& rounds, double estimate_ms) {
+  StopDecision d;
+  const int done = int(rounds.size());
+  size_t samples = 0;
+  for (const auto& r : rounds) samples += r.size();
+  d.precision = median_precision(rounds).width();
+  if (t.stop == StopRule::budget) {
+    d.reason = done >= t.rounds ? StopReason::budget : StopReason::go_on;
+    return d;
+  }
+  const bool enough = done >= std::min(t.min_rounds, t.rounds) && samples >= size_t(std::max<int64_t>(t.min_samples, 1));
+  const double spent_ms = double(samples) * estimate_ms;
+  if (enough && d.precision * 100 <= t.noise_pct) d.reason = StopReason::noise;
+  else if (done >= t.rounds || (enough && spent_ms >= t.rep_ms)) d.reason = StopReason::ceiling;
+  return d;
+}
+
+std::string stop_rule_text(const std::string& stop, double noise_pct, int64_t min_rounds, int64_t min_samples,
+                           int64_t rounds) {
+  if (rounds <= 0) return "";
+  const std::string most = std::to_string(rounds) + (rounds == 1 ? " round" : " rounds");
+  if (stop == "budget") return most + ", all of them (do_bench's fixed budget)";
+  if (stop != "noise") return most;
+  const int64_t least = std::min(std::max<int64_t>(min_rounds, 1), rounds);
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "stopping once the 95%% interval of a median is under %g%% (at least %lld samples; ",
+                noise_pct, (long long)min_samples);
+  return (least < rounds ? std::to_string(least) + " to " : "") + most + ", " + buf + "at most the repeat budget)";
+}
+
+}  // namespace opbench

@@ -1,0 +1,62 @@
+// When a speed point has been measured enough (Timing::stop): after each of its rounds, the
+// sweep asks whether to measure another.
+//
+//   budget: every one of Timing::rounds rounds (do_bench's fixed budget, split into rounds).
+//   noise:  the point stops once the 95% interval of its median is narrower than
+//           Timing::noise_pct percent of the median, after at least min_rounds rounds and
+//           min_samples samples; it stops anyway at the ceiling: `rounds` rounds, or rep_ms of
+//           repetitions spent (each sample counts as the round's estimate, do_bench's unit).
+//
+// The interval (docs/measurement.md, "Stopping on precision"): samples within a round share one
+// placement of the memory and are not independent, so the rounds are the independent
+// observations. With R rounds whose medians have standard deviation s, the between-round half
+// width is t(0.975, R - 1) s / sqrt(R) (a Student t interval for the rounds' location: their
+// spread holds the within-round noise of each round's median as well as the placements'). It
+// is never taken narrower than the distribution-free interval of the pooled samples' median
+// (order statistics), which is what the samples alone could show if they were independent.
+// Torch-free.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/config.hpp"
+
+namespace opbench {
+
+// Distribution-free interval [lo, hi] of the median of `v` at confidence `conf`, from order
+// statistics (normal approximation to the binomial); the whole range for small samples.
+std::pair<double, double> median_interval(std::vector<double> v, double conf);
+
+// The 97.5% quantile of Student's t with `df` degrees of freedom (df >= 1).
+double student_t_975(int df);
+
+// How precisely the rounds so far fix a point's median.
+struct Precision {
+  double median = 0;     // of every sample, pooled
+  double lo = 0, hi = 0; // the 95% interval around it
+  // (hi - lo) / median: the interval's width relative to the median (0 when the median is 0).
+  double width() const { return median > 0 ? (hi - lo) / median : 0; }
+};
+// Each round's samples, in order (rounds without samples are skipped). All empty: median 0.
+Precision median_precision(const std::vector<std::vector<double>>& rounds);
+
+enum class StopReason { go_on, noise, ceiling, budget };
+// "" (go on), "noise", "ceiling", "budget": as points store it.
+const char* stop_reason_name(StopReason r);
+
+struct StopDecision {
+  StopReason reason = StopReason::go_on;
+  double precision = 0;  // the interval's relative width after these rounds
+};
+// After the rounds so far of a speed point (each round's samples; `estimate_ms` the point's
+// estimate, what one sample costs of rep_ms): stop, and why, or measure another round.
+StopDecision stop_after(const Timing& t, const std::vector<std::vector<double>>& rounds, double estimate_ms);
+
+// A run's rounds and stop rule in words, for a report: "4 to 16 rounds, stopping once the 95%
+// interval of a median is under 0.5% (at least 5 samples; at most the repeat budget)", "8
+// rounds, all of them (do_bench's fixed budget)", or "8 rounds" (rule unknown); "" without rounds.
+std::string stop_rule_text(const std::string& stop, double noise_pct, int64_t min_rounds, int64_t min_samples,
+                           int64_t rounds);
+
+}  // namespace opbench
