@@ -320,13 +320,19 @@ TEST(ImportDocument, ErrorsGpusSectionsAndUnknownTitles) {
 }
 
 TEST(ImportDocument, ARepeatedTitleOnOneGpuStartsAnotherRun) {
-  // As `opbench report --run 1 --run 2` writes two runs of one CPU: no device heading at all.
+  // Two runs of one GPU, one after the other under its heading.
   const std::string block = "```\nt-speed:\n     n   to\n0  1.0  2.0\n```\n";
-  ImportResult res = import_document("## first\n" + block + "## second\n" + block, "r.md", "");
+  ImportResult res = import_document("# H100\n## first\n" + block + "## second\n" + block, "r.md", "");
   ASSERT_EQ(res.runs.size(), 2u);
-  EXPECT_EQ(res.runs[0].run.env.gpu, "");
+  EXPECT_EQ(res.runs[0].run.env.gpu, "H100");
+  EXPECT_EQ(res.runs[0].run.env.device, "");  // the document does not say
   EXPECT_EQ(res.runs[0].points.size(), 1u);
   EXPECT_EQ(res.runs[1].points.size(), 1u);
+  // A table whose GPU no heading names (a "## GPU" heading names none), and a run heading
+  // with no name, are refused: a run is measured on one device.
+  expect_import_error("## GPU\n" + block, 3, "table 't-speed': no heading above it names its GPU");
+  expect_import_error("##\n\nrun 1, 2026-11-22, cpu, median of each point's samples\n" + block, 1,
+                      "the run heading above 'run 1, 2026-11-22, cpu, median of each p' names no GPU");
 }
 
 TEST(ImportDocument, OwnReportRoundTrips) {
@@ -500,6 +506,39 @@ TEST(ImportDocument, LabelsWithSpacesResolveByNotationAndRightEdges) {
   std::string unlisted = kSpacedLabels;
   unlisted.replace(unlisted.find("- Tor C: Torch Compile\n"), 23, "");
   expect_import_error_in(unlisted, "'Tor C' (read from the columns' right edges) is not a label of the Notation list");
+}
+
+// A published document that prints several tables in one fence with no blank line between
+// them (tests/data/back_to_back.md, written in the reference text format): every table is
+// imported, and each fence re-renders byte for byte, its tables one after another.
+TEST(ImportDocument, TablesBackToBackReRenderByteForByte) {
+  const std::string path = std::string(OPBENCH_TEST_DATA) + "/back_to_back.md";
+  const std::string text = read_document(path);
+  const ParsedDocument doc = parse_document(text, path);
+  ASSERT_EQ(doc.tables.size(), 5u);
+  Store store(temp_db("back_to_back.db"));
+  const ImportResult res = import_file(store, path, "");
+  ASSERT_EQ(res.runs.size(), 1u);
+  EXPECT_EQ(res.runs[0].count, 5u * 4 * 2);
+  const RunInfo run = store.runs().at(0);
+  EXPECT_EQ(run.points, int64_t(5 * 4 * 2));
+  const auto lines = lines_of(text);
+  const auto rendered = rerender(store);
+  for (const ParsedTable& pt : doc.tables) EXPECT_EQ(rendered.at({pt.gpu, pt.table.title}), original_block(lines, pt));
+  // Each fence's body: its tables' blocks with nothing between them.
+  std::vector<std::string> bodies;
+  for (size_t at = text.find("```\n"); at != std::string::npos;) {
+    const size_t close = text.find("```\n", at + 4);
+    bodies.push_back(text.substr(at + 4, close - at - 4));
+    at = text.find("```\n", close + 4);
+  }
+  const auto sections = build_sections(ReportRun{run, store.points(run.id)});
+  ASSERT_EQ(sections.size(), bodies.size());
+  for (size_t i = 0; i < sections.size(); ++i) {
+    std::string block;
+    for (const auto& t : sections[i].tables) block += format_block(t);
+    EXPECT_EQ(block, bodies[i]) << sections[i].name;
+  }
 }
 
 TEST(ImportDocument, TheSameDocumentTwiceIsOneRun) {

@@ -188,6 +188,7 @@ void print_outcome(const SweepOutcome& r, const std::string& db) {
   std::cerr << "run " << r.run_id << ": " << r.measured << " points measured";
   if (r.skipped) std::cerr << ", " << r.skipped << " already stored";
   if (r.failed) std::cerr << ", " << r.failed << " failed";
+  if (r.lost) std::cerr << ", " << r.lost << " lost (their process ended while measuring them)";
   if (r.check_failed) std::cerr << ", " << r.check_failed << " over the check's tolerance";
   std::cerr << " (" << db << ")\n";
 }
@@ -238,6 +239,7 @@ void measure_and_report(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasurer&
   opt.filter = p.shape.filter;
   opt.shard = shard_of(p.shape);
   opt.resume = a.resume;
+  opt.allow_mixed = a.allow_mixed;
   opt.progress = p.progress;
   opt.host = host_name();
   opt.git_commit = git_commit();
@@ -277,6 +279,12 @@ void measure_and_report(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasurer&
   if (r.interrupted) {
     std::cerr << "interrupted: continue with `" << resume_command(p.shape, cli.db, r.run_id) << "`\n";
     cli.status = 130;
+    return;
+  }
+  if (r.lost) {  // the run is left interrupted: a resume measures the lost points again
+    std::cerr << "run " << r.run_id << " is incomplete: continue with `" << resume_command(p.shape, cli.db, r.run_id)
+              << "`\n";
+    cli.status = kExitRuntime;
     return;
   }
   if (!a.no_report || !a.out.empty()) {
@@ -377,6 +385,7 @@ void run_command(const SweepArgs& a, Cli& cli) {
   }
   // From the start: a signal while the device opens and the bandwidth is measured stops the
   // sweep before it measures anything.
+  check_db_path(cli.db, !a.dry_run);
   check_out_path(a.out, cli.db);
   if (!a.dry_run) install_stop_signals([db = cli.db] { stop_now(db); });
   Prepared p;
@@ -397,13 +406,15 @@ void add_sweep_command(CLI::App& app, Cli& cli) {
   auto a = std::make_shared<SweepArgs>();
   auto* cmd = app.add_subcommand("sweep", "run a sweep config, store every point, print its report");
   cmd->add_option("config", a->config, "the sweep config (.yaml, .yml or .json)")->required();
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(db_arg());
   cmd->add_option("--label", a->label, "a label for the run (select it later with label:TEXT)")->check(name_arg());
   cmd->add_option("--device", a->device, "cpu, cuda or cuda:N (default: cuda when present)");
   auto* devices = cmd->add_option("--devices", a->devices,
                                   "measure on these devices, a worker process each (cuda:0,cuda:1,...; all: every "
                                   "CUDA device here)");
-  cmd->add_flag("--allow-mixed", a->allow_mixed, "with --devices: measure on GPUs of different models in one run");
+  cmd->add_flag("--allow-mixed", a->allow_mixed,
+                "with --devices: measure on GPUs of different models in one run; with --resume: continue a run "
+                "measured on another GPU model or host");
   auto* shard = cmd->add_option("--shard", a->shard,
                                 "measure only the i-th of N slices of the table cells (i/N), the same on every host; "
                                 "join the shards' runs with `opbench merge --join-shards`");

@@ -33,6 +33,9 @@ struct Result {
   double pct_peak = 0;           // gbps / measured peak bandwidth * 100
   double rel_err = -1;           // ||out - torch|| / ||torch||; -1 when not checked
   bool check_failed = false;     // rel_err over the dtype's tolerance
+  // The process measuring it ended while it did (a crash, a kill), again when measured anew:
+  // the point is not stored, so that --resume measures it once more (never stored as lost).
+  bool lost = false;
   bool ok() const { return error.empty(); }
 };
 

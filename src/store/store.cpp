@@ -580,6 +580,12 @@ void Store::finish_run(int64_t run_id, const std::string& status) {
   s.step();
 }
 
+void Store::set_run_end(int64_t run_id, const std::string& status, const std::string& finished_at) {
+  Stmt s(db_, "UPDATE runs SET status=:status, finished_at=:finished_at WHERE id=:id");
+  s.bind(":status", status).bind(":finished_at", finished_at).bind(":id", run_id);
+  s.step();
+}
+
 static void insert_point(sqlite3* db, const StoredPoint& sp) {
   const Point& p = sp.point;
   const Result& r = sp.result;
