@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <map>
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
@@ -138,6 +139,64 @@ TEST(Runner, InterruptedRunResumes) {
   // Resuming with another config is refused.
   Config other = parse_config(std::string(kConfig) + "title: '{op}-{act}-{mode}'\n", "c.yaml");
   EXPECT_THROW(run_sweep(other, expand(other), ex2, store, opt, log), InputError);
+}
+
+// A resume on another host or GPU model is refused before anything is written, unless
+// allowed: the run then records both machines' devices, and the points measured here name
+// theirs with the host.
+TEST(Runner, AResumeOnAnotherMachineIsRefusedUnlessAllowed) {
+  Config cfg = parse_config(kConfig, "c.yaml");
+  cfg.timing.rounds = 1;
+  Store store(temp_db("machine"));
+  std::atomic<bool> stop{false};
+  FakeExecutor ex;
+  ex.stop = &stop;
+  ex.stop_after = 5;
+  SweepOptions opt;
+  opt.stop = &stop;
+  opt.device = "cpu";
+  opt.host = "gpu-a";
+  std::ostringstream log;
+  Sweep sw = expand(cfg);
+  drop_unavailable(sw, ex, log);
+  const int64_t run = run_sweep(cfg, sw, ex, store, opt, log).run_id;
+  stop = false;
+  opt.resume = run;
+  opt.host = "gpu-b";
+  FakeExecutor here;
+  try {
+    run_sweep(cfg, sw, here, store, opt, log);
+    ADD_FAILURE() << "resumed on another host";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("run " + std::to_string(run) +
+                                         " was measured on 'Fake GPU' on host 'gpu-a', this is 'Fake GPU' on host "
+                                         "'gpu-b': a resumed run stays on its machine (--allow-mixed"),
+              std::string::npos)
+        << e.what();
+  }
+  struct OtherGpu : FakeExecutor {
+    Environment environment() override {
+      Environment e = FakeExecutor::environment();
+      e.gpu = "Other GPU";
+      return e;
+    }
+  } other;
+  opt.host = "gpu-a";
+  EXPECT_THROW(run_sweep(cfg, sw, other, store, opt, log), InputError);
+  EXPECT_EQ(here.calls + other.calls, 0);
+  EXPECT_EQ(store.run(run)->status, "interrupted");
+  EXPECT_FALSE(store.run_lock(run));
+
+  opt.host = "gpu-b";
+  opt.allow_mixed = true;
+  const SweepOutcome out = run_sweep(cfg, sw, here, store, opt, log);
+  EXPECT_EQ(out.measured, 7u);
+  const RunInfo r = *store.run(run);
+  EXPECT_EQ(r.status, "done");
+  EXPECT_EQ(r.devices, (std::vector<RunDevice>{{"cpu", "Fake GPU", 1000}, {"cpu@gpu-b", "Fake GPU", 1000}}));
+  std::map<std::string, int> per_device;
+  for (const auto& p : store.points(run)) ++per_device[p.device];
+  EXPECT_EQ(per_device, (std::map<std::string, int>{{"cpu", 5}, {"cpu@gpu-b", 7}}));
 }
 
 // Records what the runner asks for: each measure (provider, metric, rep_ms) and each new round.
