@@ -6,12 +6,14 @@
 // OPBENCH_SHARED_DIR; the reference tests skip when neither holds reference/.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -539,6 +541,43 @@ TEST(ImportDocument, TablesBackToBackReRenderByteForByte) {
     for (const auto& t : sections[i].tables) block += format_block(t);
     EXPECT_EQ(block, bodies[i]) << sections[i].name;
   }
+}
+
+// The peak resident memory of this process so far, in bytes.
+long peak_rss() {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return long(u.ru_maxrss) * 1024;
+}
+
+// A document is read as it is parsed: an 8 MB table (a million points) raises the peak memory
+// by less than twice the text's size (it once took 170 times the file), and every point is
+// read; no more than --max-points are stored.
+TEST(ImportDocument, ALargeDocumentIsReadInBoundedMemory) {
+  const size_t target = 8u << 20;
+  std::string doc;
+  doc.reserve(target + 4096);  // built without doubling past its size: the peak before is the text
+  doc += "# H100\n\n```\nt-speed:\n        n";
+  for (int c = 0; c < 8; ++c) doc += "        c" + std::to_string(c);
+  doc += "\n";
+  size_t rows = 0;
+  while (doc.size() + 100 < target) {
+    doc += std::to_string(rows) + " " + std::to_string(rows + 1) + ".0";
+    for (int c = 0; c < 8; ++c) doc += "  0.123456";
+    doc += "\n";
+    ++rows;
+  }
+  doc += "```\n";
+  const long before = peak_rss();
+  const ImportResult res = import_document(doc, "big.md", "", PointSink());
+  const long grew = peak_rss() - before;
+  std::cout << "read " << doc.size() << " bytes, " << res.runs.at(0).count << " points: peak memory +" << grew
+            << " bytes\n";
+  ASSERT_EQ(res.runs.size(), 1u);
+  EXPECT_EQ(res.runs[0].count, rows * 8);
+  EXPECT_LT(grew, 2 * long(doc.size())) << "reading " << doc.size() << " bytes raised the peak by " << grew;
+  EXPECT_THROW(check_point_limit(res, "big.md", rows * 8 - 1), InputError);
+  EXPECT_NO_THROW(check_point_limit(res, "big.md", rows * 8));
 }
 
 TEST(ImportDocument, TheSameDocumentTwiceIsOneRun) {

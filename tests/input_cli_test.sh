@@ -103,7 +103,7 @@ contains out-socket-msg "$work/err" "is a socket, not a file to write"
 # --- a database path that is not a regular file ------------------------------------------------
 ln -s /dev/null "$work/null.db"
 check db-devnull-sweep 2 "$bin" sweep "$work/tiny.yaml" --db "$work/null.db" --device cpu
-contains db-devnull-msg "$work/err" "--db: $work/null.db: is a character device, not a database file"
+contains db-devnull-msg "$work/err" "--db: '$work/null.db' is a character device, not a database file"
 one_line db-devnull-one-line
 [ -e /dev/null-journal ] && { echo "FAIL db-devnull-no-journal: /dev/null-journal exists"; fails=$((fails+1)); } || echo "ok   db-devnull-no-journal"
 check db-devnull-runs 2 "$bin" runs --db "$work/null.db"
@@ -173,6 +173,35 @@ one_line import-refused-one-line
 absent import-refused-no-db "$work/new11.db"
 check import-good 0 "$bin" import "$work/base.json" --db "$work/new12.db"
 contains import-good-count "$work/err" ", 2 points imported from"
+
+# --- markdown documents are read as they are parsed, within stated limits ------------------------
+gen() { # gen FILE MB COLUMNS: one table of COLUMNS columns, MB megabytes
+  python3 -c '
+import sys
+path, mb, cols = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+head = "# H100\n\n```\nt-speed:\n" + " " * 8 + "n" + "".join(("c%d" % i).rjust(10) for i in range(cols)) + "\n"
+cells = "".join("  0.123456" for _ in range(cols)) + "\n"
+with open(path, "w") as f:
+    f.write(head)
+    size, row = len(head), 0
+    while row == 0 or size < mb * (1 << 20):
+        line = "%d %9.1f" % (row, row + 1) + cells
+        f.write(line); size += len(line); row += 1
+    f.write("```\n")' "$@"
+}
+gen "$work/big.md" 2 8
+check import-max-points 2 "$bin" import "$work/big.md" --db "$work/new13.db" --max-points 1000
+contains import-max-points-msg "$work/err" "points, more than the limit of 1000 (--max-points raises it)"
+absent import-max-points-no-db "$work/new13.db"
+gen "$work/mid.md" 0.5 8
+check import-mid 0 "$bin" import "$work/mid.md" --db "$work/mid.db"
+rows=$(grep -c '^[0-9]' "$work/mid.md")
+contains import-mid-count "$work/err" ", $((rows * 8)) points imported from"
+truncate -s 300M "$work/huge.md"
+check import-too-large 2 "$bin" import "$work/huge.md" --db "$work/new14.db"
+contains import-too-large-msg "$work/err" "300 MiB, more than the 256 MiB an imported file may hold"
+absent import-too-large-no-db "$work/new14.db"
+rm -f "$work/big.md" "$work/huge.md"
 
 # --- names of any length in every listing --------------------------------------------------------
 long=$(python3 -c 'print("x" * 3000)')
