@@ -398,6 +398,15 @@ TEST(ParseDocument, ATitleLineEndsTheTableBeforeIt) {
   EXPECT_NE(e.second.find("row 1 has 3 cells"), std::string::npos) << e.second;
 }
 
+// A table of more than kMaxTableColumns columns is refused at its header, before its rows.
+TEST(ParseDocument, AWiderTableThanTheLimitIsRefused) {
+  std::string header = "     n", row = "0  1.0";
+  for (size_t c = 0; c <= opbench::kMaxTableColumns; ++c) header += " c" + std::to_string(c), row += " 1.0";
+  auto [where, what] = parse_error("# H100\n```\nt:\n" + header + "\n" + row + "\n```\n");
+  EXPECT_EQ(where, "doc.md:4");
+  EXPECT_NE(what.find("table 't' has 100001 columns, more than the 100000 a table may have"), std::string::npos) << what;
+}
+
 TEST(ParseDocument, DuplicateColumn) {
   auto [where, what] = parse_error("\n```\na:\n     n  tr  tr\n0  1.0 2.0 3.0\n```\n");
   EXPECT_EQ(where, "doc.md:4");

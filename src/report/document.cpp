@@ -8,6 +8,7 @@
 #include <limits>
 #include <set>
 #include <string_view>
+#include <unordered_set>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -319,11 +320,15 @@ class Parser {
       if (!rows) fail(path_, header.no, "table '" + h.title + "' has no rows");
       names = header_names(h.title, header, first);
     }
-    std::set<std::string> seen;
+    if (names.size() > kMaxTableColumns + 1)  // an empty frame's list
+      fail(path_, header.no,
+           "table '" + h.title + "' has " + std::to_string(names.size() - 1) + " columns, more than the " +
+               std::to_string(kMaxTableColumns) + " a table may have");
+    std::unordered_set<std::string_view> seen;
     for (const auto& n : names)
       if (!seen.insert(n).second) fail(path_, header.no, "table '" + h.title + "' has column '" + n + "' twice");
     h.index_name = names[0];
-    h.columns.assign(names.begin() + 1, names.end());
+    h.columns.assign(std::make_move_iterator(names.begin() + 1), std::make_move_iterator(names.end()));
     v_.table(h);
     if (!h.empty) c = rows(h, c, end);
     v_.end_table(h);
@@ -364,6 +369,10 @@ class Parser {
   std::vector<std::string> header_names(const std::string& title, const Line& header, const Line& first_row) const {
     std::vector<std::string_view> word_views;
     split_ws(header.text, &word_views);
+    if (word_views.size() > kMaxTableColumns + 1)
+      fail(path_, header.no,
+           "table '" + title + "' has " + std::to_string(word_views.size() - 1) + " columns, more than the " +
+               std::to_string(kMaxTableColumns) + " a table may have");
     std::vector<std::string> words(word_views.begin(), word_views.end());
     std::vector<size_t> edges;  // the end of each cell of the first row
     const std::string_view first = first_row.text;

@@ -28,6 +28,10 @@
 
 namespace opbench {
 
+// The most columns a table may have (the x axis not counted): a wider one is refused, so
+// that what a table's reader keeps per column stays small beside the text.
+constexpr size_t kMaxTableColumns = 100000;
+
 // What a reader of a document learns of a table before its rows.
 struct TableHead {
   std::string title;                  // the "TITLE:" line without the ':'
@@ -57,7 +61,8 @@ class DocumentVisitor {
 // being read; returns the devices named by headings, in document order. `path` is only used
 // in error locations. Throws opbench::InputError(path + ":" + line, "", message) for bad
 // input: a table row with the wrong number of cells or a wrong RangeIndex label, an
-// unparsable number, a missing title or header, a duplicate column, a malformed or duplicate
+// unparsable number, a missing title or header, a duplicate column, more than
+// kMaxTableColumns columns, a malformed or duplicate
 // notation item (or one whose label or description is not a printable name: core/text.hpp),
 // a fence that is never closed.
 std::vector<std::string> read_document_tables(const std::string& text, const std::string& path,
