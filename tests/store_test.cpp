@@ -79,6 +79,20 @@ TEST(Store, SchemaVersionAndRoundTrip) {
   EXPECT_DOUBLE_EQ(pts[0].result.rel_err, 1e-7);
   EXPECT_EQ(pts[1].result.error, "out of memory");
   EXPECT_EQ(pts[1].value, -1);
+
+  // read without samples: everything else as stored
+  auto bare = s.points_without_samples(r.id);
+  ASSERT_EQ(bare.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(bare[i].result.samples.empty());
+    EXPECT_TRUE(bare[i].result.rounds.empty());
+    EXPECT_EQ(bare[i].point.key(), pts[i].point.key());
+    EXPECT_EQ(bare[i].result.stats.count, pts[i].result.stats.count);
+    EXPECT_DOUBLE_EQ(bare[i].result.stats.p80, pts[i].result.stats.p80);
+    EXPECT_EQ(bare[i].value, pts[i].value);
+    EXPECT_EQ(bare[i].result.error, pts[i].result.error);
+    EXPECT_EQ(bare[i].result.bytes, pts[i].result.bytes);
+  }
 }
 
 TEST(Store, Selectors) {

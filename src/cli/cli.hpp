@@ -36,6 +36,7 @@ void add_merge_command(CLI::App& app, Cli& cli);
 void add_history_command(CLI::App& app, Cli& cli);
 void add_export_command(CLI::App& app, Cli& cli);
 void add_plot_command(CLI::App& app, Cli& cli);
+void add_site_command(CLI::App& app, Cli& cli);
 
 void add_compile_command(CLI::App& app, Cli& cli);
 

@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
   add_history_command(app, cli);
   add_export_command(app, cli);
   add_plot_command(app, cli);
+  add_site_command(app, cli);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -119,6 +119,26 @@ std::vector<std::string> list_dir(const std::string& dir) {
   return names;
 }
 
+void remove_tree(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;
+    throw RuntimeFailure("cannot remove " + path + ": " + std::strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    for (const auto& name : list_dir(path))
+      if (name != "." && name != "..") remove_tree(path + "/" + name);
+    if (::rmdir(path.c_str()) != 0) throw RuntimeFailure("cannot remove " + path + ": " + std::strerror(errno));
+  } else if (::unlink(path.c_str()) != 0) {
+    throw RuntimeFailure("cannot remove " + path + ": " + std::strerror(errno));
+  }
+}
+
+void rename_path(const std::string& from, const std::string& to) {
+  if (std::rename(from.c_str(), to.c_str()) != 0)
+    throw RuntimeFailure("cannot rename " + from + " to " + to + ": " + std::strerror(errno));
+}
+
 std::string base_name(const std::string& path) {
   const size_t p = path.find_last_of('/');
   return p == std::string::npos ? path : path.substr(p + 1);

@@ -51,6 +51,11 @@ long long file_size(const std::string& path);
 bool read_file(const std::string& path, std::string* text);
 // The names in a folder ("." and ".." included; empty when it cannot be read).
 std::vector<std::string> list_dir(const std::string& dir);
+// Removes a file, a link or a folder with everything in it (links are removed, never
+// followed); nothing when `path` does not exist. Throws RuntimeFailure.
+void remove_tree(const std::string& path);
+// Renames `from` to `to` (one file system); throws RuntimeFailure.
+void rename_path(const std::string& from, const std::string& to);
 // The last component of a path ("a/b.pt2" -> "b.pt2").
 std::string base_name(const std::string& path);
 

@@ -121,16 +121,14 @@ bool HistorySeries::latest_regression() const {
   return segments.size() >= 2 && segments.back().level > segments[segments.size() - 2].level;
 }
 
-std::vector<HistorySeries> point_history(const Store& store, const HistoryQuery& q) {
-  std::vector<StoredPoint> pts = store.points_titled(q.title);
-  if (pts.empty()) no_title(store, q.title);
-  std::map<int64_t, RunInfo> runs;
-  for (const auto& r : store.runs()) runs[r.id] = r;
-
+std::vector<HistorySeries> build_history(std::vector<StoredPoint> pts, const std::map<int64_t, RunInfo>& runs,
+                                         const HistoryQuery& q) {
   std::vector<HistorySeries> out;
   std::map<std::tuple<int64_t, std::string, std::string>, size_t> index;  // (x, provider, gpu) -> series
-  for (const auto& p : pts) {
-    const RunInfo& run = runs[p.run_id];
+  for (auto& p : pts) {
+    auto r = runs.find(p.run_id);
+    if (p.point.title != q.title || r == runs.end()) continue;
+    const RunInfo& run = r->second;
     if (q.x && p.point.x_value != *q.x) continue;
     if (!q.provider.empty() && p.point.provider != q.provider && p.point.label != q.provider) continue;
     if (!q.gpu.empty() && to_lower(run.env.gpu).find(to_lower(q.gpu)) == std::string::npos) continue;
@@ -148,10 +146,9 @@ std::vector<HistorySeries> point_history(const Store& store, const HistoryQuery&
     }
     HistoryEntry e;
     e.run = run;
-    e.point = p;
+    e.point = std::move(p);
     out[it->second].entries.push_back(std::move(e));
   }
-  if (out.empty()) no_match(store, q, pts, runs);
   std::sort(out.begin(), out.end(), [](const HistorySeries& a, const HistorySeries& b) {
     return std::tie(a.x, a.provider, a.gpu) < std::tie(b.x, b.provider, b.gpu);
   });
@@ -162,6 +159,16 @@ std::vector<HistorySeries> point_history(const Store& store, const HistoryQuery&
     });
     find_steps(s, q.threshold);
   }
+  return out;
+}
+
+std::vector<HistorySeries> point_history(const Store& store, const HistoryQuery& q) {
+  std::vector<StoredPoint> pts = store.points_titled(q.title);
+  if (pts.empty()) no_title(store, q.title);
+  std::map<int64_t, RunInfo> runs;
+  for (const auto& r : store.runs()) runs[r.id] = r;
+  std::vector<HistorySeries> out = build_history(pts, runs, q);  // a copy: no_match lists what pts hold
+  if (out.empty()) no_match(store, q, pts, runs);
   return out;
 }
 

@@ -4,6 +4,7 @@
 // series (changepoints.hpp): a lasting change is one step, one outlier none. A step up is more
 // time (or memory): worse. Torch-free.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,12 @@ struct HistoryQuery {
 // Throws InputError when the database holds no point with that title (with the closest
 // title), or none matching x / provider / gpu (with the values it holds).
 std::vector<HistorySeries> point_history(const Store& store, const HistoryQuery& q);
+
+// The same over points already read (of any titles: only q.title's count), each with its run
+// in `runs` (by id): the series the query matches, grouped, in time order and fitted; empty
+// when none matches.
+std::vector<HistorySeries> build_history(std::vector<StoredPoint> pts, const std::map<int64_t, RunInfo>& runs,
+                                         const HistoryQuery& q);
 
 std::string history_markdown(const std::vector<HistorySeries>& series, double threshold);
 std::string history_json(const std::vector<HistorySeries>& series, double threshold);

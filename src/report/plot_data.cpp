@@ -39,21 +39,27 @@ PlotLine floor_line(const RunInfo& r, const std::vector<const StoredPoint*>& pts
     if (p->result.bytes > 0) bytes.emplace(p->point.x_value, p->result.bytes);
   for (const auto& [x, b] : bytes) {
     f.x.push_back(double(x));
-    if (show == Show::GBps) f.y.push_back(r.env.peak_gbps);
-    else if (show == Show::PctPeak) f.y.push_back(100);
-    else f.y.push_back(b / (r.env.peak_gbps * 1e9) * 1e3);
+    f.y.push_back(floor_value(b, r.env.peak_gbps, show));
   }
   return f;
 }
 
 }  // namespace
 
-std::string plot_file_name(const std::string& title) {
+double floor_value(double bytes, double peak_gbps, Show show) {
+  if (show == Show::GBps) return peak_gbps;
+  if (show == Show::PctPeak) return 100;
+  return bytes / (peak_gbps * 1e9) * 1e3;
+}
+
+std::string title_file_stem(const std::string& title) {
   std::string out;
   for (char c : title) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
   if (out.empty() || out[0] == '.') out = "_" + out;
-  return out + ".png";
+  return out;
 }
+
+std::string plot_file_name(const std::string& title) { return title_file_stem(title) + ".png"; }
 
 std::vector<PlotTable> plot_tables(const std::vector<ReportRun>& runs, Show show) {
   std::vector<PlotTable> out;

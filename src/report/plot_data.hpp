@@ -31,7 +31,13 @@ struct PlotTable {
 // The figures, in the order the titles first appear in the runs.
 std::vector<PlotTable> plot_tables(const std::vector<ReportRun>& runs, Show show);
 
-// A file name from a table title: letters, digits, '.', '_', '-' kept, anything else '_'.
+// The bandwidth floor of a point of `bytes` minimal bytes on a GPU of `peak_gbps`, as `show`
+// shows it: the time at the peak (ms), the peak itself (GB/s), or 100 (% of peak).
+double floor_value(double bytes, double peak_gbps, Show show);
+
+// A file name from a table title: letters, digits, '.', '_', '-' kept, anything else '_'
+// (title_file_stem), then ".png".
+std::string title_file_stem(const std::string& title);
 std::string plot_file_name(const std::string& title);
 
 // {"kind": "tables", "show": ..., "tables": [{title, file, x_name, y_label, speed,

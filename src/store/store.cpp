@@ -185,14 +185,25 @@ class Stmt {
     places_.emplace_back(name, i);
     return i;
   }
+  // The column's position, looked up once per name (a reader of many rows asks for each
+  // column on every row; the names are read from SQLite once, not per lookup).
   int column(const char* name) const {
-    for (int c = 0, n = sqlite3_column_count(s_); c < n; ++c)
-      if (std::strcmp(sqlite3_column_name(s_, c), name) == 0) return c;
+    for (const auto& [n, c] : found_)
+      if (n == name && names_[size_t(c)] == name) return c;  // the same literal: the common case
+    if (names_.empty())
+      for (int c = 0, n = sqlite3_column_count(s_); c < n; ++c) names_.emplace_back(sqlite3_column_name(s_, c));
+    for (size_t c = 0; c < names_.size(); ++c)
+      if (names_[c] == name) {
+        found_.emplace_back(name, int(c));
+        return int(c);
+      }
     throw std::logic_error(std::string("database: no column ") + name + " in " + sqlite3_sql(s_));
   }
   sqlite3* db_;
   sqlite3_stmt* s_ = nullptr;
   mutable std::vector<std::pair<const char*, int>> places_;  // parameter name -> its index
+  mutable std::vector<std::string> names_;
+  mutable std::vector<std::pair<const char*, int>> found_;
 };
 
 // A column holding JSON text (params, samples, rounds, notation, tuning), parsed; null when
@@ -718,13 +729,15 @@ RunInfo Store::select(const std::string& sel) const {
   return fail("no run on a GPU matching that name (GPUs: " + join_names(held, " | ") + ")");
 }
 
-static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& where, const std::function<void(Stmt&)>& bind) {
+static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& where, const std::function<void(Stmt&)>& bind,
+                                            bool samples = true) {
   std::vector<StoredPoint> out;
   Stmt s(db,
-         "SELECT id, run_id, seq, section, title, op, params, x_name, x_value, provider, label, unit,"
-         " stat, value, median, mean, min, max, p20, p80, stdev, count, samples, bytes, gbps,"
-         " pct_peak, error, created_at, rel_err, check_failed, rounds, gpu_sm_mhz, gpu_memory_mhz,"
-         " gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled, device FROM points WHERE " +
+         std::string("SELECT id, run_id, seq, section, title, op, params, x_name, x_value, provider, label, unit,"
+                     " stat, value, median, mean, min, max, p20, p80, stdev, count, ") +
+             (samples ? "samples, rounds," : "'' AS samples, '' AS rounds,") +
+             " bytes, gbps, pct_peak, error, created_at, rel_err, check_failed, gpu_sm_mhz, gpu_memory_mhz,"
+             " gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled, device FROM points WHERE " +
              where);
   bind(s);
   while (s.step()) {
@@ -770,6 +783,10 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
 
 std::vector<StoredPoint> Store::points(int64_t run_id) const {
   return read_points(db_, "run_id=:run_id ORDER BY seq, id", [&](Stmt& s) { s.bind(":run_id", run_id); });
+}
+
+std::vector<StoredPoint> Store::points_without_samples(int64_t run_id) const {
+  return read_points(db_, "run_id=:run_id ORDER BY seq, id", [&](Stmt& s) { s.bind(":run_id", run_id); }, false);
 }
 
 std::vector<StoredPoint> Store::points_titled(const std::string& title) const {

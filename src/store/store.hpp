@@ -135,6 +135,9 @@ class Store {
   // SEL: an id, latest, label:TEXT, gpu:TEXT; throws InputError("--run", ...) when none matches.
   RunInfo select(const std::string& selector) const;
   std::vector<StoredPoint> points(int64_t run_id) const;
+  // The same without each point's samples and rounds (its statistics kept): for readers of
+  // many runs that show values and spreads only (the site), which the samples would slow.
+  std::vector<StoredPoint> points_without_samples(int64_t run_id) const;
   // Every point with this title, in all runs (ordered by run id, then seq).
   std::vector<StoredPoint> points_titled(const std::string& title) const;
   std::vector<std::string> done_keys(int64_t run_id) const;  // Point::key() of stored points
