@@ -80,6 +80,20 @@ variants: [{act: relu}, {act: silu}]
 providers: {cuda: tr, torch: to}
 )";
 
+// Sweeps `sw` (the providers the fake executor cannot run dropped) with a stop requested after
+// `after` points: an interrupted run, `stop` lowered again for what follows.
+SweepOutcome stopped_after(int after, const Config& cfg, Sweep& sw, Store& store, SweepOptions& opt,
+                           std::atomic<bool>& stop, std::ostream& log) {
+  FakeExecutor ex;
+  ex.stop = &stop;
+  ex.stop_after = after;
+  opt.stop = &stop;
+  drop_unavailable(sw, ex, log);
+  const SweepOutcome out = run_sweep(cfg, sw, ex, store, opt, log);
+  stop = false;
+  return out;
+}
+
 }  // namespace
 
 TEST(Runner, StoresEveryPointAndSkipsUnavailable) {
@@ -110,21 +124,15 @@ TEST(Runner, InterruptedRunResumes) {
   cfg.timing.rounds = 1;  // one measure per point: stop_after counts points
   Store store(temp_db());
   std::atomic<bool> stop{false};
-  FakeExecutor ex;
-  ex.stop = &stop;
-  ex.stop_after = 5;
   SweepOptions opt;
-  opt.stop = &stop;
   std::ostringstream log;
   Sweep sw = expand(cfg);
-  drop_unavailable(sw, ex, log);
-  SweepOutcome first = run_sweep(cfg, sw, ex, store, opt, log);
+  SweepOutcome first = stopped_after(5, cfg, sw, store, opt, stop, log);
   EXPECT_TRUE(first.interrupted);
   EXPECT_EQ(first.measured, 5u);
   EXPECT_EQ(store.run(first.run_id)->status, "interrupted");
   EXPECT_EQ(store.points(first.run_id).size(), 5u);
 
-  stop = false;
   FakeExecutor ex2;
   opt.resume = first.run_id;
   SweepOutcome second = run_sweep(cfg, sw, ex2, store, opt, log);
@@ -149,18 +157,12 @@ TEST(Runner, AResumeOnAnotherMachineIsRefusedUnlessAllowed) {
   cfg.timing.rounds = 1;
   Store store(temp_db("machine"));
   std::atomic<bool> stop{false};
-  FakeExecutor ex;
-  ex.stop = &stop;
-  ex.stop_after = 5;
   SweepOptions opt;
-  opt.stop = &stop;
   opt.device = "cpu";
   opt.host = "gpu-a";
   std::ostringstream log;
   Sweep sw = expand(cfg);
-  drop_unavailable(sw, ex, log);
-  const int64_t run = run_sweep(cfg, sw, ex, store, opt, log).run_id;
-  stop = false;
+  const int64_t run = stopped_after(5, cfg, sw, store, opt, stop, log).run_id;
   opt.resume = run;
   opt.host = "gpu-b";
   FakeExecutor here;
@@ -295,19 +297,14 @@ TEST(Runner, StoresTheOptionsThatShapedTheRunAndResumesWithThem) {
   cfg.timing.rounds = 1;
   Store store(temp_db("shape"));
   std::atomic<bool> stop{false};
-  FakeExecutor ex;
-  ex.stop = &stop;
-  ex.stop_after = 2;
   SweepOptions opt;
-  opt.stop = &stop;
   opt.device = "cpu";
   opt.label = "base";
   std::ostringstream log;
-  Sweep sw = expand(cfg);
-  drop_unavailable(sw, ex, log);  // cuda: no GPU here
+  Sweep sw = expand(cfg);  // cuda: no GPU here, dropped
   int64_t started = 0;
   opt.started = [&](const RunInfo& r) { started = r.id; };
-  SweepOutcome first = run_sweep(cfg, sw, ex, store, opt, log);
+  SweepOutcome first = stopped_after(2, cfg, sw, store, opt, stop, log);
   EXPECT_EQ(started, first.run_id);
   const RunInfo run = *store.run(first.run_id);
   const RunShape shape = stored_shape(store, run);
