@@ -56,7 +56,7 @@ StoredPoint point(int64_t seq, const std::string& provider, int64_t n, double ms
 // records), an interrupted run and a run imported from markdown (statistics NULL).
 void fill(Store& store) {
   RunRecord a;
-  a.run.label = "base \"run\"\nwith a newline";
+  a.run.label = "base \"run\" \\ with \xc2\xb5s";  // quotes, a backslash, UTF-8: kept as they are
   a.run.env.device = "cuda:0";
   a.run.env.gpu = "NVIDIA H100 80GB HBM3";
   a.run.env.sm_count = 132;
@@ -200,7 +200,7 @@ TEST(ExportJson, KeepsWhatTheStoreKeeps) {
   fill(a);
   const std::vector<RunRecord> runs = runs_from_json(export_all(a), "x.json");
   const RunRecord& r = runs[0];
-  EXPECT_EQ(r.run.label, "base \"run\"\nwith a newline");
+  EXPECT_EQ(r.run.label, "base \"run\" \\ with \xc2\xb5s");
   EXPECT_EQ(r.run.env.peak_gbps, 2941.123456789);
   EXPECT_EQ(r.points[0].result.samples, point(0, "cuda", 8, 0.001 * 8 / 7).result.samples);
   EXPECT_EQ(r.points[0].result.rounds, (std::vector<int64_t>{3, 1}));

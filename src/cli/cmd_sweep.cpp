@@ -220,6 +220,7 @@ void print_outcome(const SweepOutcome& r, const std::string& db) {
   std::cerr << "run " << r.run_id << ": " << r.measured << " points measured";
   if (r.skipped) std::cerr << ", " << r.skipped << " already stored";
   if (r.failed) std::cerr << ", " << r.failed << " failed";
+  if (r.lost) std::cerr << ", " << r.lost << " lost (their process ended while measuring them)";
   if (r.check_failed) std::cerr << ", " << r.check_failed << " over the check's tolerance";
   std::cerr << " (" << db << ")\n";
 }
@@ -375,6 +376,7 @@ SweepOutcome measure_config(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasu
   opt.filter = p.shape.filter;
   opt.shard = shard_of(p.shape);
   opt.resume = p.resume;
+  opt.allow_mixed = a.allow_mixed;
   opt.progress = progress;
   opt.host = host_name();
   opt.git_commit = git_commit();
@@ -400,6 +402,11 @@ SweepOutcome measure_config(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasu
   print_outcome(r, cli.db);
   if (r.interrupted) {
     std::cerr << "interrupted: continue with `" << continuation(store, r.run_id, cli.db) << "`\n";
+    return r;
+  }
+  if (r.lost) {  // the run is left interrupted: a resume measures the lost points again
+    std::cerr << "run " << r.run_id << " is incomplete: continue with `" << continuation(store, r.run_id, cli.db)
+              << "`\n";
     return r;
   }
   if (!a.no_report || !a.out.empty()) {
@@ -484,6 +491,10 @@ void measure_configs(const SweepArgs& a, Cli& cli, std::vector<Prepared>& ps, Me
       cli.status = 130;
       return;
     }
+    if (r.lost) {  // a point's process ended twice: exit 3, the run left for --resume
+      cli.status = kExitRuntime;
+      return;
+    }
   }
   const std::vector<RunDevice> shares = m.shares();
   if (runs.size() > 1 || shares.size() > 1)
@@ -521,6 +532,7 @@ void run_command(const SweepArgs& a, Cli& cli) {
   }
   // From the start: a signal while the device opens and the bandwidth is measured stops the
   // sweep before it measures anything (exit 130, whatever that signal broke on its way).
+  check_db_path(cli.db, !a.dry_run);
   check_out_path(a.out, cli.db);
   if (!a.dry_run) install_stop_signals([db = cli.db] { stop_now(db); });
   try {
@@ -539,13 +551,15 @@ void add_sweep_command(CLI::App& app, Cli& cli) {
                   "sweep configs (.yaml, .yml or .json), or suite files listing them: one run per config, all "
                   "measured by this command")
       ->required();
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(db_arg());
   cmd->add_option("--label", a->label, "a label for the run (select it later with label:TEXT)")->check(name_arg());
   cmd->add_option("--device", a->device, "cpu, cuda or cuda:N (default: cuda when present)");
   auto* devices = cmd->add_option("--devices", a->devices,
                                   "measure on these devices, a worker process each (cuda:0,cuda:1,...; all: every "
                                   "CUDA device here)");
-  cmd->add_flag("--allow-mixed", a->allow_mixed, "with --devices: measure on GPUs of different models in one run");
+  cmd->add_flag("--allow-mixed", a->allow_mixed,
+                "with --devices: measure on GPUs of different models in one run; with --resume: continue a run "
+                "measured on another GPU model or host");
   auto* shard = cmd->add_option("--shard", a->shard,
                                 "measure only the i-th of N slices of the table cells (i/N), the same on every host; "
                                 "join the shards' runs with `opbench merge --join-shards`");

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/value_json.hpp"
+#include "exchange/run_check.hpp"
 
 namespace opbench {
 
@@ -431,13 +432,20 @@ std::vector<RunRecord> runs_from_json(const std::string& text, const std::string
   } catch (const json::exception& e) {  // a syntax error, or a number beyond a double
     throw InputError(path, "", std::string("not JSON: ") + e.what());
   }
+  if (!j.is_object())
+    throw InputError(path, "", std::string("not an opbench export: the top level is ") + j.type_name() +
+                                   ", not an object {\"format\": \"" + kFormat + "\", ...}");
   const Obj doc(j, "", path);
   if (doc.str("format") != kFormat) doc.fail("format", std::string("expected \"") + kFormat + "\"");
   const int64_t version = doc.integer("version");
   if (version < 1 || version > kVersion)
     doc.fail("version", "this opbench reads versions 1 to " + std::to_string(kVersion));
   std::vector<RunRecord> out;
-  for (size_t i = 0; i < doc.array("runs").size(); ++i) out.push_back(run_from(doc.item("runs", i)));
+  for (size_t i = 0; i < doc.array("runs").size(); ++i) {
+    out.push_back(run_from(doc.item("runs", i)));
+    check_record(out.back(), path, "runs[" + std::to_string(i) + "]");
+  }
+  check_distinct_uuids(out, path);
   return out;
 }
 

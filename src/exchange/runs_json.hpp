@@ -46,7 +46,8 @@ StageTimes stages_from_json(const nlohmann::ordered_json& j, const std::string& 
 std::string runs_to_json(const std::vector<RunRecord>& runs);
 
 // Reads a document; throws InputError(path, "runs[i].field", why) for anything it cannot
-// take (not JSON, another format or version, a missing or mistyped field).
+// take (not JSON, another format or version, a missing or mistyped field, a run or point the
+// store must not take: exchange/run_check.hpp, a run given twice).
 std::vector<RunRecord> runs_from_json(const std::string& text, const std::string& path);
 
 // Whether the text looks like such a document (a JSON object naming the format), so that

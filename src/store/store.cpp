@@ -167,6 +167,11 @@ class Stmt {
     sqlite3_bind_null(s_, index(name));
     return *this;
   }
+  // Ready to be bound and stepped again.
+  void reset() {
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+  }
   bool step() {
     int rc = sqlite3_step(s_);
     if (rc == SQLITE_ROW) return true;
@@ -189,9 +194,14 @@ class Stmt {
   bool is_null(const char* col) const { return sqlite3_column_type(s_, column(col)) == SQLITE_NULL; }
 
  private:
+  // The names are string literals: each one's place is looked up once (a statement bound again
+  // for every point of an import would otherwise compare every name each time).
   int index(const char* name) const {
+    for (const auto& [known, i] : places_)
+      if (known == name) return i;
     const int i = sqlite3_bind_parameter_index(s_, name);
     if (i == 0) throw std::logic_error(std::string("database: no parameter ") + name + " in " + sqlite3_sql(s_));
+    places_.emplace_back(name, i);
     return i;
   }
   // The column's position, looked up once per name (a reader of many rows asks for each
@@ -210,6 +220,7 @@ class Stmt {
   }
   sqlite3* db_;
   sqlite3_stmt* s_ = nullptr;
+  mutable std::vector<std::pair<const char*, int>> places_;  // parameter name -> its index
   mutable std::vector<std::string> names_;
   mutable std::vector<std::pair<const char*, int>> found_;
 };
@@ -679,10 +690,14 @@ void Store::finish_run(int64_t run_id, const std::string& status) {
   s.step();
 }
 
-static void insert_point(sqlite3* db, const StoredPoint& sp) {
-  const Point& p = sp.point;
-  const Result& r = sp.result;
-  Stmt s(db,
+void Store::set_run_end(int64_t run_id, const std::string& status, const std::string& finished_at) {
+  Stmt s(db_, "UPDATE runs SET status=:status, finished_at=:finished_at WHERE id=:id");
+  s.bind(":status", status).bind(":finished_at", finished_at).bind(":id", run_id);
+  s.step();
+}
+
+// The statement that stores a point (bind_point fills it).
+const char* const kInsertPoint =
          "INSERT OR REPLACE INTO points(run_id, seq, section, title, op, params, x_name, x_value,"
          " provider, label, mode, metric, dtype, unit, stat, value, median, mean, min, max, p20, p80,"
          " stdev, count, samples, bytes, gbps, pct_peak, error, created_at, rel_err, check_failed,"
@@ -692,7 +707,11 @@ static void insert_point(sqlite3* db, const StoredPoint& sp) {
          " :provider, :label, :mode, :metric, :dtype, :unit, :stat, :value, :median, :mean, :min, :max, :p20,"
          " :p80, :stdev, :count, :samples, :bytes, :gbps, :pct_peak, :error, :created_at, :rel_err,"
          " :check_failed, :rounds, :gpu_sm_mhz, :gpu_memory_mhz, :gpu_sm_default_mhz, :gpu_temperature_c,"
-         " :gpu_power_w, :gpu_reasons, :gpu_throttled, :device, :stop, :precision)");
+         " :gpu_power_w, :gpu_reasons, :gpu_throttled, :device, :stop, :precision)";
+
+static void bind_point(Stmt& s, const StoredPoint& sp) {
+  const Point& p = sp.point;
+  const Result& r = sp.result;
   s.bind(":run_id", sp.run_id).bind(":seq", sp.seq).bind(":section", sp.section).bind(":title", p.title)
       .bind(":op", p.op).bind(":params", params_json(p.params).dump()).bind(":x_name", p.x_name)
       .bind(":x_value", p.x_value).bind(":provider", p.provider).bind(":label", p.label)
@@ -709,6 +728,11 @@ static void insert_point(sqlite3* db, const StoredPoint& sp) {
   if (r.rounds.empty()) s.null(":rounds");
   else s.bind(":rounds", json(r.rounds).dump());
   bind_state(s, sp.state);
+}
+
+static void insert_point(sqlite3* db, const StoredPoint& sp) {
+  Stmt s(db, kInsertPoint);
+  bind_point(s, sp);
   s.step();
 }
 
@@ -717,13 +741,16 @@ void Store::add_point(const StoredPoint& p) {
 }
 
 void Store::add_points(const std::vector<StoredPoint>& ps) {
-  transaction([&] {
-    for (const auto& p : ps) insert_point(db_, p);
-  });
+  transaction([&] { insert_points(ps); });
 }
 
 void Store::insert_points(const std::vector<StoredPoint>& ps) {
-  for (const auto& p : ps) insert_point(db_, p);
+  Stmt s(db_, kInsertPoint);  // prepared once: an import stores millions
+  for (const auto& p : ps) {
+    bind_point(s, p);
+    s.step();
+    s.reset();
+  }
 }
 
 void Store::add_compile(const CompileRecord& c) {

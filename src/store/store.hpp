@@ -146,6 +146,8 @@ class Store {
   void finish_run(int64_t run_id, const std::string& status);
   // Adds `stages` to what the run records (a resumed run's processes add up).
   void add_run_stages(int64_t run_id, const StageTimes& stages);
+  // Sets a run's status and end as another database records them (merge completing a copy).
+  void set_run_end(int64_t run_id, const std::string& status, const std::string& finished_at);
   void add_point(const StoredPoint& p);  // one transaction
   // Several points in one transaction (import): all or nothing.
   void add_points(const std::vector<StoredPoint>& ps);

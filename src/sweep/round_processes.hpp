@@ -7,8 +7,9 @@
 // several processes such a process holds one round of a cell, not all of them, and the
 // verdicts' round test sees it (docs/measurement.md, round processes).
 //
-// A worker that ends while measuring: that point's round fails with how it ended, and a new
-// worker takes its place for the next measure. Torch-free.
+// A worker that ends while measuring (a crash, a kill): a new worker takes its place and
+// measures the round again; when that one ends too, the point is lost (Result::lost: not
+// stored, so that --resume measures it). Torch-free.
 #pragma once
 #include <functional>
 #include <memory>
@@ -57,6 +58,9 @@ class RoundProcesses final : public Executor {
   void await_hello(Worker& w);
   std::string end_of(Worker& w);  // how its process ended, once its output closed
   Result measure_remote(Worker& w, const Point& point, const Timing& timing);
+  // Sends the measure; false (line empty) when the worker ended before it answered.
+  bool ask(Worker& w, const Point& point, const Timing& timing, std::string* line, double* waited);
+  Result reply_result(Worker& w, const std::string& line, double waited);
 
   Executor& local_;
   RoundProcessOptions opt_;

@@ -294,6 +294,7 @@ void WorkerPool::give_up(Job& job, const CellHooks& hooks, const std::string& de
   CellResult got;
   for (const Point* p : job.points) {
     got.results.push_back(failed_result(*p, "its worker ended while measuring its table cell, twice (" + ends + ")"));
+    got.results.back().lost = true;  // not stored: a resume measures it again
     got.abandoned.push_back(false);
   }
   hooks.done(job.points, got, device, 0);

@@ -9,7 +9,8 @@
 // its share (cells, points, seconds busy) is counted per run and per command.
 //
 // A worker that ends while measuring a cell (a crash, a kill): the cell goes back to the front
-// of the queue once; if it ends a second worker, its points are given up on as failed. A worker
+// of the queue once; if it ends a second worker, its points are lost (Result::lost: not
+// stored, the run ends interrupted and --resume measures them). A worker
 // that reports a call that never returned: that point fails, the rest of its cell goes back
 // to the queue, and a new worker starts on the device. A worker silent past its cell's
 // deadline is killed (and its cell handled as above). When every worker has ended with cells
