@@ -56,7 +56,7 @@ StoredPoint point(int64_t seq, const std::string& provider, int64_t n, double ms
 // records), an interrupted run and a run imported from markdown (statistics NULL).
 void fill(Store& store) {
   RunRecord a;
-  a.run.label = "base \"run\"\nwith a newline";
+  a.run.label = "base \"run\" \\ with \xc2\xb5s";  // quotes, a backslash, UTF-8: kept as they are
   a.run.env.device = "cuda:0";
   a.run.env.gpu = "NVIDIA H100 80GB HBM3";
   a.run.env.sm_count = 132;
@@ -101,6 +101,13 @@ void fill(Store& store) {
   a.points[2].value = -1;
   a.points[3].state = DeviceState{true, 1305, 2619, 1980, 87, 699.5, 4 | 32, true};
   a.run.devices = {{"cuda:0", "NVIDIA H100 80GB HBM3", 2941.123456789}, {"cuda:1", "NVIDIA H100 80GB HBM3", 2939.5}};
+  a.run.devices[1].cells = 7;
+  a.run.devices[1].points = 19;
+  a.run.devices[1].busy_s = 12.345678901234567;
+  a.run.devices[1].cpus = "16-31,48-63";
+  a.run.devices[1].pinned = true;
+  a.run.devices[1].threads = 32;
+  a.run.devices[1].memory = "default (local: node 1)";
   for (size_t i = 0; i < a.points.size(); ++i) a.points[i].device = i % 2 ? "cuda:1" : "cuda:0";
   a.compiles = {{0, a.points[0].point.title, "torch_compile", "act-torch_compile-fwd-fp32-0123", 41.5, false, ""},
                 {0, a.points[0].point.title, "torch_naive_compile", "k2", 0, true, "exporter: failed, once"}};
@@ -197,7 +204,7 @@ TEST(ExportJson, KeepsWhatTheStoreKeeps) {
   fill(a);
   const std::vector<RunRecord> runs = runs_from_json(export_all(a), "x.json");
   const RunRecord& r = runs[0];
-  EXPECT_EQ(r.run.label, "base \"run\"\nwith a newline");
+  EXPECT_EQ(r.run.label, "base \"run\" \\ with \xc2\xb5s");
   EXPECT_EQ(r.run.env.peak_gbps, 2941.123456789);
   EXPECT_EQ(r.points[0].result.samples, point(0, "cuda", 8, 0.001 * 8 / 7).result.samples);
   EXPECT_EQ(r.points[0].result.rounds, (std::vector<int64_t>{3, 1}));
@@ -212,7 +219,16 @@ TEST(ExportJson, KeepsWhatTheStoreKeeps) {
   EXPECT_EQ(r.compiles[1].error, "exporter: failed, once");
   EXPECT_EQ(r.points[1].device, "cuda:1");
   EXPECT_EQ(r.run.devices.size(), 2u);
-  EXPECT_EQ(r.run.devices[1], (RunDevice{"cuda:1", "NVIDIA H100 80GB HBM3", 2939.5}));
+  EXPECT_EQ(r.run.devices[1].device, "cuda:1");
+  EXPECT_EQ(r.run.devices[1].peak_gbps, 2939.5);
+  EXPECT_EQ(r.run.devices[1].cells, 7);  // each device's share and placement, exact
+  EXPECT_EQ(r.run.devices[1].points, 19);
+  EXPECT_EQ(r.run.devices[1].busy_s, 12.345678901234567);
+  EXPECT_EQ(r.run.devices[1].cpus, "16-31,48-63");
+  EXPECT_TRUE(r.run.devices[1].pinned);
+  EXPECT_EQ(r.run.devices[1].threads, 32);
+  EXPECT_EQ(r.run.devices[1].memory, "default (local: node 1)");
+  EXPECT_EQ(r.run.devices[0].cpus, "");
   EXPECT_TRUE(runs[1].run.devices.empty());
   const RunRecord& imported = runs[2];
   EXPECT_EQ(imported.run.source, "import");

@@ -50,6 +50,9 @@ struct Result {
   // (Not stored.) What one sample was estimated to cost in this round, in ms (bench_round): the
   // point's later rounds take their counts from it.
   double estimate_ms = 0;
+  // The process measuring it ended while it did (a crash, a kill), again when measured anew:
+  // the point is not stored, so that --resume measures it once more (never stored as lost).
+  bool lost = false;
   bool ok() const { return error.empty(); }
 };
 
