@@ -80,7 +80,7 @@ contains devices-run-line "$work/q.md" ", cpu,cpu, commit"
 pycheck devices-line '
 import re, sys
 text = open(sys.argv[1]).read()
-m = re.search(r"^devices: cpu \((.+?)\) (\d+) cells?, cpu#2 \(\1\) (\d+) cells?$", text, re.M)
+m = re.search(r"^devices: cpu \((.+?)\) (\d+) cells?, [\d.]+ s busy, CPUs [^;]*; cpu#2 \(\1\) (\d+) cells?, [\d.]+ s busy, CPUs .*$", text, re.M)
 assert m and int(m.group(2)) + int(m.group(3)) == int(sys.argv[2]) and int(m.group(2)) and int(m.group(3)), text[:600]
 ' "$work/q.md" "$cells"
 contains progress-names-device "$work/q-err" " on cpu#2 in "
@@ -89,6 +89,8 @@ pycheck export-has-devices '
 import json, sys
 run = json.load(open(sys.argv[1]))["runs"][0]
 assert [d["device"] for d in run["devices"]] == ["cpu", "cpu#2"], run["devices"]
+assert sum(d["cells"] for d in run["devices"]) == len({(p["title"], p["x_value"]) for p in run["points"]}), run["devices"]
+assert all(d["busy_s"] > 0 and d["cpus"] and d["threads"] == 1 and d["memory"] for d in run["devices"]), run["devices"]
 assert {p["device"] for p in run["points"]} == {"cpu", "cpu#2"}
 assert {"name": "devices", "value": "cpu,cpu"} in run["options"], run["options"]
 ' "$work/q.json"

@@ -45,7 +45,8 @@ TEST(Devices, RefusesBadListsNamingTheOption) {
     int cuda;
     const char* says;
   };
-  for (const Case& c : {Case{"", 2, "names no device"}, Case{",", 2, "names no device"},
+  for (const Case& c : {Case{"", 2, "names no device"}, Case{",", 2, "item 1 is empty"}, Case{"cpu,", 2, "item 2 is empty"},
+                        Case{"cpu,,cpu", 2, "item 2 is empty"}, Case{" , cpu", 2, "item 1 is empty"},
                         Case{"cuda:9", 2, "no such CUDA device (2 are present)"},
                         Case{"cuda:0", 0, "no such CUDA device (0 are present)"},
                         Case{"all", 0, "no CUDA device is visible here"}, Case{"tpu", 2, "unknown device"},

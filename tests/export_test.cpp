@@ -56,7 +56,7 @@ StoredPoint point(int64_t seq, const std::string& provider, int64_t n, double ms
 // records), an interrupted run and a run imported from markdown (statistics NULL).
 void fill(Store& store) {
   RunRecord a;
-  a.run.label = "base \"run\"\nwith a newline";
+  a.run.label = "base \"run\" \\ with \xc2\xb5s";  // quotes, a backslash, UTF-8: kept as they are
   a.run.env.device = "cuda:0";
   a.run.env.gpu = "NVIDIA H100 80GB HBM3";
   a.run.env.sm_count = 132;
@@ -90,6 +90,10 @@ void fill(Store& store) {
     for (const char* prov : {"cuda", "torch"}) a.points.push_back(point(seq++, prov, n, 0.001 * double(n) / 7));
   a.points[1].result.check_failed = true;
   a.points[1].result.rel_err = 0.25;
+  a.points[1].result.max_err = 0.5;
+  a.points[1].result.ref_err = 0.0125;
+  a.points[1].result.ref_max_err = 0.03125;
+  a.points[1].result.control = {0.0625 / 3, 0.07};
   a.points[2].result.error = "out of memory: tried to allocate 2.00 GiB";
   a.points[2].result.samples.clear();
   a.points[2].result.rounds.clear();
@@ -97,6 +101,13 @@ void fill(Store& store) {
   a.points[2].value = -1;
   a.points[3].state = DeviceState{true, 1305, 2619, 1980, 87, 699.5, 4 | 32, true};
   a.run.devices = {{"cuda:0", "NVIDIA H100 80GB HBM3", 2941.123456789}, {"cuda:1", "NVIDIA H100 80GB HBM3", 2939.5}};
+  a.run.devices[1].cells = 7;
+  a.run.devices[1].points = 19;
+  a.run.devices[1].busy_s = 12.345678901234567;
+  a.run.devices[1].cpus = "16-31,48-63";
+  a.run.devices[1].pinned = true;
+  a.run.devices[1].threads = 32;
+  a.run.devices[1].memory = "default (local: node 1)";
   for (size_t i = 0; i < a.points.size(); ++i) a.points[i].device = i % 2 ? "cuda:1" : "cuda:0";
   a.compiles = {{0, a.points[0].point.title, "torch_compile", "act-torch_compile-fwd-fp32-0123", 41.5, false, ""},
                 {0, a.points[0].point.title, "torch_naive_compile", "k2", 0, true, "exporter: failed, once"}};
@@ -193,17 +204,31 @@ TEST(ExportJson, KeepsWhatTheStoreKeeps) {
   fill(a);
   const std::vector<RunRecord> runs = runs_from_json(export_all(a), "x.json");
   const RunRecord& r = runs[0];
-  EXPECT_EQ(r.run.label, "base \"run\"\nwith a newline");
+  EXPECT_EQ(r.run.label, "base \"run\" \\ with \xc2\xb5s");
   EXPECT_EQ(r.run.env.peak_gbps, 2941.123456789);
   EXPECT_EQ(r.points[0].result.samples, point(0, "cuda", 8, 0.001 * 8 / 7).result.samples);
   EXPECT_EQ(r.points[0].result.rounds, (std::vector<int64_t>{3, 1}));
   EXPECT_TRUE(r.points[1].result.check_failed);
+  EXPECT_EQ(r.points[1].result.max_err, 0.5);
+  EXPECT_EQ(r.points[1].result.ref_err, 0.0125);
+  EXPECT_EQ(r.points[1].result.ref_max_err, 0.03125);
+  EXPECT_EQ(r.points[1].result.control, (std::vector<double>{0.0625 / 3, 0.07}));
+  EXPECT_TRUE(r.points[0].result.control.empty());
   EXPECT_EQ(r.points[2].result.error, "out of memory: tried to allocate 2.00 GiB");
   EXPECT_EQ(r.compiles.size(), 2u);
   EXPECT_EQ(r.compiles[1].error, "exporter: failed, once");
   EXPECT_EQ(r.points[1].device, "cuda:1");
   EXPECT_EQ(r.run.devices.size(), 2u);
-  EXPECT_EQ(r.run.devices[1], (RunDevice{"cuda:1", "NVIDIA H100 80GB HBM3", 2939.5}));
+  EXPECT_EQ(r.run.devices[1].device, "cuda:1");
+  EXPECT_EQ(r.run.devices[1].peak_gbps, 2939.5);
+  EXPECT_EQ(r.run.devices[1].cells, 7);  // each device's share and placement, exact
+  EXPECT_EQ(r.run.devices[1].points, 19);
+  EXPECT_EQ(r.run.devices[1].busy_s, 12.345678901234567);
+  EXPECT_EQ(r.run.devices[1].cpus, "16-31,48-63");
+  EXPECT_TRUE(r.run.devices[1].pinned);
+  EXPECT_EQ(r.run.devices[1].threads, 32);
+  EXPECT_EQ(r.run.devices[1].memory, "default (local: node 1)");
+  EXPECT_EQ(r.run.devices[0].cpus, "");
   EXPECT_TRUE(runs[1].run.devices.empty());
   const RunRecord& imported = runs[2];
   EXPECT_EQ(imported.run.source, "import");
@@ -244,6 +269,15 @@ TEST(ExportJson, BadFilesNameTheField) {
   EXPECT_FALSE(is_runs_json("# a markdown document\n"));
   EXPECT_TRUE(runs_from_json(runs_to_json({}), "empty.json").empty());
   expect_error(replaced("\"device\":\"cuda:0\"", "\"device\":0"), "runs[0].points[0].device");
+  expect_error(replaced("\"control\":[],", "\"control\":[\"x\"],"), "runs[0].points[0].control");
+  // A version 5 document, without the check's reference figures and the control: read as unknown.
+  std::string v5 = replaced("\"version\": 6", "\"version\": 5");
+  for (const char* field : {"\"control\":[],", "\"max_err\":-1,", "\"ref_err\":-1,", "\"ref_max_err\":-1,"})
+    for (size_t at; (at = v5.find(field)) != std::string::npos;) v5.erase(at, std::string(field).size());
+  const std::vector<RunRecord> old = runs_from_json(v5, "v5.json");
+  EXPECT_EQ(old[0].points[0].result.ref_err, -1);
+  EXPECT_EQ(old[0].points[0].result.max_err, -1);
+  EXPECT_TRUE(old[0].points[0].result.control.empty());
   expect_error(replaced("\"gpu\": \"NVIDIA H100 80GB HBM3\",\n          \"peak_gbps\": 2939.5",
                         "\"gpu\": 7,\n          \"peak_gbps\": 2939.5"),
                "runs[0].devices[1].gpu");
@@ -303,6 +337,8 @@ TEST(ExportCsv, OneRowPerPointWithEveryStatistic) {
   EXPECT_EQ(first[col("rounds")], "3;1");
   EXPECT_EQ(table[3][col("error")], "out of memory: tried to allocate 2.00 GiB");
   EXPECT_EQ(table[2][col("check_failed")], "1");
+  EXPECT_EQ(table[2][col("ref_err")], "0.0125");
+  EXPECT_EQ(table[2][col("max_err")], "0.5");
   EXPECT_EQ(table.back()[col("median")], "");  // an imported point: no statistics
   EXPECT_EQ(table[1][col("run")], std::to_string(runs[0].run.id));
 }

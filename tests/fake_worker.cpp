@@ -1,5 +1,5 @@
 // A worker of a sweep on several devices for workers_test: the real worker loop
-// (sweep/worker.hpp) on a fake executor. Usage: fake_worker CONFIG DEVICE GPU.
+// (sweep/worker.hpp) on a fake executor. Usage: fake_worker CONFIG[,CONFIG...] DEVICE GPU.
 // FAKE_DIE=X: measuring a point at x = X kills the process (SIGKILL), or only the first time
 // with FAKE_DIE_ONCE=MARKER (a file made before dying); FAKE_HANG=X: such a call never returns;
 // FAKE_SLEEP_MS: every measure sleeps that long; FAKE_HELLO_ERROR: the hello reports it.
@@ -9,7 +9,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 #include <thread>
 
 #include "core/lines.hpp"
@@ -50,10 +52,16 @@ class FakeExecutor : public QuickExecutor {
 
 int main(int argc, char** argv) {
   if (argc != 4) return 2;
-  Config cfg = load_config(argv[1]);
-  const Sweep sw = expand(cfg);
+  std::vector<WorkerConfig> configs;
+  std::stringstream paths(argv[1]);
+  for (std::string path; std::getline(paths, path, ',');) {
+    WorkerConfig c{load_config(path), {}};
+    c.sw = expand(c.cfg);
+    configs.push_back(std::move(c));
+  }
   FakeExecutor ex(argv[3], "fake");
-  WorkerHello hello = worker_hello(ex, cfg, argv[2]);
+  WorkerHello hello = worker_hello(ex, configs, argv[2]);
+  hello.placement.threads = 1;
   if (const char* e = std::getenv("FAKE_HELLO_ERROR")) {
     hello.error = e;
     hello.input_error = true;
@@ -61,5 +69,5 @@ int main(int argc, char** argv) {
   if (!write_all(1, hello_line(hello)) || !hello.error.empty()) return 2;
   WorkerLoop loop;
   loop.hang_grace_s = 0.2;
-  return serve_cells(ex, sw, cfg.timing, loop);
+  return serve_cells(ex, configs, loop);
 }

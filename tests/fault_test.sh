@@ -5,6 +5,9 @@
 # After every fault: PRAGMA integrity_check is ok, no stored point is lost or doubled, the run's
 # status says what happened (abandoned after a kill or a full disk, interrupted after a signal)
 # with the resume command repeating the run's options; the last resume completes the run.
+# Then: the round processes of a sweep (timing.processes) killed while they measure (the point
+# measured again, else lost and measured by the resume, never stored failed), and a merge of
+# a run being measured (refused) or interrupted (copied, completed by a later merge).
 # Usage: fault_test.sh OPBENCH [SEED]
 set -u
 bin=$1
@@ -161,6 +164,91 @@ read -r integrity points distinct run status holder < <(state)
 [ "$integrity" = ok ] && [ "$points" = "$expected" ] && [ "$distinct" = "$expected" ] && [ "$status" = done ] &&
   echo "ok   complete: $points of $expected points, status $status" ||
   { echo "FAIL complete: integrity $integrity, $points points ($distinct distinct) of $expected, status $status"; fails=$((fails+1)); }
+
+# --- A round process killed while it measures (timing.processes): the point is measured again --
+cat >"$work/spread.yaml" <<'EOF'
+op: tpa_decode
+x: {m: [8, 16, 32, 64]}
+params: {batch: 1, head: 2, rank: 2, dim: 16, dtype: fp32, mode: fwd, metric: speed}
+providers: {torch: to, torch_naive: ton}
+timing: {warmup_ms: 5, rep_ms: 400, rounds: 4, processes: 2, interleave: 1, flush_l2: false}
+EOF
+sdb=$work/spread.db
+spread=("$bin" sweep "$work/spread.yaml" --db "$sdb" --device cpu --no-report --progress lines)
+# the points stored, those failed because a process ended, all those failed, the run's status
+spread_state() {
+  python3 - "$sdb" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+n = c.execute("SELECT COUNT(*) FROM points").fetchone()[0]
+ended = c.execute("SELECT COUNT(*) FROM points WHERE error LIKE '%ended%'").fetchone()[0]
+failed = c.execute("SELECT COUNT(*) FROM points WHERE error != ''").fetchone()[0]
+print(n, ended, failed, c.execute("SELECT status FROM runs ORDER BY id DESC").fetchone()[0])
+PY
+}
+workers_of() { pgrep -P "$1" -f -- "--worker" 2>/dev/null; }
+# Once: the round is measured again in a new process; the run completes with every point.
+job "${spread[@]}" >"$work/out" 2>"$work/err" &
+pid=$!
+running "$pid"
+killed=0
+for _ in $(seq 100); do
+  w=$(workers_of "$pid" | head -1)
+  if [ -n "$w" ]; then kill -KILL "$w"; killed=1; break; fi
+  sleep 0.1
+done
+wait "$pid"; code=$?
+read -r n ended failed status < <(spread_state)
+echo "round process killed once: exit $code, $n points, $ended failed as ended, status $status"
+[ "$killed" = 1 ] && [ "$code" = 0 ] && [ "$n" = 8 ] && [ "$ended" = 0 ] && [ "$failed" = 0 ] && [ "$status" = done ] &&
+  echo "ok   round-process-killed-once" ||
+  { echo "FAIL round-process-killed-once"; sed 's/^/  | /' "$work/err" | tail -5; fails=$((fails+1)); }
+# Every time: each point whose process ends twice is lost (not stored), the run ends
+# interrupted (exit 3) and a resume measures them.
+rm -f "$sdb" "$sdb-wal" "$sdb-shm"
+job "${spread[@]}" >"$work/out" 2>"$work/err" &
+pid=$!
+running "$pid"
+while kill -0 "$pid" 2>/dev/null; do
+  for w in $(workers_of "$pid"); do kill -KILL "$w" 2>/dev/null; done
+  sleep 0.05
+done
+wait "$pid"; code=$?
+read -r n ended failed status < <(spread_state)
+echo "round processes killed each time: exit $code, $n points, $ended failed as ended, status $status"
+[ "$code" = 3 ] && [ "$n" -lt 8 ] && [ "$ended" = 0 ] && [ "$status" = interrupted ] &&
+  grep -q "point lost: .*round process 1 ended while measuring this point, twice" "$work/err" &&
+  grep -q "continue with \`opbench sweep .* --resume 1\`" "$work/err" &&
+  echo "ok   round-processes-killed-lose-points" ||
+  { echo "FAIL round-processes-killed-lose-points"; sed 's/^/  | /' "$work/err" | tail -5; fails=$((fails+1)); }
+check round-processes-resume 0 "${spread[@]}" --resume 1
+read -r n ended failed status < <(spread_state)
+[ "$n" = 8 ] && [ "$failed" = 0 ] && [ "$status" = done ] && echo "ok   round-processes-resumed-complete" ||
+  { echo "FAIL round-processes-resumed-complete: $n points, $failed failed, status $status"; fails=$((fails+1)); }
+
+# --- merge while a run is measured: refused; a copy of an unfinished run completes later ------
+mdb=$work/merge-src.db
+dest=$work/merge-dest.db
+sed 's/rep_ms: 40/rep_ms: 1500/' "$work/tiny.yaml" > "$work/slow.yaml"  # a sweep still running when merged
+slow=("$bin" sweep "$work/slow.yaml" --db "$mdb" --device cpu --providers torch,torch_naive --no-report --progress lines)
+job "${slow[@]}" >"$work/out" 2>"$work/err" &
+pid=$!
+running "$pid"
+check merge-while-measured 2 "$bin" merge "$mdb" --db "$dest"
+contains merge-while-measured-msg "$work/err" "run 1: is being measured (pid $pid on"
+[ -e "$dest" ] && { echo "FAIL merge-while-measured-no-db"; fails=$((fails+1)); } || echo "ok   merge-while-measured-no-db"
+kill -INT "$pid"; wait "$pid"
+check merge-interrupted 0 "$bin" merge "$mdb" --db "$dest"
+contains merge-interrupted-warning "$work/err" "run 1 is interrupted: copied as it stands"
+count() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("SELECT COUNT(*) FROM points").fetchone()[0], c.execute("SELECT status FROM runs").fetchone()[0])' "$1"; }
+before=$(count "$dest")
+check merge-source-resumed 0 "${slow[@]}" --resume 1
+check merge-again 0 "$bin" merge "$mdb" --db "$dest"
+contains merge-again-completed "$work/out" "0 runs copied, 1 completed"
+[ "$(count "$dest")" = "$expected done" ] && echo "ok   merge-completed ($before -> $(count "$dest"))" ||
+  { echo "FAIL merge-completed: $before -> $(count "$dest"), expected $expected done"; fails=$((fails+1)); }
+check merge-third 0 "$bin" merge "$mdb" --db "$dest"
+contains merge-third-skipped "$work/out" "0 runs copied (0 points), 1 already in"
 
 echo "fault_test: $fails failed"
 [ "$fails" = 0 ]

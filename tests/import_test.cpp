@@ -5,12 +5,14 @@
 // leave nothing behind. Torch-free.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -313,13 +315,19 @@ TEST(ImportDocument, ErrorsGpusSectionsAndUnknownTitles) {
 }
 
 TEST(ImportDocument, ARepeatedTitleOnOneGpuStartsAnotherRun) {
-  // As `opbench report --run 1 --run 2` writes two runs of one CPU: no device heading at all.
+  // Two runs of one GPU, one after the other under its heading.
   const std::string block = "```\nt-speed:\n     n   to\n0  1.0  2.0\n```\n";
-  ImportResult res = import_document("## first\n" + block + "## second\n" + block, "r.md", "");
+  ImportResult res = import_document("# H100\n## first\n" + block + "## second\n" + block, "r.md", "");
   ASSERT_EQ(res.runs.size(), 2u);
-  EXPECT_EQ(res.runs[0].run.env.gpu, "");
+  EXPECT_EQ(res.runs[0].run.env.gpu, "H100");
+  EXPECT_EQ(res.runs[0].run.env.device, "");  // the document does not say
   EXPECT_EQ(res.runs[0].points.size(), 1u);
   EXPECT_EQ(res.runs[1].points.size(), 1u);
+  // A table whose GPU no heading names (a "## GPU" heading names none), and a run heading
+  // with no name, are refused: a run is measured on one device.
+  expect_import_error("## GPU\n" + block, 3, "table 't-speed': no heading above it names its GPU");
+  expect_import_error("##\n\nrun 1, 2026-11-22, cpu, median of each point's samples\n" + block, 1,
+                      "the run heading above 'run 1, 2026-11-22, cpu, median of each p' names no GPU");
 }
 
 TEST(ImportDocument, OwnReportRoundTrips) {
@@ -493,6 +501,76 @@ TEST(ImportDocument, LabelsWithSpacesResolveByNotationAndRightEdges) {
   std::string unlisted = kSpacedLabels;
   unlisted.replace(unlisted.find("- Tor C: Torch Compile\n"), 23, "");
   expect_import_error_in(unlisted, "'Tor C' (read from the columns' right edges) is not a label of the Notation list");
+}
+
+// A published document that prints several tables in one fence with no blank line between
+// them (tests/data/back_to_back.md, written in the reference text format): every table is
+// imported, and each fence re-renders byte for byte, its tables one after another.
+TEST(ImportDocument, TablesBackToBackReRenderByteForByte) {
+  const std::string path = std::string(OPBENCH_TEST_DATA) + "/back_to_back.md";
+  const std::string text = read_document(path);
+  const ParsedDocument doc = parse_document(text, path);
+  ASSERT_EQ(doc.tables.size(), 5u);
+  Store store(temp_db("back_to_back.db"));
+  const ImportResult res = import_file(store, path, "");
+  ASSERT_EQ(res.runs.size(), 1u);
+  EXPECT_EQ(res.runs[0].count, 5u * 4 * 2);
+  const RunInfo run = store.runs().at(0);
+  EXPECT_EQ(run.points, int64_t(5 * 4 * 2));
+  const auto lines = lines_of(text);
+  const auto rendered = rerender(store);
+  for (const ParsedTable& pt : doc.tables) EXPECT_EQ(rendered.at({pt.gpu, pt.table.title}), original_block(lines, pt));
+  // Each fence's body: its tables' blocks with nothing between them.
+  std::vector<std::string> bodies;
+  for (size_t at = text.find("```\n"); at != std::string::npos;) {
+    const size_t close = text.find("```\n", at + 4);
+    bodies.push_back(text.substr(at + 4, close - at - 4));
+    at = text.find("```\n", close + 4);
+  }
+  const auto sections = build_sections(ReportRun{run, store.points(run.id)});
+  ASSERT_EQ(sections.size(), bodies.size());
+  for (size_t i = 0; i < sections.size(); ++i) {
+    std::string block;
+    for (const auto& t : sections[i].tables) block += format_block(t);
+    EXPECT_EQ(block, bodies[i]) << sections[i].name;
+  }
+}
+
+// The peak resident memory of this process so far, in bytes.
+long peak_rss() {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return long(u.ru_maxrss) * 1024;
+}
+
+// A document is read as it is parsed: an 8 MB table (a million points) raises the peak memory
+// by less than twice the text's size (it once took 170 times the file), and every point is
+// read; no more than --max-points are stored.
+TEST(ImportDocument, ALargeDocumentIsReadInBoundedMemory) {
+  const size_t target = 8u << 20;
+  std::string doc;
+  doc.reserve(target + 4096);  // built without doubling past its size: the peak before is the text
+  doc += "# H100\n\n```\nt-speed:\n        n";
+  for (int c = 0; c < 8; ++c) doc += "        c" + std::to_string(c);
+  doc += "\n";
+  size_t rows = 0;
+  while (doc.size() + 100 < target) {
+    doc += std::to_string(rows) + " " + std::to_string(rows + 1) + ".0";
+    for (int c = 0; c < 8; ++c) doc += "  0.123456";
+    doc += "\n";
+    ++rows;
+  }
+  doc += "```\n";
+  const long before = peak_rss();
+  const ImportResult res = import_document(doc, "big.md", "", PointSink());
+  const long grew = peak_rss() - before;
+  std::cout << "read " << doc.size() << " bytes, " << res.runs.at(0).count << " points: peak memory +" << grew
+            << " bytes\n";
+  ASSERT_EQ(res.runs.size(), 1u);
+  EXPECT_EQ(res.runs[0].count, rows * 8);
+  EXPECT_LT(grew, 2 * long(doc.size())) << "reading " << doc.size() << " bytes raised the peak by " << grew;
+  EXPECT_THROW(check_point_limit(res, "big.md", rows * 8 - 1), InputError);
+  EXPECT_NO_THROW(check_point_limit(res, "big.md", rows * 8));
 }
 
 TEST(ImportDocument, TheSameDocumentTwiceIsOneRun) {

@@ -50,6 +50,166 @@ same out-db-untouched "$db" "$sum"
 check runs-after-out 0 "$bin" runs --db "$db" --format json
 pycheck runs-after-out-two 'import json,sys; assert len(json.load(open(sys.argv[1]))) == 2' "$work/out"
 
+# --- every option that writes a file refuses a database the command has open -------------------
+title=tpa_decode-memory-fwd-batch1-head2-dim16-rank2-fp32
+check plot-db-history 2 "$bin" history "$title" --db "$db" --plot "$db"
+contains plot-db-history-msg "$work/err" "--plot: $db: is the database"
+one_line plot-db-history-one-line
+check plot-wal-history 2 "$bin" history "$title" --db "$db" --plot "$db-wal"
+check plot-journal-history 2 "$bin" history "$title" --db "$db" --plot "$work/sub/../r.db-journal"
+check plots-db-report 2 "$bin" report --db "$db" --plots "$db"
+contains plots-db-report-msg "$work/err" "--plots: $db: is the database"
+check plot-out-db 2 "$bin" plot --db "$db" --out "$work/link.db"
+check export-out-db 2 "$bin" export latest --db "$db" --out "$db-shm"
+same out-db-untouched-2 "$db" "$sum"
+
+# --- --out writes what it names and never replaces what it is --------------------------------
+ln -s "$work/target.md" "$work/out-link.md"
+check out-link-new 0 "$bin" report --db "$db" --out "$work/out-link.md"
+check out-link-again 0 "$bin" report --db "$db" --out "$work/out-link.md"
+if [ -L "$work/out-link.md" ] && grep -q "^## " "$work/target.md"; then echo "ok   out-link-kept"; else echo "FAIL out-link-kept: the link was replaced or its target not written"; fails=$((fails+1)); fi
+mkfifo "$work/fifo"
+cat "$work/fifo" > "$work/fifo.out" & reader=$!
+check out-fifo 0 "$bin" report --db "$db" --out "$work/fifo"
+wait "$reader"
+if [ -p "$work/fifo" ] && grep -q "^## " "$work/fifo.out"; then echo "ok   out-fifo-kept"; else echo "FAIL out-fifo-kept"; fails=$((fails+1)); fi
+ln -s /dev/stdout "$work/stdout-link"
+"$bin" report --db "$db" --out "$work/stdout-link" 2>"$work/err" | cat > "$work/piped"
+if [ -L "$work/stdout-link" ] && grep -q "^## " "$work/piped"; then echo "ok   out-stdout-link"; else echo "FAIL out-stdout-link"; sed 's/^/  | /' "$work/err"; fails=$((fails+1)); fi
+printf 'kept\n' > "$work/mode.md"; chmod 640 "$work/mode.md"
+check out-regular 0 "$bin" report --db "$db" --out "$work/mode.md"
+[ "$(stat -c %a "$work/mode.md")" = 640 ] && grep -q "^## " "$work/mode.md" && echo "ok   out-regular-mode-kept" || { echo "FAIL out-regular-mode-kept"; fails=$((fails+1)); }
+ln -s /dev/full "$work/full-link"
+check out-full 3 "$bin" report --db "$db" --out "$work/full-link"
+contains out-full-msg "$work/err" "cannot write $work/full-link: No space left on device"
+one_line out-full-one-line
+[ -L "$work/full-link" ] && echo "ok   out-full-link-kept" || { echo "FAIL out-full-link-kept"; fails=$((fails+1)); }
+check out-stdout-full 3 sh -c '"$0" runs --db "$1" > /dev/full' "$bin" "$db"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  # --out /dev/stdout as a user who may not write /dev: into the pipe it names
+  shared=$(mktemp -d /tmp/opbench-shared.XXXXXX); chmod 777 "$shared"; cp "$db" "$shared/r.db"; chmod 644 "$shared/r.db"
+  setpriv --reuid=65534 --regid=65534 --clear-groups sh -c '"$0" report --db "$1" --out /dev/stdout | cat' "$bin" "$shared/r.db" \
+    > "$work/as-user" 2>"$work/err"
+  if grep -q "^## " "$work/as-user"; then echo "ok   out-dev-stdout-non-root"; else echo "FAIL out-dev-stdout-non-root"; sed 's/^/  | /' "$work/err"; fails=$((fails+1)); fi
+  rm -rf "$shared"
+else
+  "$bin" report --db "$db" --out /dev/stdout 2>"$work/err" | cat > "$work/as-user"
+  if grep -q "^## " "$work/as-user"; then echo "ok   out-dev-stdout-non-root"; else echo "FAIL out-dev-stdout-non-root"; fails=$((fails+1)); fi
+fi
+mkdir -p "$work/sock"; python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" "$work/sock/s"
+check out-socket 2 "$bin" report --db "$db" --out "$work/sock/s"
+contains out-socket-msg "$work/err" "is a socket, not a file to write"
+
+# --- a database path that is not a regular file ------------------------------------------------
+ln -s /dev/null "$work/null.db"
+check db-devnull-sweep 2 "$bin" sweep "$work/tiny.yaml" --db "$work/null.db" --device cpu
+contains db-devnull-msg "$work/err" "--db: '$work/null.db' is a character device, not a database file"
+one_line db-devnull-one-line
+[ -e /dev/null-journal ] && { echo "FAIL db-devnull-no-journal: /dev/null-journal exists"; fails=$((fails+1)); } || echo "ok   db-devnull-no-journal"
+check db-devnull-runs 2 "$bin" runs --db "$work/null.db"
+contains db-devnull-runs-msg "$work/err" "is a character device"
+check db-devnull-import 2 "$bin" import "$work/dup.md" --db "$work/null.db"
+check db-devnull-merge 2 "$bin" merge "$db" --db "$work/null.db"
+check db-devnull-source 2 "$bin" merge "$work/null.db" --db "$work/new6.db"
+absent db-devnull-source-no-db "$work/new6.db"
+ln -s "$work/nowhere/x.db" "$work/dangling.db"
+check db-dangling 2 "$bin" sweep "$work/tiny.yaml" --db "$work/dangling.db" --device cpu
+contains db-dangling-msg "$work/err" "is a symbolic link to $work/nowhere/x.db, which does not exist"
+check db-fifo 2 "$bin" report --db "$work/fifo"
+contains db-fifo-msg "$work/err" "is a FIFO"
+printf 'x\n' > "$work/afile"
+check db-under-a-file 2 "$bin" sweep "$work/tiny.yaml" --db "$work/afile/r.db" --device cpu
+contains db-under-a-file-msg "$work/err" "is not a folder"
+
+# --- small things ------------------------------------------------------------------------------
+check devices-trailing-comma 2 "$bin" sweep "$work/tiny.yaml" --devices 'cpu,' --dry-run
+contains devices-trailing-comma-msg "$work/err" "item 2 is empty"
+check devices-empty-item 2 "$bin" sweep "$work/tiny.yaml" --devices 'cpu,,cpu' --dry-run
+check threshold-hex 2 "$bin" diff label:base label:head --db "$db" --threshold 0x10
+contains threshold-hex-msg "$work/err" "got '0x10'"
+printf '{"format": "opbench-runs", "version": 4, "runs": []}\n' > "$work/empty.json"
+check import-no-runs 2 "$bin" import "$work/empty.json" --db "$work/new7.db"
+contains import-no-runs-msg "$work/err" "holds no runs"
+absent import-no-runs-no-db "$work/new7.db"
+printf '[{"format": "opbench-runs"}]\n' > "$work/array.json"
+check import-array 2 "$bin" import "$work/array.json" --db "$work/new8.db"
+contains import-array-msg "$work/err" "not an opbench export: the top level is array"
+absent import-array-no-db "$work/new8.db"
+printf '# Results\n\n## GPU\n\n```\nt:\n     n   to\n0  1.0  2.0\n```\n' > "$work/nogpu.md"
+check import-no-gpu 2 "$bin" import "$work/nogpu.md" --db "$work/new9.db"
+contains import-no-gpu-msg "$work/err" "nogpu.md:6: table 't': no heading above it names its GPU"
+absent import-no-gpu-no-db "$work/new9.db"
+printf '##\n\nrun 1, 2026-11-22, cpu, median of each point'"'"'s samples\n\n```\nt:\n     n   to\n0  1.0  2.0\n```\n' > "$work/emptyrun.md"
+check import-empty-run-heading 2 "$bin" import "$work/emptyrun.md" --db "$work/new9.db"
+contains import-empty-run-heading-msg "$work/err" "names no GPU"
+
+# --- imports store what they say, and only what a run may hold -------------------------------
+check export-base 0 "$bin" export label:base --db "$db" --out "$work/base.json"
+mutate() { # mutate NAME PYTHON: a copy of base.json changed by PYTHON (d: the document, p: its first point)
+  python3 - "$work/base.json" "$work/$1.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["runs"][0]["points"][0]
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+mutate twice 'd["runs"][0]["points"].append(dict(p))'
+check import-point-twice 2 "$bin" import "$work/twice.json" --db "$work/new10.db"
+contains import-point-twice-msg "$work/err" "runs[0].points[2]: is runs[0].points[0] again"
+absent import-point-twice-no-db "$work/new10.db"
+mutate collide 'q = dict(p); q["params"] = dict(p["params"], batch=7); d["runs"][0]["points"].append(q)'
+check import-titles-collide 2 "$bin" import "$work/collide.json" --db "$work/new10.db"
+mutate runtwice 'd["runs"].append(d["runs"][0])'
+check import-run-twice 2 "$bin" import "$work/runtwice.json" --db "$work/new10.db"
+contains import-run-twice-msg "$work/err" "runs[1].uuid: is the uuid of runs[0]"
+for bad in 'p["stats"]["count"] = -3' 'p["samples"] = [-1.0]' 'p["rounds"] = [5, 5]' 'd["runs"][0]["status"] = "finished"' \
+           'p["op"] = "conv9d"' 'p["provider"] = "nobody"' 'd["runs"][0]["label"] = "a\nb"' 'p["title"] = "t\u0000x"' \
+           'd["runs"][0]["label"] = "x```y"' 'p["value"] = -5.0'; do
+  mutate bad "$bad"
+  check "import-refused: $bad" 2 "$bin" import "$work/bad.json" --db "$work/new11.db"
+done
+one_line import-refused-one-line
+absent import-refused-no-db "$work/new11.db"
+check import-good 0 "$bin" import "$work/base.json" --db "$work/new12.db"
+contains import-good-count "$work/err" ", 2 points imported from"
+
+# --- markdown documents are read as they are parsed, within stated limits ------------------------
+gen() { # gen FILE MB COLUMNS: one table of COLUMNS columns, MB megabytes
+  python3 -c '
+import sys
+path, mb, cols = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+head = "# H100\n\n```\nt-speed:\n" + " " * 8 + "n" + "".join(("c%d" % i).rjust(10) for i in range(cols)) + "\n"
+cells = "".join("  0.123456" for _ in range(cols)) + "\n"
+with open(path, "w") as f:
+    f.write(head)
+    size, row = len(head), 0
+    while row == 0 or size < mb * (1 << 20):
+        line = "%d %9.1f" % (row, row + 1) + cells
+        f.write(line); size += len(line); row += 1
+    f.write("```\n")' "$@"
+}
+gen "$work/big.md" 2 8
+check import-max-points 2 "$bin" import "$work/big.md" --db "$work/new13.db" --max-points 1000
+contains import-max-points-msg "$work/err" "points, more than the limit of 1000 (--max-points raises it)"
+absent import-max-points-no-db "$work/new13.db"
+gen "$work/mid.md" 0.5 8
+check import-mid 0 "$bin" import "$work/mid.md" --db "$work/mid.db"
+rows=$(grep -c '^[0-9]' "$work/mid.md")
+contains import-mid-count "$work/err" ", $((rows * 8)) points imported from"
+truncate -s 300M "$work/huge.md"
+check import-too-large 2 "$bin" import "$work/huge.md" --db "$work/new14.db"
+contains import-too-large-msg "$work/err" "300 MiB, more than the 256 MiB an imported file may hold"
+absent import-too-large-no-db "$work/new14.db"
+rm -f "$work/big.md" "$work/huge.md"
+
+# --- names of any length in every listing --------------------------------------------------------
+long=$(python3 -c 'print("x" * 3000)')
+check long-label-sweep 0 "$bin" sweep "$work/tiny.yaml" --db "$work/long.db" --device cpu --label "$long" --no-report
+check long-label-sweep2 0 "$bin" sweep "$work/tiny.yaml" --db "$work/long.db" --device cpu --label short --no-report
+check long-label-runs 0 "$bin" runs --db "$work/long.db"
+pycheck long-label-rows 'import sys; lines = open(sys.argv[1]).read().split("\n"); assert lines[1].startswith("1 ") and lines[2].startswith("2 ") and lines[1].count("x" * 3000) == 1, lines[:3]' "$work/out"
+
 # --- --db "" ------------------------------------------------------------------------------------
 check db-empty-sweep 2 "$bin" sweep "$work/tiny.yaml" --db "" --device cpu
 contains db-empty-msg "$work/err" "--db"

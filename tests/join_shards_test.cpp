@@ -85,7 +85,12 @@ TEST(JoinShards, TheShardsOfOneSweepGiveTheSweepsPoints) {
   EXPECT_EQ(r.host, "node1,node2,node3");
   EXPECT_EQ(r.env.device, "cuda:0@node1,cuda:0@node2,cuda:0@node3");
   ASSERT_EQ(r.devices.size(), 3u);
-  EXPECT_EQ(r.devices[1], (RunDevice{"cuda:0@node2", "NVIDIA H100", 1000}));
+  EXPECT_EQ(r.devices[1].device, "cuda:0@node2");
+  EXPECT_EQ(r.devices[1].gpu, "NVIDIA H100");
+  EXPECT_EQ(r.devices[1].peak_gbps, 1000);
+  int64_t shared = 0;  // each shard's device keeps its share
+  for (const auto& d : r.devices) shared += d.points;
+  EXPECT_EQ(shared, int64_t(joined.points.size()));
   std::set<std::string> devices;
   for (const auto& p : joined.points) devices.insert(p.device);
   EXPECT_EQ(devices, (std::set<std::string>{"cuda:0@node1", "cuda:0@node2", "cuda:0@node3"}));

@@ -348,6 +348,53 @@ TEST(ParseDocument, MissingTitleHeaderOrRows) {
   EXPECT_NE(e4.second.find("has no rows"), std::string::npos) << e4.second;
 }
 
+// Tables printed back to back in one fence: a title line ("TITLE:" alone) ends the table
+// before it, with or without a blank line; so does it an empty frame.
+TEST(ParseDocument, ATitleLineEndsTheTableBeforeIt) {
+  const std::string doc =
+      "# H100\n"                 // 1
+      "```\n"                    // 2
+      "a:\n"                     // 3
+      "     n   tr\n"            // 4
+      "0  1.0  2.0\n"            // 5
+      "1  2.0  3.0\n"            // 6
+      "b:\n"                     // 7
+      "Empty DataFrame\n"        // 8
+      "Columns: [n, tr]\n"       // 9
+      "Index: []\n"              // 10
+      "c:\n"                     // 11
+      "     n   tr\n"            // 12
+      "0  4.0  5.0\n"            // 13
+      "\n"                       // 14
+      "d:\n"                     // 15
+      "     n   tr\n"            // 16
+      "0  6.0  7.0\n"            // 17
+      "```\n";
+  const ParsedDocument d = parse_document(doc, "x.md");
+  ASSERT_EQ(d.tables.size(), 4u);
+  EXPECT_EQ(d.tables[0].table.title, "a");
+  EXPECT_EQ(d.tables[0].table.index.size(), 2u);
+  EXPECT_EQ(d.tables[1].table.title, "b");
+  EXPECT_TRUE(d.tables[1].table.index.empty());
+  EXPECT_EQ(d.tables[2].line, 11);
+  EXPECT_EQ(d.tables[2].table.cells, (std::vector<std::vector<double>>{{5.0}}));
+  EXPECT_EQ(d.tables[3].line, 15);
+  // A title line with no header after it, and a row that is no row, still name their line.
+  EXPECT_EQ(parse_error("```\na:\n     n\n0  1.0\nb:\nc:\n     n\n0  1.0\n```\n").first, "doc.md:5");
+  auto e = parse_error("```\na:\n     n\n0  1.0\nnot a row\n```\n");
+  EXPECT_EQ(e.first, "doc.md:5");
+  EXPECT_NE(e.second.find("row 1 has 3 cells"), std::string::npos) << e.second;
+}
+
+// A table of more than kMaxTableColumns columns is refused at its header, before its rows.
+TEST(ParseDocument, AWiderTableThanTheLimitIsRefused) {
+  std::string header = "     n", row = "0  1.0";
+  for (size_t c = 0; c <= opbench::kMaxTableColumns; ++c) header += " c" + std::to_string(c), row += " 1.0";
+  auto [where, what] = parse_error("# H100\n```\nt:\n" + header + "\n" + row + "\n```\n");
+  EXPECT_EQ(where, "doc.md:4");
+  EXPECT_NE(what.find("table 't' has 100001 columns, more than the 100000 a table may have"), std::string::npos) << what;
+}
+
 TEST(ParseDocument, DuplicateColumn) {
   auto [where, what] = parse_error("\n```\na:\n     n  tr  tr\n0  1.0 2.0 3.0\n```\n");
   EXPECT_EQ(where, "doc.md:4");

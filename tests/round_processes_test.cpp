@@ -1,16 +1,20 @@
 // Rounds spread over processes (sweep/round_processes.hpp), against fake workers running the
 // real worker loop: round 0 in this process, round r in worker r mod N, placement passed on
-// with the next measure, a worker that dies failing that round alone and replaced for the next.
+// with the next measure, a worker that dies replaced and the round measured again, a point
+// whose workers die twice lost (not stored) and measured by the resume.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 #include <set>
 
 #include "core/error.hpp"
 #include "points/points.hpp"
 #include "quick_executor.hpp"
+#include "sweep/measurer.hpp"
 #include "sweep/round_processes.hpp"
+#include "sweep/runner.hpp"
 #include "temp_db.hpp"
 
 using namespace opbench;
@@ -49,8 +53,8 @@ RoundProcessOptions options(const Sweeping& s, int n, std::vector<std::string> e
   o.processes = n;
   o.command = {OPBENCH_FAKE_WORKER, s.config, "cpu", "Fake GPU"};
   o.env = std::move(env);
-  o.config_hash = s.cfg.hash;
-  o.op = s.cfg.op;
+  o.config_hashes = {s.cfg.hash};
+  o.ops = {s.cfg.op};
   o.start_timeout_s = 30;
   return o;
 }
@@ -76,29 +80,81 @@ TEST(RoundProcesses, EachRoundInItsProcess) {
   EXPECT_EQ(spread.environment().gpu, "Fake GPU");
 }
 
-TEST(RoundProcesses, AWorkerThatDiesFailsItsRoundAndIsReplaced) {
+TEST(RoundProcesses, AWorkerThatDiesIsReplacedAndTheRoundMeasuredAgain) {
   const Sweeping s = setup();
   const std::string marker = fresh_db_path("rounds", "died");
   Local local;
   RoundProcesses spread(local, options(s, 2, {"FAKE_DIE=512", "FAKE_DIE_ONCE=" + marker}));
   Timing t;
   spread.set_round(1);
-  const Result died = spread.measure(s.sw.points[1], t);  // x = 512
-  EXPECT_FALSE(died.ok());
-  EXPECT_NE(died.error.find("round process 1 ended while measuring this point (killed by signal 9)"),
-            std::string::npos)
-      << died.error;
-  const Result next = spread.measure(s.sw.points[1], t);  // a new worker, which does not die
-  EXPECT_TRUE(next.ok()) << next.error;
+  const Result got = spread.measure(s.sw.points[1], t);  // x = 512: the first worker dies, the next measures it
+  EXPECT_TRUE(got.ok()) << got.error;
+  EXPECT_FALSE(got.lost);
+  EXPECT_EQ(got.samples, QuickExecutor().measure(s.sw.points[1], t).samples);
   const std::vector<int> pids = spread.pids();
   EXPECT_EQ(std::set<int>(pids.begin(), pids.end()).size(), 2u);
+}
+
+TEST(RoundProcesses, APointWhoseWorkersDieTwiceIsLost) {
+  const Sweeping s = setup();
+  Local local;
+  RoundProcesses spread(local, options(s, 2, {"FAKE_DIE=512"}));
+  Timing t;
+  spread.set_round(1);
+  const Result lost = spread.measure(s.sw.points[1], t);  // x = 512: every worker dies on it
+  EXPECT_FALSE(lost.ok());
+  EXPECT_TRUE(lost.lost);  // not stored: a resume measures it
+  EXPECT_NE(lost.error.find("round process 1 ended while measuring this point, twice (killed by signal 9; "
+                            "killed by signal 9)"),
+            std::string::npos)
+      << lost.error;
+  const Result next = spread.measure(s.sw.points[0], t);  // another point: a new worker measures it
+  EXPECT_TRUE(next.ok()) << next.error;
+  EXPECT_EQ(spread.pids().size(), 3u);
+}
+
+// A sweep whose round process dies twice on a point: the point is lost, not stored, the run
+// ends interrupted; the resume measures it (and nothing else).
+TEST(RoundProcesses, ALostPointIsLeftForTheResume) {
+  const Sweeping s = setup();
+  Config cfg = s.cfg;
+  cfg.timing.rounds = 2;  // round 1 in the worker
+  Store store(fresh_db_path("rounds", "lost.db"));
+  SweepOptions opt;
+  opt.device = "cpu";
+  std::ostringstream log;
+  int64_t run = 0;
+  {
+    Local local;
+    RoundProcesses spread(local, options(s, 2, {"FAKE_DIE=512"}));
+    LocalMeasurer measurer(spread, "cpu", cfg.timing);
+    const SweepOutcome out = run_sweep(cfg, s.sw, measurer, store, opt, log);
+    run = out.run_id;
+    EXPECT_EQ(out.lost, 1u);
+    EXPECT_EQ(out.measured, 1u);
+    EXPECT_EQ(store.run(run)->status, "interrupted");
+    const auto points = store.points(run);
+    ASSERT_EQ(points.size(), 1u);
+    EXPECT_EQ(points[0].point.x_value, 256);
+    EXPECT_NE(log.str().find("point lost: "), std::string::npos) << log.str();
+  }
+  Local local;
+  RoundProcesses spread(local, options(s, 2));
+  LocalMeasurer measurer(spread, "cpu", cfg.timing);
+  opt.resume = run;
+  const SweepOutcome out = run_sweep(cfg, s.sw, measurer, store, opt, log);
+  EXPECT_EQ(out.measured, 1u);
+  EXPECT_EQ(out.skipped, 1u);
+  EXPECT_EQ(out.lost, 0u);
+  EXPECT_EQ(store.run(run)->status, "done");
+  for (const auto& p : store.points(run)) EXPECT_TRUE(p.result.ok()) << p.result.error;
 }
 
 TEST(RoundProcesses, AWorkerOnAnotherConfigIsRefused) {
   Sweeping s = setup();
   Local local;
   RoundProcessOptions o = options(s, 2);
-  o.config_hash = "another";
+  o.config_hashes = {"another"};
   try {
     RoundProcesses spread(local, o);
     ADD_FAILURE() << "started";

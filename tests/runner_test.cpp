@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <map>
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
@@ -79,6 +80,20 @@ variants: [{act: relu}, {act: silu}]
 providers: {cuda: tr, torch: to}
 )";
 
+// Sweeps `sw` (the providers the fake executor cannot run dropped) with a stop requested after
+// `after` points: an interrupted run, `stop` lowered again for what follows.
+SweepOutcome stopped_after(int after, const Config& cfg, Sweep& sw, Store& store, SweepOptions& opt,
+                           std::atomic<bool>& stop, std::ostream& log) {
+  FakeExecutor ex;
+  ex.stop = &stop;
+  ex.stop_after = after;
+  opt.stop = &stop;
+  drop_unavailable(sw, ex, log);
+  const SweepOutcome out = run_sweep(cfg, sw, ex, store, opt, log);
+  stop = false;
+  return out;
+}
+
 }  // namespace
 
 TEST(Runner, StoresEveryPointAndSkipsUnavailable) {
@@ -109,21 +124,15 @@ TEST(Runner, InterruptedRunResumes) {
   cfg.timing.rounds = 1;  // one measure per point: stop_after counts points
   Store store(temp_db());
   std::atomic<bool> stop{false};
-  FakeExecutor ex;
-  ex.stop = &stop;
-  ex.stop_after = 5;
   SweepOptions opt;
-  opt.stop = &stop;
   std::ostringstream log;
   Sweep sw = expand(cfg);
-  drop_unavailable(sw, ex, log);
-  SweepOutcome first = run_sweep(cfg, sw, ex, store, opt, log);
+  SweepOutcome first = stopped_after(5, cfg, sw, store, opt, stop, log);
   EXPECT_TRUE(first.interrupted);
   EXPECT_EQ(first.measured, 5u);
   EXPECT_EQ(store.run(first.run_id)->status, "interrupted");
   EXPECT_EQ(store.points(first.run_id).size(), 5u);
 
-  stop = false;
   FakeExecutor ex2;
   opt.resume = first.run_id;
   SweepOutcome second = run_sweep(cfg, sw, ex2, store, opt, log);
@@ -138,6 +147,58 @@ TEST(Runner, InterruptedRunResumes) {
   // Resuming with another config is refused.
   Config other = parse_config(std::string(kConfig) + "title: '{op}-{act}-{mode}'\n", "c.yaml");
   EXPECT_THROW(run_sweep(other, expand(other), ex2, store, opt, log), InputError);
+}
+
+// A resume on another host or GPU model is refused before anything is written, unless
+// allowed: the run then records both machines' devices, and the points measured here name
+// theirs with the host.
+TEST(Runner, AResumeOnAnotherMachineIsRefusedUnlessAllowed) {
+  Config cfg = parse_config(kConfig, "c.yaml");
+  cfg.timing.rounds = 1;
+  Store store(temp_db("machine"));
+  std::atomic<bool> stop{false};
+  SweepOptions opt;
+  opt.device = "cpu";
+  opt.host = "gpu-a";
+  std::ostringstream log;
+  Sweep sw = expand(cfg);
+  const int64_t run = stopped_after(5, cfg, sw, store, opt, stop, log).run_id;
+  opt.resume = run;
+  opt.host = "gpu-b";
+  FakeExecutor here;
+  try {
+    run_sweep(cfg, sw, here, store, opt, log);
+    ADD_FAILURE() << "resumed on another host";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("run " + std::to_string(run) +
+                                         " was measured on 'Fake GPU' on host 'gpu-a', this is 'Fake GPU' on host "
+                                         "'gpu-b': a resumed run stays on its machine (--allow-mixed"),
+              std::string::npos)
+        << e.what();
+  }
+  struct OtherGpu : FakeExecutor {
+    Environment environment() override {
+      Environment e = FakeExecutor::environment();
+      e.gpu = "Other GPU";
+      return e;
+    }
+  } other;
+  opt.host = "gpu-a";
+  EXPECT_THROW(run_sweep(cfg, sw, other, store, opt, log), InputError);
+  EXPECT_EQ(here.calls + other.calls, 0);
+  EXPECT_EQ(store.run(run)->status, "interrupted");
+  EXPECT_FALSE(store.run_lock(run));
+
+  opt.host = "gpu-b";
+  opt.allow_mixed = true;
+  const SweepOutcome out = run_sweep(cfg, sw, here, store, opt, log);
+  EXPECT_EQ(out.measured, 7u);
+  const RunInfo r = *store.run(run);
+  EXPECT_EQ(r.status, "done");
+  EXPECT_EQ(r.devices, (std::vector<RunDevice>{{"cpu", "Fake GPU", 1000}, {"cpu@gpu-b", "Fake GPU", 1000}}));
+  std::map<std::string, int> per_device;
+  for (const auto& p : store.points(run)) ++per_device[p.device];
+  EXPECT_EQ(per_device, (std::map<std::string, int>{{"cpu", 5}, {"cpu@gpu-b", 7}}));
 }
 
 // Records what the runner asks for: each measure (provider, metric, rep_ms) and each new round.
@@ -236,19 +297,14 @@ TEST(Runner, StoresTheOptionsThatShapedTheRunAndResumesWithThem) {
   cfg.timing.rounds = 1;
   Store store(temp_db("shape"));
   std::atomic<bool> stop{false};
-  FakeExecutor ex;
-  ex.stop = &stop;
-  ex.stop_after = 2;
   SweepOptions opt;
-  opt.stop = &stop;
   opt.device = "cpu";
   opt.label = "base";
   std::ostringstream log;
-  Sweep sw = expand(cfg);
-  drop_unavailable(sw, ex, log);  // cuda: no GPU here
+  Sweep sw = expand(cfg);  // cuda: no GPU here, dropped
   int64_t started = 0;
   opt.started = [&](const RunInfo& r) { started = r.id; };
-  SweepOutcome first = run_sweep(cfg, sw, ex, store, opt, log);
+  SweepOutcome first = stopped_after(2, cfg, sw, store, opt, stop, log);
   EXPECT_EQ(started, first.run_id);
   const RunInfo run = *store.run(first.run_id);
   const RunShape shape = stored_shape(store, run);

@@ -18,11 +18,23 @@ using namespace opbench;
 
 static std::string temp_db(const std::string& name) { return fresh_db_path("store", name); }
 
-// Takes a database back from schema 10 (stop rules, stages) to 9.
+// Takes a database back from schema 11 (the check's reference figures, the control) to 10.
+#define kDropSchema11                                                                                              \
+  "ALTER TABLE points DROP COLUMN max_err; ALTER TABLE points DROP COLUMN ref_err; ALTER TABLE points DROP "    \
+  "COLUMN ref_max_err; ALTER TABLE points DROP COLUMN control; "
+
+// Takes a database back from schema 11 to 9 (schema 10: stop rules, stages).
 #define kDropSchema10                                                                                              \
+  kDropSchema11                                                                                                    \
   "ALTER TABLE runs DROP COLUMN stop; ALTER TABLE runs DROP COLUMN noise_pct; ALTER TABLE runs DROP COLUMN "   \
   "min_rounds; ALTER TABLE runs DROP COLUMN min_samples; ALTER TABLE runs DROP COLUMN stages; ALTER TABLE "    \
   "points DROP COLUMN stop; ALTER TABLE points DROP COLUMN precision; "
+
+// What schema 11 added (each device's share and placement), dropped to make an older database.
+#define kDropSchema11                                                                                              \
+  "ALTER TABLE run_devices DROP COLUMN cells; ALTER TABLE run_devices DROP COLUMN points; ALTER TABLE "         \
+  "run_devices DROP COLUMN busy_s; ALTER TABLE run_devices DROP COLUMN cpus; ALTER TABLE run_devices DROP "     \
+  "COLUMN pinned; ALTER TABLE run_devices DROP COLUMN threads; ALTER TABLE run_devices DROP COLUMN memory; "
 
 static StoredPoint make_point(int64_t run, int64_t seq, const std::string& prov, int64_t x, double ms) {
   StoredPoint sp;
@@ -61,6 +73,10 @@ TEST(Store, SchemaVersionAndRoundTrip) {
   EXPECT_GT(r.id, 0);
   auto torch = make_point(r.id, 0, "torch", 256, 0.5);
   torch.result.rounds = {2, 1};  // two rounds: 2 samples, then 1
+  torch.result.control = {0.0625, 0.0631};  // the control workload's median in each
+  torch.result.max_err = 3e-7;
+  torch.result.ref_err = 2e-7;
+  torch.result.ref_max_err = 4e-7;
   s.add_point(torch);
   auto err = make_point(r.id, 1, "cuda", 256, 0.1);
   err.result.error = "out of memory";
@@ -83,6 +99,12 @@ TEST(Store, SchemaVersionAndRoundTrip) {
   EXPECT_TRUE(pts[1].result.rounds.empty());
   EXPECT_DOUBLE_EQ(pts[0].value, 0.5);
   EXPECT_DOUBLE_EQ(pts[0].result.rel_err, 1e-7);
+  EXPECT_DOUBLE_EQ(pts[0].result.max_err, 3e-7);
+  EXPECT_DOUBLE_EQ(pts[0].result.ref_err, 2e-7);
+  EXPECT_DOUBLE_EQ(pts[0].result.ref_max_err, 4e-7);
+  EXPECT_EQ(pts[0].result.control, (std::vector<double>{0.0625, 0.0631}));
+  EXPECT_TRUE(pts[1].result.control.empty());
+  EXPECT_EQ(pts[1].result.ref_err, -1);  // not checked
   EXPECT_EQ(pts[1].result.error, "out of memory");
   EXPECT_EQ(pts[1].value, -1);
 
@@ -333,6 +355,50 @@ TEST(Store, PointsRecordTheirDeviceAndOlderPointsTheirRuns) {
   EXPECT_TRUE(s.run(1)->devices.empty());
 }
 
+TEST(Store, DevicesKeepTheirShareAcrossAResumeAndOlderOnesReadAsUnknown) {
+  const std::string path = temp_db("shares.db");
+  {
+    Store s(path);
+    RunInfo run;
+    RunDevice d{"cuda:0", "NVIDIA H100", 3000};
+    d.cpus = "0-15";
+    d.pinned = true;
+    d.threads = 16;
+    d.memory = "default (local: node 0)";
+    run.devices = {d};
+    s.begin_run(run);
+    RunDevice share = d;
+    share.cells = 3, share.points = 9, share.busy_s = 1.5;
+    s.add_device_shares(run.id, {share});
+    // A resume: the device's placement as it is now, its share kept, then added to.
+    RunDevice again{"cuda:0", "NVIDIA H100", 2990};
+    again.cpus = "0-7";
+    s.add_run_devices(run.id, {again});
+    share.cells = 2, share.points = 4, share.busy_s = 0.25;
+    RunDevice other = share;
+    other.device = "cuda:1";
+    s.add_device_shares(run.id, {share, other});
+    const std::vector<RunDevice> got = s.run(run.id)->devices;
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[0].cells, 5);
+    EXPECT_EQ(got[0].points, 13);
+    EXPECT_EQ(got[0].busy_s, 1.75);
+    EXPECT_EQ(got[0].cpus, "0-7");
+    EXPECT_EQ(got[0].peak_gbps, 2990);
+    EXPECT_EQ(got[1].device, "cuda:1");  // a device the run did not have yet
+    EXPECT_EQ(got[1].cells, 2);
+    ASSERT_EQ(sqlite3_exec(s.handle(), kDropSchema11 "PRAGMA user_version = 10;", nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  Store s(path);  // migrated: the devices stay, their share and placement unknown
+  EXPECT_EQ(s.version(), Store::schema_version());
+  const std::vector<RunDevice> got = s.run(1)->devices;
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].device, "cuda:0");
+  EXPECT_EQ(got[0].cells, 0);
+  EXPECT_EQ(got[0].cpus, "");
+  EXPECT_FALSE(got[0].pinned);
+}
+
 TEST(Store, StopRulesStagesAndOlderSweepsAsBudget) {
   std::string path = temp_db("stop.db");
   {
@@ -341,7 +407,8 @@ TEST(Store, StopRulesStagesAndOlderSweepsAsBudget) {
     old_import.source = "import";
     s.begin_run(old_sweep);
     s.begin_run(old_import);
-    ASSERT_EQ(sqlite3_exec(s.handle(), kDropSchema10 "PRAGMA user_version = 9;", nullptr, nullptr, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(s.handle(), kDropSchema11 kDropSchema10 "PRAGMA user_version = 9;", nullptr, nullptr, nullptr),
+              SQLITE_OK);
   }
   Store s(path);
   EXPECT_EQ(s.version(), Store::schema_version());

@@ -1,11 +1,15 @@
 // A sweep on several devices, against fake workers that run the real worker loop: the messages
-// keep every figure, every cell is measured once from one queue, a worker that dies mid-cell
+// keep every figure, every cell is measured once from one queue (longest expected first, each
+// worker's share counted), one set of workers serves every config of a command, each worker
+// is pinned to the CPUs a (fake) source names and reports where it runs, a worker that dies mid-cell
 // has its cell measured again once (and failed when it kills a second), a call that never
 // returns fails its point while a new worker goes on, a stop hands out no more cells, several
 // GPU models are refused; through the sweep loop each point records the device that measured
 // it and one process writes the run.
 #include <gtest/gtest.h>
 #include <signal.h>
+
+#include <algorithm>
 #include <unistd.h>
 
 #include <filesystem>
@@ -16,6 +20,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/placement.hpp"
 #include "report/provenance.hpp"
 #include "sweep/runner.hpp"
 #include "sweep/workers.hpp"
@@ -63,7 +68,7 @@ PoolOptions options(const std::string& config, const std::string& devices, const
     return std::vector<std::string>{OPBENCH_FAKE_WORKER, config, slot.device, it == gpu.end() ? "Fake GPU" : it->second};
   };
   o.env = std::move(env);
-  o.config_hash = cfg_hash;
+  o.config_hashes = {cfg_hash};
   o.start_timeout_s = 30;
   o.point_timeout_s = 30;
   return o;
@@ -138,14 +143,27 @@ TEST(WorkerProtocol, KeepsEveryFigure) {
             (std::vector<std::string>{s.cells[0][0]->key(), s.cells[0][1]->key()}));
   WorkerHello h;
   h.device = "cuda:1";
-  h.config_hash = "abc";
+  h.configs = {{"abc", {{std::string("cuda"), std::string("not built")}}}, {"def", {}}};
   h.env.gpu = "NVIDIA H100 80GB HBM3";
   h.env.peak_gbps = 2941.25;
-  h.unavailable = {{std::string("cuda"), std::string("not built")}};
+  h.placement.cpus = {0, 1, 2, 3, 8};
+  h.placement.memory = "default (local: node 0)";
+  h.placement.threads = 4;
   const WorkerHello hb = parse_hello(hello_line(h), "w");
   EXPECT_EQ(hb.env.gpu, h.env.gpu);
   EXPECT_EQ(hb.env.peak_gbps, h.env.peak_gbps);
-  EXPECT_EQ(hb.unavailable, h.unavailable);
+  ASSERT_EQ(hb.configs.size(), 2u);
+  EXPECT_EQ(hb.configs[0].hash, "abc");
+  EXPECT_EQ(hb.configs[0].unavailable, h.configs[0].unavailable);
+  EXPECT_EQ(hb.configs[1].hash, "def");
+  EXPECT_EQ(hb.placement.cpus, h.placement.cpus);
+  EXPECT_EQ(hb.placement.memory, h.placement.memory);
+  EXPECT_EQ(hb.placement.threads, 4);
+  const ParentRequest cell = parse_request(cell_line(s.cells[0], 1), "p");
+  EXPECT_EQ(cell.config, 1u);
+  const ParentRequest measure = parse_request(measure_line({"k", true, 1, 2, 3, 0, 1}), "p");
+  ASSERT_TRUE(measure.measure);
+  EXPECT_EQ(measure.measure->config, 1u);
   EXPECT_EQ(parse_reply(hung_line("k", "why"), "w").kind, WorkerReply::hung);
   EXPECT_EQ(parse_reply(declined_line(), "w").kind, WorkerReply::declined);
   EXPECT_THROW(parse_reply("not json", "w"), InputError);
@@ -197,6 +215,7 @@ TEST(WorkerPool, ACellThatEndsTwoWorkersFailsAndTheRestGoOn) {
     if (r.ok()) continue;
     ++failed;
     EXPECT_NE(r.error.find("ended while measuring its table cell, twice (cpu"), std::string::npos) << r.error;
+    EXPECT_TRUE(r.lost);  // not stored: a resume measures it
     EXPECT_NE(r.error.find("killed by signal 9"), std::string::npos) << r.error;
   }
   EXPECT_EQ(failed, 2u);  // one cell, two providers
@@ -299,7 +318,20 @@ TEST(WorkerPool, TheSweepStoresEachPointWithItsDevice) {
   EXPECT_EQ(run.status, "done");
   EXPECT_EQ(run.env.device, "cpu,cpu");
   ASSERT_EQ(run.devices.size(), 2u);
-  EXPECT_EQ(run.devices[1], (RunDevice{"cpu#2", "Fake GPU", 1000}));
+  EXPECT_EQ(run.devices[1].device, "cpu#2");
+  EXPECT_EQ(run.devices[1].gpu, "Fake GPU");
+  EXPECT_EQ(run.devices[1].peak_gbps, 1000);
+  // Each worker's share is stored with the run: together every cell and point, once.
+  int64_t cells = 0, pts = 0;
+  for (const auto& d : run.devices) {
+    EXPECT_GT(d.cells, 0) << d.device;
+    EXPECT_GT(d.busy_s, 0) << d.device;
+    EXPECT_FALSE(d.cpus.empty()) << d.device;  // where it ran, as it reported
+    EXPECT_EQ(d.threads, 1) << d.device;
+    cells += d.cells, pts += d.points;
+  }
+  EXPECT_EQ(cells, int64_t(s.cells.size()));
+  EXPECT_EQ(pts, int64_t(s.sw.points.size()));
   const auto points = store.points(out.run_id);
   ASSERT_EQ(points.size(), s.sw.points.size());
   std::map<std::string, size_t> per_device;
@@ -311,6 +343,108 @@ TEST(WorkerPool, TheSweepStoresEachPointWithItsDevice) {
   EXPECT_EQ(per_device.size(), 2u);
   const std::string line = devices_line(run, points);
   EXPECT_EQ(line.rfind("devices: cpu (Fake GPU) ", 0), 0u) << line;
-  EXPECT_NE(line.find(", cpu#2 (Fake GPU) "), std::string::npos) << line;
+  EXPECT_NE(line.find("; cpu#2 (Fake GPU) "), std::string::npos) << line;
+  EXPECT_NE(line.find(" s busy, CPUs "), std::string::npos) << line;
   EXPECT_NE(log.str().find(" on cpu#2 in "), std::string::npos) << log.str();
+}
+
+TEST(Handout, LongestExpectedFirstEqualsInOrder) {
+  EXPECT_EQ(handout_order({1, 5, 2, 5, 0, 3}), (std::vector<size_t>{1, 3, 5, 2, 0, 4}));
+  EXPECT_EQ(handout_order({}), std::vector<size_t>{});
+  EXPECT_EQ(handout_order({2, 2, 2}), (std::vector<size_t>{0, 1, 2}));
+}
+
+TEST(Handout, ExpectedCellSecondsFollowTheProtocol) {
+  const SweepSetup s = setup(write_config());
+  const CellPoints& cell = s.cells.front();  // two speed points, rounds: 2, 25 + 100 ms
+  const Timing& t = s.cfg.timing;
+  // Free calls: the budget and the setup, as the shards count a cell.
+  EXPECT_NEAR(expected_cell_seconds(cell, t, {}), 2 * 0.125 + 2 * kPointSetupSeconds, 1e-12);
+  // 1 ms calls: a point's first call and estimate (6 calls) on top of its rounds' budgets.
+  EXPECT_NEAR(expected_cell_seconds(cell, t, [](const Point&) { return 1.0; }),
+              2 * (6 + 2 * (12.5 + 50)) / 1000 + 2 * kPointSetupSeconds, 1e-12);
+  // 80 ms calls: past the round's budgets, one warm-up and one repeat call each round.
+  EXPECT_NEAR(expected_cell_seconds(cell, t, [](const Point&) { return 80.0; }),
+              2 * (6 + 2 * 2) * 80 / 1000.0 + 2 * kPointSetupSeconds, 1e-12);
+  // What a call is expected to take: the stored median first, else the floor at the peak.
+  const Point& p = *cell.front();
+  EXPECT_EQ(expected_call_ms(p, {{p.key(), 0.25}}, 1000), 0.25);
+  const double floor = expected_call_ms(p, {}, 1000);
+  EXPECT_GT(floor, 0);
+  EXPECT_EQ(expected_call_ms(p, {}, 0), 0);
+  EXPECT_LT(floor, expected_call_ms(*s.cells.back().front(), {}, 1000));  // n = 1024 moves more than n = 256
+}
+
+TEST(WorkerPool, HandsOutLongestFirstAndCountsEachWorkersShare) {
+  Started st = started("cpu,cpu", {"FAKE_SLEEP_MS=5"});
+  const SweepSetup& s = st.s;
+  std::vector<int64_t> begun;  // x of each cell, in hand-out order
+  Collected got;
+  CellHooks h = got.hooks();
+  auto begin = h.begin;
+  h.begin = [&](const CellPoints& p, const std::string& d) { begun.push_back(p.front()->x_value), begin(p, d); };
+  h.expected_seconds = [](const CellPoints& p) { return double(p.front()->x_value); };
+  st.pool->use_config(0);
+  st.pool->measure(s.cells, h);
+  ASSERT_EQ(begun.size(), s.cells.size());
+  EXPECT_TRUE(std::is_sorted(begun.rbegin(), begun.rend())) << "not longest first";
+  int64_t cells = 0, points = 0;
+  double busy = 0;
+  for (const auto& d : st.pool->devices()) {
+    EXPECT_GT(d.cells, 0) << d.device << " got no cell";
+    cells += d.cells, points += d.points, busy += d.busy_s;
+  }
+  EXPECT_EQ(cells, int64_t(s.cells.size()));
+  EXPECT_EQ(points, int64_t(s.sw.points.size()));
+  EXPECT_GT(busy, 0.005 * double(s.sw.points.size() * 2));  // every round slept
+  st.pool->use_config(0);  // a new run: its shares start at 0, the command's go on
+  for (const auto& d : st.pool->devices()) EXPECT_EQ(d.cells, 0);
+  int64_t total = 0;
+  for (const auto& d : st.pool->command_shares()) total += d.cells;
+  EXPECT_EQ(total, int64_t(s.cells.size()));
+}
+
+TEST(WorkerPool, OneSetOfWorkersServesEveryConfigOfTheCommand) {
+  const std::string a = write_config(), b = temp_path("b.yaml");
+  std::ofstream(b) << "op: act\nx: {n: [64, 128]}\nparams: {batch: 1, head: 1, dim: 8, mode: fwd, metric: speed}\n"
+                      "variants: [{act: relu}]\nproviders: {torch: to}\ntiming: {rounds: 3}\n";
+  const SweepSetup sa = setup(a), sb = setup(b);
+  PoolOptions o = options(a + "," + b, "cpu,cpu", sa.cfg.hash);
+  o.config_hashes = {sa.cfg.hash, sb.cfg.hash};
+  WorkerPool pool(o);
+  ASSERT_TRUE(pool.start({}));
+  Collected got_a, got_b;
+  pool.use_config(0);
+  pool.measure(sa.cells, got_a.hooks());
+  pool.use_config(1);
+  pool.measure(sb.cells, got_b.hooks());
+  EXPECT_EQ(got_a.times.size(), sa.sw.points.size());
+  EXPECT_EQ(got_b.times.size(), sb.sw.points.size());
+  for (const auto& [key, r] : got_b.result) EXPECT_EQ(r.rounds.size(), 3u) << key;  // measured with b's timing
+  EXPECT_EQ(pool.pids().size(), 2u);  // started once
+  // A worker that read other configs is refused.
+  PoolOptions other = options(a, "cpu", sa.cfg.hash);
+  other.config_hashes = {sa.cfg.hash, sb.cfg.hash};
+  WorkerPool refused(other);
+  EXPECT_THROW(refused.start({}), RuntimeFailure);
+}
+
+TEST(WorkerPool, PinsEachWorkerToTheCpusItsSourceNames) {
+  const std::string config = write_config();
+  const SweepSetup s = setup(config);
+  PoolOptions o = options(config, "cpu,cpu", s.cfg.hash);
+  const std::vector<int> mine = this_placement().cpus;
+  ASSERT_FALSE(mine.empty());
+  const std::vector<int> first = {mine.back()};
+  o.cpus = [&](const WorkerSlot& slot) { return slot.name == "cpu" ? first : std::vector<int>{}; };  // a fake source
+  WorkerPool pool(o);
+  ASSERT_TRUE(pool.start({}));
+  const std::vector<RunDevice> devices = pool.devices();
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].cpus, cpu_list_text(first));  // what the worker itself reads back
+  EXPECT_TRUE(devices[0].pinned);
+  EXPECT_EQ(devices[1].cpus, cpu_list_text(this_placement().cpus));  // not pinned: this process's CPUs
+  EXPECT_FALSE(devices[1].pinned);
+  EXPECT_FALSE(devices[0].memory.empty());
+  EXPECT_EQ(this_placement().cpus, mine);  // this process was left as it was
 }

@@ -88,7 +88,7 @@ class Build {
       }
       fs::make_dirs(s.dir);
       const std::string key_file = s.dir + "/key.txt";
-      if (!fs::is_regular_file(key_file)) fs::write_atomic(key_file, s.key.canonical);
+      if (!fs::is_regular_file(key_file)) fs::write_file(key_file, s.key.canonical);
       Job job;
       job.request = i;
       job.dynamic = s.xs.front() != s.xs.back();
@@ -126,7 +126,7 @@ class Build {
     RequestState& s = state_[job.request];
     const std::string base = job.spec.output.substr(0, job.spec.output.size() - 4);  // drop .pt2
     try {
-      fs::write_atomic(base + ".request.json", request_json(requests_[job.request], s.key.key, job.spec));
+      fs::write_file(base + ".request.json", request_json(requests_[job.request], s.key.key, job.spec));
     } catch (const std::exception& e) {
       job_done(job, first_line(e.what()));
       return;

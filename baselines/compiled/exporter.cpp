@@ -1,6 +1,7 @@
 // The exporter process and what its python can do (exporter.h).
 #include "baselines/compiled/exporter.h"
 
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -169,6 +171,81 @@ std::string python() {
   return "python3";
 }
 
+namespace {
+
+const char* const kFindTorch =
+    "import importlib.util as u\n"
+    "s = u.find_spec('torch')\n"
+    "print(s.origin if s and s.origin else '')\n";
+
+// "size mtime inode" of a file, "" when it cannot be read.
+std::string stat_text(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "";
+  return std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec) + " " + std::to_string(st.st_ino);
+}
+
+// The torch package a python imports, found without importing it: a virtual environment's
+// own, else where the python's import system finds it. "" when it has none.
+std::string torch_dir(const std::string& python) {
+  const size_t slash = python.rfind('/');
+  const std::string prefix = slash == std::string::npos ? "" : python.substr(0, slash) + "/..";
+  if (!prefix.empty() && fs::exists(prefix + "/pyvenv.cfg"))
+    for (const auto& name : fs::list_dir(prefix + "/lib"))
+      if (name.rfind("python", 0) == 0 && fs::exists(prefix + "/lib/" + name + "/site-packages/torch/version.py"))
+        return fs::resolved(prefix + "/lib/" + name + "/site-packages/torch");
+  std::string out;
+  if (!process::run_capture({python, "-c", kFindTorch}, out).empty()) return "";
+  const std::string init = first_text_line(out);
+  return init.size() > 12 ? init.substr(0, init.size() - 12) : "";  // less "/__init__.py"
+}
+
+// What the probe's answer depends on, hashed: the python, the torch it imports, the devices it
+// may see (the environment that picks them, the driver, this boot). "" when that cannot be
+// told (the probe then runs, and is not kept).
+std::string probe_key(const std::string& python) {
+  const std::string torch = torch_dir(python);
+  if (torch.empty()) return "";
+  std::string key = std::string("opbench-probe-v1\n") + kProbeScript + "\npython=" + python + " " +
+                    fs::resolved(python) + " " + stat_text(fs::resolved(python)) + "\ntorch=" + torch + " " +
+                    stat_text(torch + "/__init__.py") + " " + stat_text(torch + "/version.py");
+  for (const char* v : {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "PYTHONPATH", "PYTHONHOME", "LD_LIBRARY_PATH"})
+    key += std::string("\n") + v + "=" + env(v);
+  std::string boot, driver;
+  fs::read_file("/proc/sys/kernel/random/boot_id", &boot);
+  fs::read_file("/proc/driver/nvidia/version", &driver);
+  return content_hash(key + "\nboot=" + boot + "\ndriver=" + driver);
+}
+
+const char* const kStatus = "opbench-probe-status: ";
+
+// The probe's output and how it ended, from the cache; false when it holds none.
+bool cached_probe(const std::string& file, std::string& out, std::string& why) {
+  std::string text;
+  if (file.empty() || !fs::read_file(file, &text)) return false;
+  const size_t at = text.rfind(kStatus);
+  if (at == std::string::npos) return false;
+  out = text.substr(0, at);
+  why = first_text_line(text.substr(at + std::strlen(kStatus)));
+  if (why == "ok") why.clear();
+  return true;
+}
+
+// Runs the probe; its answer is kept unless a signal ended it (an interrupted start-up).
+void run_probe(const std::string& python, const std::string& file, std::string& out, std::string& why) {
+  why = process::run_capture({python, "-c", kProbeScript}, out);
+  if (file.empty() || why.find("signal") != std::string::npos) return;
+  try {
+    fs::make_dirs(cache_dir());
+    fs::write_atomic(file, out + kStatus + (why.empty() ? "ok" : why) + "\n");
+  } catch (const std::exception&) {
+    // an unwritable cache: the next process asks python again
+  }
+}
+
+}  // namespace
+
 const Probe& probe(const std::string& python) {
   static std::mutex mu;
   static std::map<std::string, std::unique_ptr<Probe>> probes;
@@ -176,8 +253,10 @@ const Probe& probe(const std::string& python) {
   auto& slot = probes[python];
   if (slot) return *slot;
   slot = std::make_unique<Probe>();
-  std::string out;
-  const std::string why = process::run_capture({python, "-c", kProbeScript}, out);
+  const std::string key = probe_key(python);
+  const std::string file = key.empty() ? "" : cache_dir() + "/probe-" + key + ".txt";
+  std::string out, why;
+  if (!cached_probe(file, out, why)) run_probe(python, file, out, why);
   const std::string probe_error = read_probe(out, *slot);
   if (!why.empty() || slot->torch_version.empty()) {
     std::string detail = !probe_error.empty() ? probe_error : why;

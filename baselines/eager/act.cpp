@@ -28,7 +28,7 @@ at::Tensor act_forward(const at::Tensor& x, const std::string& act, int64_t act_
   if (act == "silu") return at::silu(x);
   if (act == "softmax") {
     // F.softmax(x, dim, dtype=torch.float32).to(x.dtype)
-    return at::softmax(x, act_dim, at::kFloat).to(x.scalar_type());
+    return at::softmax(x, act_dim, at_least_float32(x)).to(x.scalar_type());
   }
   throw std::invalid_argument("act: unknown act '" + act + "'");
 }

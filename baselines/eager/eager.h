@@ -33,9 +33,16 @@ inline void require(bool ok, const std::string& message) {
   if (!ok) throw std::invalid_argument(message);
 }
 
+// The dtype of the reference's own float32 steps (the softmax, the LRPE angle tables):
+// float32, or x's when wider, so that the same code run on float64 inputs (the check's
+// reference computation, Provider::reference) is a float64 computation throughout.
+inline at::ScalarType at_least_float32(const at::Tensor& x) {
+  return at::promote_types(at::kFloat, x.scalar_type());
+}
+
 // act: x (b, h, n, d) (any rank works); act in none|relu|sigmoid|silu|softmax.
 // act_dim is the softmax dimension (ignored by the elementwise acts); softmax runs in
-// float32 and is cast back. act "none" returns x itself (no copy).
+// float32 (float64 for float64 x) and is cast back. act "none" returns x itself (no copy).
 at::Tensor act_forward(const at::Tensor& x, const std::string& act, int64_t act_dim);
 
 // Throws std::invalid_argument (naming `op`) for an unknown act, or for softmax along a

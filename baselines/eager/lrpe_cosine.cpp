@@ -14,8 +14,8 @@ at::Tensor lrpe_cosine_forward(const at::Tensor& x, const at::Tensor& theta, int
   require(offset >= 0, "lrpe_cosine: offset must be >= 0");
   check_act("lrpe_cosine", act, act_dim, {-1, 1});
 
-  // angle[s, h, k] = (offset + s) * theta[h, k], in float32: (n, h|1, d|1)
-  const at::Tensor th = theta.to(x.device(), at::kFloat);
+  // angle[s, h, k] = (offset + s) * theta[h, k], in float32 (at least): (n, h|1, d|1)
+  const at::Tensor th = theta.to(x.device(), at_least_float32(x));
   const at::Tensor pos = at::arange(n, th.options()) + offset;
   const at::Tensor angle = pos.view({n, 1, 1}) * th;
   const at::Tensor cos = at::cos(angle), sin = at::sin(angle);

@@ -27,8 +27,8 @@ at::Tensor lrpe_cosine_md_forward_grid(const at::Tensor& x, const at::Tensor& th
                           " columns, needs e * md >= d");
   check_act("lrpe_cosine_md", act, act_dim, {-1, -2});
 
-  // Grid coordinates of the N tokens, row-major (last axis fastest), float32.
-  const at::Tensor th = theta.to(x.device(), at::kFloat).expand({theta.size(0), e});  // (H, e)
+  // Grid coordinates of the N tokens, row-major (last axis fastest), float32 (at least).
+  const at::Tensor th = theta.to(x.device(), at_least_float32(x)).expand({theta.size(0), e});  // (H, e)
   std::vector<at::Tensor> axes;
   for (int64_t s : grid) axes.push_back(at::arange(s, th.options()));
   const std::vector<at::Tensor> coords = at::meshgrid(axes, "ij");

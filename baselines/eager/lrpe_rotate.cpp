@@ -15,8 +15,8 @@ at::Tensor lrpe_rotate_forward(const at::Tensor& x, const at::Tensor& theta, int
   require(offset >= 0, "lrpe_rotate: offset must be >= 0");
   check_act("lrpe_rotate", act, act_dim, {-1, 1});
 
-  // angle[s, h, k] = (offset + s) * theta[h, k], in float32: (n, h|1, d/2|1)
-  const at::Tensor th = theta.to(x.device(), at::kFloat);
+  // angle[s, h, k] = (offset + s) * theta[h, k], in float32 (at least): (n, h|1, d/2|1)
+  const at::Tensor th = theta.to(x.device(), at_least_float32(x));
   const at::Tensor pos = at::arange(n, th.options()) + offset;
   const at::Tensor angle = pos.view({n, 1, 1}) * th;
   const at::Tensor cos = at::cos(angle), sin = at::sin(angle);

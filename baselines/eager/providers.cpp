@@ -1,4 +1,5 @@
 // The eager providers: "torch" for every op, "torch_naive" for tpa_decode (registered here).
+// Each op's "torch" is its reference computation (Provider::reference).
 #include <ATen/core/grad_mode.h>
 #include <torch/csrc/autograd/autograd.h>
 
@@ -57,6 +58,7 @@ Provider act_torch() {
   pr.name = "torch";
   pr.help = "LibTorch eager: relu / sigmoid / silu, softmax in float32 cast back";
   pr.unavailable = runs_anywhere;
+  pr.reference = true;
   pr.prepare = [](const Params& p, const Inputs& in) {
     const std::string act = p.s("act");
     const int64_t act_dim = p.i("act_dim");
@@ -77,6 +79,7 @@ Provider lrpe_1d_torch(const char* op, const char* help, Lrpe1dForward fwd) {
   pr.name = "torch";
   pr.help = help;
   pr.unavailable = runs_anywhere;
+  pr.reference = true;
   pr.prepare = [op = std::string(op), fwd](const Params& p, const Inputs& in) {
     const std::string act = p.s("act");
     const int64_t act_dim = p.i("act_dim"), offset = p.i_or("offset", 0);
@@ -95,6 +98,7 @@ Provider lrpe_cosine_md_torch() {
   pr.name = "torch";
   pr.help = "LibTorch eager: grid angle table built per call, concat(x cos, x sin)";
   pr.unavailable = runs_anywhere;
+  pr.reference = true;
   pr.prepare = [](const Params& p, const Inputs& in) {
     const std::string act = p.s("act");
     const int64_t act_dim = p.i("act_dim"), md = p.i("md"), n = p.i("n"), l = p.i_or("l", 0);
@@ -111,12 +115,13 @@ using TpaForward = at::Tensor (*)(const at::Tensor&, const at::Tensor&, const at
                                   const at::Tensor&, const at::Tensor&, const at::Tensor&,
                                   const eager::TpaScales&);
 
-Provider tpa_decode_provider(const char* name, const char* help, TpaForward fwd) {
+Provider tpa_decode_provider(const char* name, const char* help, TpaForward fwd, bool reference) {
   Provider pr;
   pr.op = "tpa_decode";
   pr.name = name;
   pr.help = help;
   pr.unavailable = runs_anywhere;
+  pr.reference = reference;
   pr.prepare = [fwd](const Params& p, const Inputs& in) -> Call {
     checked_mode("tpa_decode", p, /*has_bwd=*/false);
     eager::require(in.tensors.size() == 6, "tpa_decode: expects aq, ak, av, bq, bk, bv");
@@ -140,11 +145,11 @@ const ProviderRegistration registration([] {
       tpa_decode_provider("torch",
                           "LibTorch eager, factorised in the storage dtype: scores "
                           "(b, h, 1, m) from the factors, softmax over m, then av, bv",
-                          &eager::tpa_decode_forward),
+                          &eager::tpa_decode_forward, /*reference=*/true),
       tpa_decode_provider("torch_naive",
                           "LibTorch eager, naive: materialises k, v (b, m, h, d) in the "
                           "storage dtype, then attention",
-                          &eager::tpa_decode_naive_forward),
+                          &eager::tpa_decode_naive_forward, /*reference=*/false),
   };
 });
 

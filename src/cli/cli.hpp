@@ -25,6 +25,13 @@ struct Cli {
   std::string db = "results/opbench.db";  // --db, shared by the commands that read or write runs
 };
 
+// The one-line help of the commands that load LibTorch: `opbench` lists them, opbench-measure
+// runs them (main.cpp).
+constexpr const char* kSweepHelp = "run sweep configs (one run each), store every point, print the reports";
+constexpr const char* kListHelp = "list ops, axes and providers, and which providers run here";
+constexpr const char* kCompileHelp =
+    "do the work configs' providers need once per table before timing (AOTInductor packages)";
+
 void add_sweep_command(CLI::App& app, Cli& cli);
 void add_report_command(CLI::App& app, Cli& cli);
 void add_runs_command(CLI::App& app, Cli& cli);
@@ -43,7 +50,7 @@ void add_compile_command(CLI::App& app, Cli& cli);
 // Helpers shared by the commands.
 void write_output(const std::string& text, const std::string& out_path);  // stdout when empty
 void ensure_parent_dir(const std::string& path);
-std::string default_device();
+std::string default_device();  // (opbench-measure only: it asks LibTorch)
 // The options of the commands that judge points (diff, versus); add_judge_options registers
 // --db, --metric speed|memory (described by `metric_help`), --threshold (percent), --format
 // markdown|json and --out; each command its flag for `fail`.
@@ -61,8 +68,15 @@ void add_judge_options(CLI::App* cmd, Cli& cli, JudgeOptions& o, const std::stri
 // The runs `selectors` name (and every run with `all`), each with its points and compiles.
 std::vector<RunRecord> selected_runs(const Store& store, const std::vector<std::string>& selectors, bool all);
 // Checks of option values (CLI11 validators: a failure is a usage error, exit 2, one line).
-// A file argument (--db, --out): not empty, not a directory.
+// A file argument to write (--out): not empty, not a directory, nothing but a regular file, a
+// FIFO or a character device where it leads (fs::output_problem).
 CLI::Validator file_arg();
+// A database argument (--db): not empty; when something is there, a regular file (through any
+// links; a link to nothing is refused too).
+CLI::Validator db_arg();
+// fs::database_problem as an InputError naming `option`: every command checks its databases with
+// it before it starts anything (a writer with `write`).
+void check_db_path(const std::string& path, bool write, const std::string& option = "--db");
 // A finite number from lo to hi (--threshold: "nan" and "inf" are refused).
 CLI::Validator finite_range(double lo, double hi);
 // A run id (--resume): 1 to 2^63-1.
@@ -71,9 +85,17 @@ CLI::Validator run_id_arg();
 CLI::Validator name_arg();
 // A count of at least 1 (--max-points).
 CLI::Validator positive_count();
-// --out must not name the database or its -wal, -shm or -journal file (compared as resolved
-// paths, so another spelling or a link to it counts): InputError otherwise. No-op when empty.
+// An option that writes a file (--out, --plot, ...) must not name any database the command
+// has open, nor its -wal, -shm or -journal file (compared as resolved paths, so another
+// spelling or a link to it counts, and by inode, so a hard link does): InputError naming
+// `option` otherwise. No-op when `path` is empty.
+void check_out_path(const std::string& path, const std::string& option, const std::vector<std::string>& databases);
+// check_out_path for --out beside one database.
 void check_out_path(const std::string& out, const std::string& db);
+// An option naming a folder the command writes `files` into (--plots, plot --out, site --out):
+// neither the folder nor any of the files may be one of `databases` (check_out_path).
+void check_out_dir(const std::string& dir, const std::string& option, const std::vector<std::string>& files,
+                   const std::vector<std::string>& databases);
 
 // The runs of selectors (default: latest), each holding only the points whose table title the
 // filter matches; throws InputError when the filter leaves no point in any run.
@@ -84,11 +106,14 @@ Show parse_show(const std::string& show);
 // `out` (a folder or a file, by the data's kind); returns what the script printed. Throws
 // RuntimeFailure with the script's one-line reason (python or matplotlib missing: exit 3).
 std::string run_plot_script(const std::string& data_json, const std::string& out);
-// One PNG per table of the runs into `dir`; returns title -> image path (dir/file).
+// One PNG per table of the runs into `dir`; returns title -> image path (dir/file). `option`
+// and `databases`: none of the files may be a database the command has open (check_out_dir).
 std::map<std::string, std::string> make_plots(const std::vector<ReportRun>& runs, Show show, const std::string& dir,
-                                              std::ostream& log);
-// Opens a database that must exist (InputError naming --db otherwise) for reading only: never
-// creates, migrates or writes it (Store::open_read_only).
+                                              std::ostream& log, const std::string& option,
+                                              const std::vector<std::string>& databases);
+// Opens a database that must exist (InputError naming --db otherwise, also for a path that is
+// not a regular file) for reading only: never creates, migrates or writes it
+// (Store::open_read_only).
 std::unique_ptr<Store> open_existing_store(const std::string& path);
 
 }  // namespace opbench

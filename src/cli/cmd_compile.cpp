@@ -1,6 +1,6 @@
-// opbench compile CONFIG: the work the config's providers do once per table before timing
-// (building AOTInductor packages), in parallel, with a progress line. `sweep` runs the same
-// step before measuring.
+// opbench compile CONFIG...: the work configs' providers do once per table before timing
+// (building AOTInductor packages), all of them in parallel, with a progress line and the wall
+// time a cold cache costs. `sweep` runs the same step before measuring.
 #include <unistd.h>
 
 #include <iostream>
@@ -13,18 +13,40 @@
 
 namespace opbench {
 
+namespace {
+
+// The table jobs of every config (a suite's), on `device`, each config's threads pinned as a
+// sweep pins them (a CPU package keeps the thread count it was exported with).
+std::vector<TableJob> suite_jobs(const std::vector<std::string>& paths, const std::string& device, size_t max_points) {
+  std::vector<TableJob> jobs;
+  bool pinned = false;
+  for (const auto& path : command_configs(paths)) {
+    Config cfg = load_config(path);
+    const Sweep sw = expand(cfg, max_points);
+    resolve_device_defaults(cfg.timing, device);
+    if (!pinned) cfg.timing.threads = pin_threads(cfg.timing.threads), pinned = true;  // before any LibTorch work
+    const std::vector<TableJob> own = table_jobs(sw, device);
+    if (own.empty()) std::cout << cfg.path << ": no provider of this config prepares anything before timing\n";
+    jobs.insert(jobs.end(), own.begin(), own.end());
+  }
+  return jobs;
+}
+
+}  // namespace
+
 void add_compile_command(CLI::App& app, Cli& cli) {
   struct Opts {
-    std::string config, device, progress = "auto";
+    std::vector<std::string> configs;
+    std::string device, progress = "auto";
     int jobs = 0;
     size_t max_points = kDefaultMaxPoints;
   };
   auto o = std::make_shared<Opts>();
-  auto* cmd = app.add_subcommand(
-      "compile", "do the work a config's providers need once per table before timing (AOTInductor packages)");
-  cmd->add_option("config", o->config, "the sweep config")->required();
+  auto* cmd = app.add_subcommand("compile", kCompileHelp);
+  cmd->add_option("config", o->configs, "sweep configs, or suite files listing them: their packages built together")
+      ->required();
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N (default: cuda when present)");
-  cmd->add_option("--jobs", o->jobs, "tables prepared at a time (default: half the cores)");
+  cmd->add_option("--jobs", o->jobs, "tables prepared at a time (default: half the cores, as many as memory allows)");
   cmd->add_option("--max-points", o->max_points, "refuse a config of more points than this")
       ->check(positive_count())
       ->capture_default_str();
@@ -32,28 +54,20 @@ void add_compile_command(CLI::App& app, Cli& cli) {
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}))
       ->capture_default_str();
   cmd->callback([o, &cli] {
-    Config cfg = load_config(o->config);
-    Sweep sw = expand(cfg, o->max_points);
-    std::string device = o->device.empty() ? default_device() : o->device;
-    resolve_device_defaults(cfg.timing, device);
-    cfg.timing.threads = pin_threads(cfg.timing.threads);  // before any LibTorch work
-    auto jobs = table_jobs(sw, device);
-    if (jobs.empty()) {
-      std::cout << cfg.path << ": no provider of this config prepares anything before timing\n";
-      cli.status = kExitOk;
-      return;
-    }
+    const std::string device = o->device.empty() ? default_device() : o->device;
+    const std::vector<TableJob> jobs = suite_jobs(o->configs, device, o->max_points);
+    cli.status = kExitOk;
+    if (jobs.empty()) return;
     const std::string why = table_jobs_unavailable(jobs, device);
     if (!why.empty()) throw RuntimeFailure(why);
-    auto outcomes = run_table_jobs(jobs, o->jobs > 0 ? o->jobs : default_table_jobs(), parse_progress(o->progress, isatty(2)), std::cerr);
-    bool failed = false;
+    auto outcomes = run_table_jobs(jobs, o->jobs > 0 ? o->jobs : default_table_jobs(),
+                                   parse_progress(o->progress, isatty(2)), std::cerr);
     for (size_t i = 0; i < outcomes.size(); ++i) {
       std::cout << (outcomes[i].error.empty() ? (outcomes[i].cached ? "cached " : "built  ") : "FAILED ")
                 << jobs[i].task.provider << " " << jobs[i].task.title << " (" << int(outcomes[i].seconds) << " s) "
                 << outcomes[i].path << "\n";
-      failed = failed || !outcomes[i].error.empty();
+      if (!outcomes[i].error.empty()) cli.status = kExitRuntime;
     }
-    cli.status = failed ? kExitRuntime : kExitOk;
   });
 }
 

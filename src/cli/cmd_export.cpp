@@ -26,7 +26,7 @@ void add_export_command(CLI::App& app, Cli& cli) {
   auto* cmd = app.add_subcommand("export", "write runs as JSON (every field and point, samples and rounds included)");
   cmd->add_option("runs", o->runs, "run selectors: ID, latest, label:TEXT, gpu:TEXT");
   cmd->add_flag("--all", o->all, "every run in the database");
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(db_arg());
   cmd->add_option("--format", o->format, "json (the one format: `opbench import` reads it back)")
       ->check(CLI::IsMember({"json"}))
       ->capture_default_str();

@@ -22,15 +22,16 @@ void add_history_command(CLI::App& app, Cli& cli) {
   auto* xopt = cmd->add_option("--x", o->x, "only this x value (default: every x of the table)");
   cmd->add_option("--provider", o->q.provider, "only this provider (name or column label)");
   cmd->add_option("--gpu", o->q.gpu, "only runs on a GPU whose name contains TEXT (case-insensitive); each GPU is its own series anyway");
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(db_arg());
   cmd->add_option("--threshold", o->threshold, threshold_help("the smallest step that counts", kDefaultThresholdPct))
       ->check(finite_range(0, 1000));
   cmd->add_option("--format", o->format, "markdown or json")->check(CLI::IsMember({"markdown", "json"}))->capture_default_str();
   cmd->add_option("--out", o->out, "write to this file instead of stdout")->check(file_arg());
-  cmd->add_option("--plot", o->plot, "also draw the series into this PNG file, steps marked");
+  cmd->add_option("--plot", o->plot, "also draw the series into this PNG file, steps marked")->check(file_arg());
   cmd->add_flag("--fail-on-step", o->fail, "exit 1 when a series' latest level is a step up (a regression) or newly fails");
   cmd->callback([o, xopt, &cli] {
     check_out_path(o->out, cli.db);
+    check_out_path(o->plot, "--plot", {cli.db});
     auto db = open_existing_store(cli.db);
     HistoryQuery q = o->q;
     if (xopt->count()) q.x = o->x;

@@ -94,7 +94,7 @@ void add_list_command(CLI::App& app, Cli& cli) {
     std::string device, format = "text", out, op, at;
   };
   auto o = std::make_shared<Opts>();
-  auto* cmd = app.add_subcommand("list", "list ops, axes and providers, and which providers run here");
+  auto* cmd = app.add_subcommand("list", kListHelp);
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N (default: cuda when present)");
   cmd->add_option("--format", o->format, "text, or json: every op's facts (axes, modes, x axes, title template, inputs, providers)")
       ->check(CLI::IsMember({"text", "json"}))

@@ -24,8 +24,9 @@ void copy_runs(const MergeArgs& a, Cli& cli) {
   auto stats = merge_stores(dest, srcs);
   for (size_t i = 0; i < stats.size(); ++i) {
     for (const auto& w : stats[i].warnings) std::cerr << "warning: " << w << "\n";
-    std::cout << a.sources[i] << ": " << stats[i].copied << " runs copied (" << stats[i].points << " points), "
-              << stats[i].skipped << " already in " << cli.db << "\n";
+    std::cout << a.sources[i] << ": " << stats[i].copied << " runs copied";
+    if (stats[i].completed) std::cout << ", " << stats[i].completed << " completed";
+    std::cout << " (" << stats[i].points << " points), " << stats[i].skipped << " already in " << cli.db << "\n";
     for (const auto& [from, to] : stats[i].remapped) std::cout << "  run " << from << " -> " << to << "\n";
   }
 }
@@ -49,11 +50,12 @@ void add_merge_command(CLI::App& app, Cli& cli) {
       "merge", "copy the runs of other databases into --db (ids remapped; a run already there, by uuid, is skipped)");
   cmd->add_option("sources", a->sources, "databases to copy from (with --join-shards: databases or JSON exports)")
       ->required();
-  cmd->add_option("--db", cli.db, "the destination database (created when missing)")->capture_default_str()->check(file_arg());
+  cmd->add_option("--db", cli.db, "the destination database (created when missing)")->capture_default_str()->check(db_arg());
   cmd->add_flag("--join-shards", a->join_shards,
                 "join the runs of the shards of one sweep (sweep --shard i/N) into one run: every shard once");
   cmd->add_flag("--allow-mixed", a->allow_mixed, "with --join-shards: shards measured on different GPU models");
   cmd->callback([a, &cli] {
+    check_db_path(cli.db, true);
     if (a->join_shards) join(*a, cli);
     else copy_runs(*a, cli);
     cli.status = kExitOk;

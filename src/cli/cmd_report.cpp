@@ -7,6 +7,8 @@
 
 #include "cli/cli.hpp"
 #include "core/error.hpp"
+#include "core/fs.hpp"
+#include "core/text.hpp"
 #include "exchange/runs_json.hpp"
 #include "report/csv.hpp"
 #include "report/report.hpp"
@@ -28,10 +30,10 @@ std::string resume_hint(const Store& store, const RunInfo& run, const std::strin
   return resume_command(stored_shape(store, run), db, run.id);
 }
 
-// The devices of a run measured on several: [{device, gpu, peak_gbps}].
+// The devices that measured a run, with their shares and placement (as export writes them).
 nlohmann::ordered_json devices_json(const std::vector<RunDevice>& devices) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const auto& d : devices) out.push_back({{"device", d.device}, {"gpu", d.gpu}, {"peak_gbps", d.peak_gbps}});
+  for (const auto& d : devices) out.push_back(run_device_to_json(d));
   return out;
 }
 
@@ -60,8 +62,7 @@ std::vector<std::string> path_parts(const std::string& path) {
 
 std::string absolute(const std::string& path) {
   if (!path.empty() && path[0] == '/') return path;
-  char buf[4096];
-  return std::string(getcwd(buf, sizeof buf) ? buf : ".") + "/" + path;
+  return fs::resolved(".") + "/" + path;
 }
 
 // `path` as seen from the folder of the file `from` (a report's links to its plots).
@@ -96,7 +97,7 @@ void add_report_command(CLI::App& app, Cli& cli) {
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("report", "write a report of one or more runs: markdown tables, JSON or CSV");
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(db_arg());
   cmd->add_option("--run", o->runs, "run selector: ID, latest, label:TEXT, gpu:TEXT (repeatable; default latest)");
   cmd->add_option("--out", o->out, "write to this file instead of stdout")->check(file_arg());
   cmd->add_option("--show", o->show, "cells: value (the stored statistic), gbps, pct (of peak bandwidth)")
@@ -109,6 +110,7 @@ void add_report_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--plots", o->plots, "also draw each table into this folder (as opbench plot) and link the images");
   cmd->callback([o, &cli] {
     check_out_path(o->out, cli.db);
+    check_out_dir(o->plots, "--plots", {}, {cli.db});
     const TitleFilter filter(o->filter);
     auto store = open_existing_store(cli.db);
     if (o->format == "json") {
@@ -136,7 +138,7 @@ void add_report_command(CLI::App& app, Cli& cli) {
     }
     std::map<std::string, std::string> links;
     if (!o->plots.empty())
-      for (auto& [title, path] : make_plots(runs, show, o->plots, std::cerr))
+      for (auto& [title, path] : make_plots(runs, show, o->plots, std::cerr, "--plots", {cli.db}))
         links[title] = o->out.empty() ? path : relative_to_file(path, o->out);
     write_output(render_report(runs, show, links), o->out);
     cli.status = kExitOk;
@@ -147,7 +149,7 @@ void add_runs_command(CLI::App& app, Cli& cli) {
   auto format = std::make_shared<std::string>("table");
   auto out = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("runs", "list the runs in a database");
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(db_arg());
   cmd->add_option("--format", *format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--out", *out, "write to this file instead of stdout")->check(file_arg());
   cmd->callback([format, out, &cli] {
@@ -192,16 +194,17 @@ void add_runs_command(CLI::App& app, Cli& cli) {
       // replace: a text an older opbench stored unchecked cannot stop the listing
       text = a.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     } else {
-      char line[1024];
-      std::snprintf(line, sizeof line, "%-5s %-24s %-12s %-10s %-8s %-12s %-16s %s\n", "id", "started_at", "status",
-                    "points", "torch", "op", "label", "gpu");
-      text = line;
-      for (const auto& r : runs) {
-        std::snprintf(line, sizeof line, "%-5lld %-24s %-12s %-10lld %-8s %-12s %-16s %s\n", (long long)r.id,
-                      r.started_at.c_str(), r.status.c_str(), (long long)r.points, r.env.torch_version.c_str(),
-                      r.op.c_str(), r.label.c_str(), r.env.gpu.c_str());
-        text += line;
-      }
+      // Each column padded to its width (as printf's %-Ns), never cut: a long label widens its row.
+      auto row = [](const std::vector<std::pair<std::string, size_t>>& cells) {
+        std::string line;
+        for (const auto& [text, width] : cells) line += pad_right(text, width) + " ";
+        line.pop_back();
+        return line + "\n";
+      };
+      text = row({{"id", 5}, {"started_at", 24}, {"status", 12}, {"points", 10}, {"torch", 8}, {"op", 12}, {"label", 16}, {"gpu", 0}});
+      for (const auto& r : runs)
+        text += row({{std::to_string(r.id), 5}, {r.started_at, 24}, {r.status, 12}, {std::to_string(r.points), 10},
+                     {r.env.torch_version, 8}, {r.op, 12}, {one_line(r.label), 16}, {one_line(r.env.gpu), 0}});
       for (const auto& r : runs) {
         const std::string hint = resume_hint(*store, r, cli.db);
         if (!r.shard.empty()) text += "run " + std::to_string(r.id) + ": shard " + r.shard + " of its sweep\n";

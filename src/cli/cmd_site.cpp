@@ -23,7 +23,7 @@ bool inside(const std::string& path, const std::string& dir) {
 // InputError naming --out otherwise.
 void check_site_out(const std::string& out, const std::vector<std::string>& dbs, const std::vector<std::string>& jsons) {
   const std::string dir = fs::resolved(out);
-  for (const auto& db : dbs) check_out_path(out, db);
+  check_out_path(out, "--out", dbs);
   std::vector<std::string> inputs = jsons;
   for (const auto& db : dbs)
     for (const char* suffix : {"", "-wal", "-shm", "-journal"}) inputs.push_back(db + suffix);
@@ -48,7 +48,7 @@ void add_site_command(CLI::App& app, Cli& cli) {
   auto* cmd = app.add_subcommand(
       "site", "write a static site of the runs (every op, table, GPU and commit) that opens from the file system");
   cmd->add_option("--db", o->dbs, "a database to show (repeatable; default " + cli.db + " when no --json is given)")
-      ->check(file_arg());
+      ->check(db_arg());
   cmd->add_option("--json", o->jsons,
                   "a runs export (opbench export), or a diff or versus document (opbench diff|versus --format json) to "
                   "show as a page (repeatable)")

@@ -1,42 +1,46 @@
-// opbench sweep CONFIG: run every point of a config and store it; print the run's report. On
-// several devices (--devices) a worker process per device measures the cells
-// (sweep_worker.cpp) and this process stores them; --shard measures one slice of the cells.
+// opbench sweep CONFIG...: run every point of each config and store it, one run per config, and
+// print each run's report. Several configs (or a suite file listing them) are one suite,
+// measured by this one process with one start-up, one bandwidth copy and one set of workers
+// (sweep_where.hpp): on a GPU a worker process per device measures the cells (sweep_worker.cpp)
+// and this process stores them; --shard measures one slice of each config's cells.
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <mutex>
 #include <set>
 #include <unordered_map>
 
 #include "cli/cli.hpp"
 #include "cli/reexec.hpp"
 #include "cli/stop_signals.hpp"
+#include "cli/sweep_where.hpp"
 #include "cli/sweep_worker.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/placement.hpp"
+#include "core/suggest.hpp"
 #include "measure/device.hpp"
 #include "measure/stages.hpp"
-#include "measure/threads.hpp"
-#include "measure/torch_executor.hpp"
 #include "providers/table_jobs.hpp"
 #include "report/report.hpp"
+#include "sweep/devices.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/resume.hpp"
-#include "sweep/round_processes.hpp"
-#include "sweep/devices.hpp"
 #include "sweep/runner.hpp"
 #include "sweep/shard.hpp"
-#include "sweep/workers.hpp"
 
 namespace opbench {
 
 namespace {
 
 struct SweepArgs {
-  std::string config, label, device, devices, providers, out, filter, shard, progress = "auto";
+  std::vector<std::string> configs;  // configs and suite files, as given
+  std::string label, device, devices, providers, out, filter, shard, progress = "auto";
   bool dry_run = false, no_report = false, allow_mixed = false, worker = false;
   bool devices_given = false, shard_given = false;  // (an empty value is refused, not ignored)
   int64_t resume = 0;
@@ -45,6 +49,13 @@ struct SweepArgs {
 
 // The run being measured, for the signal thread (0 until it exists and after it ended).
 std::atomic<int64_t> g_run{0};
+// Whether a run of this command has started: a stop from then on ends a run interrupted, one
+// before it ends the command with nothing stored.
+std::atomic<bool> g_began{false};
+// A suite: the command that sweeps it again (its configs and options as given); with
+// --resume ID it continues from run ID on. Empty for one config.
+std::mutex g_suite_mu;
+std::string g_suite_command;
 
 std::string shell_line(const std::string& cmd) {
   std::string out;
@@ -68,15 +79,22 @@ std::string git_commit() {
   return dirty.empty() ? head : head + "-dirty";
 }
 
-// A --resume: the run's stored shape (options given again must agree) and its stored points.
-RunShape resumed_shape(const SweepArgs& a, const std::string& db, const RunShape& given, std::set<std::string>& done) {
+// A --resume: the run, its stored shape and its stored points.
+struct Resumed {
+  RunInfo run;
+  RunShape stored;
+  std::set<std::string> done;
+};
+
+Resumed resumed_run(const SweepArgs& a, const std::string& db) {
   const std::string id = std::to_string(a.resume);
   if (!fs::is_regular_file(db)) throw InputError(db, "--db", "no such database (--resume " + id + " continues a run in it)");
   auto store = Store::open_read_only(db);
   auto run = store->run(a.resume);
   if (!run) throw InputError("--resume", id, "no run with that id in " + db);
-  for (const auto& k : store->done_keys(run->id)) done.insert(k);
-  return resume_shape(stored_shape(*store, *run), given, run->id);
+  Resumed r{*run, stored_shape(*store, *run), {}};
+  for (const auto& k : store->done_keys(run->id)) r.done.insert(k);
+  return r;
 }
 
 // The mean export time of the packages this database's runs built, 0 when none did.
@@ -156,6 +174,19 @@ void print_dry_run(const Config& cfg, const Sweep& sw, const RunShape& shape, co
   std::cout << estimate_line(cfg, part, plan_cells(part, done), device, db, devices) << "\n";
 }
 
+// A suite: the command that continues it from run `id` (its configs as given, from the one
+// that run measures on). One config: "" (the run's own resume command says it).
+std::string continue_command(int64_t id) {
+  std::lock_guard<std::mutex> lock(g_suite_mu);
+  return g_suite_command.empty() ? "" : g_suite_command + " --resume " + std::to_string(id);
+}
+
+// How to continue run `id` of this command.
+std::string continuation(const Store& store, int64_t id, const std::string& db) {
+  const std::string suite = continue_command(id);
+  return suite.empty() ? resume_command(stored_shape(store, *store.run(id)), db, id) : suite;
+}
+
 // A second signal: the run is marked interrupted (by a connection of this thread's own), and
 // the process exits (130, by install_stop_signals).
 void stop_now(const std::string& db) {
@@ -170,8 +201,8 @@ void stop_now(const std::string& db) {
       std::cerr << "\nstopped\n" << std::flush;
       return;
     }
-    const std::string cmd = resume_command(stored_shape(store, *store.run(id)), db, id);
-    std::cerr << "\nstopped: run " << id << " interrupted; continue with `" << cmd << "`\n" << std::flush;
+    std::cerr << "\nstopped: run " << id << " interrupted; continue with `" << continuation(store, id, db) << "`\n"
+              << std::flush;
   } catch (const std::exception& e) {
     std::cerr << "\nstopped: run " << id << " not marked interrupted (" << e.what() << ")\n" << std::flush;
   }
@@ -189,14 +220,15 @@ void print_outcome(const SweepOutcome& r, const std::string& db) {
   std::cerr << "run " << r.run_id << ": " << r.measured << " points measured";
   if (r.skipped) std::cerr << ", " << r.skipped << " already stored";
   if (r.failed) std::cerr << ", " << r.failed << " failed";
+  if (r.lost) std::cerr << ", " << r.lost << " lost (their process ended while measuring them)";
   if (r.check_failed) std::cerr << ", " << r.check_failed << " over the check's tolerance";
   std::cerr << " (" << db << ")\n";
 }
 
 // The options as given: --devices parsed against the CUDA devices here (and refused beside
-// --device), --shard parsed.
+// --device), --shard parsed; no config.
 RunShape given_shape(const SweepArgs& a) {
-  RunShape s{a.config, a.device, split_list(a.providers), a.label, a.filter, {}, ""};
+  RunShape s{"", a.device, split_list(a.providers), a.label, a.filter, {}, ""};
   if (a.devices_given) {
     if (!a.device.empty())
       throw InputError("--devices", a.devices,
@@ -207,29 +239,134 @@ RunShape given_shape(const SweepArgs& a) {
   return s;
 }
 
-// A sweep as far as the command shapes it: config, points, options (stored ones on --resume).
-struct Prepared {
-  Config cfg;
-  Sweep sw;
-  RunShape shape;
-  std::set<std::string> done;  // the keys of the points a resumed run stores already
-  ProgressMode progress = ProgressMode::none;
-};
-
 // A resumed run never loses a provider: one that cannot run here now is refused.
-void refuse_dropped(const SweepArgs& a, const std::vector<std::string>& dropped) {
-  if (a.resume && !dropped.empty())
-    throw InputError("--resume", std::to_string(a.resume),
+void refuse_dropped(int64_t resume, const std::vector<std::string>& dropped) {
+  if (resume && !dropped.empty())
+    throw InputError("--resume", std::to_string(resume),
                      "the run measures " + dropped.front() + ", which cannot run here (see above)");
 }
 
-// Stores and reports a sweep whose cells `measurer` measures; `table_devices`: the devices the
-// providers' once-per-table work is done for (one per GPU model).
-void measure_and_report(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasurer& measurer,
-                        const std::vector<std::string>& table_devices, bool watch_hangs) {
-  const Config& cfg = p.cfg;
-  const Sweep& sw = p.sw;
-  if (sw.points.empty()) throw InputError(cfg.path, "providers", "no provider can run here (see the lines above)");
+// --- the configs of the command
+
+// Which of `paths` a resumed run measured: the one of its path, else of its config's hash.
+size_t resumed_index(const std::vector<std::string>& paths, const RunInfo& run, int64_t id) {
+  if (paths.size() == 1) return 0;  // its config as given (the run checks the hash)
+  for (size_t i = 0; i < paths.size(); ++i)
+    if (paths[i] == run.config_path) return i;
+  for (size_t i = 0; i < paths.size(); ++i)
+    if (load_config(paths[i]).hash == run.config_hash) return i;
+  throw InputError("--resume", std::to_string(id), "run " + std::to_string(id) + " measured " + run.config_path +
+                                                       ", which this command does not name");
+}
+
+// Each config named (from the resumed run's on, with its stored shape), loaded and expanded.
+std::vector<Prepared> load_configs(const SweepArgs& a, const std::string& db) {
+  std::vector<std::string> paths = command_configs(a.configs);
+  const bool suite = paths.size() > 1;
+  const RunShape given = given_shape(a);
+  Resumed resumed;
+  if (a.resume) {
+    resumed = resumed_run(a, db);
+    paths.erase(paths.begin(), paths.begin() + long(resumed_index(paths, resumed.run, a.resume)));
+    RunShape g = given;
+    g.config = suite ? "" : paths.front();
+    resumed.stored = resume_shape(resumed.stored, g, a.resume, suite);
+  }
+  std::vector<Prepared> ps;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    Prepared p;
+    p.cfg = load_config(paths[i]);
+    p.sw = expand(p.cfg, a.max_points);
+    p.shape = given;
+    p.shape.config = paths[i];
+    if (i == 0 && a.resume) p.shape = resumed.stored, p.done = resumed.done, p.resume = a.resume;
+    ps.push_back(std::move(p));
+  }
+  return ps;
+}
+
+// --providers and --filter on one config: strict (a name it does not list, a filter that
+// matches none of its titles, is an input error).
+void filter_config(Prepared& p) {
+  filter_providers(p.sw, p.cfg, p.shape.providers);
+  filter_tables(p.sw, TitleFilter(p.shape.filter), p.cfg.path);
+}
+
+// --providers and --filter over a suite: each provider named must be one of some config's, and
+// a config with none of them, or none of its titles matching, is left out (a line each).
+// `first`: the configs before it keep their own (a resumed run's stored) options.
+void filter_suite(std::vector<Prepared>& ps, size_t first, std::ostream& log) {
+  const std::vector<std::string> names = ps.back().shape.providers;
+  std::vector<std::string> all;
+  for (const auto& p : ps)
+    for (const auto& [name, label] : p.cfg.providers) all.push_back(name);
+  for (const auto& n : names)
+    if (std::find(all.begin(), all.end(), n) == all.end())
+      throw InputError("--providers", n, "not a provider of any config of the command" + suggest_names(n, all));
+  const TitleFilter filter(ps.back().shape.filter);
+  std::vector<Prepared> kept;
+  for (size_t i = 0; i < ps.size(); ++i) {
+    Prepared& p = ps[i];
+    if (i < first) {
+      filter_config(p);
+      kept.push_back(std::move(p));
+      continue;
+    }
+    std::vector<std::string> wanted;
+    for (const auto& [name, label] : p.cfg.providers)
+      if (std::find(names.begin(), names.end(), name) != names.end()) wanted.push_back(name);
+    size_t matching = 0;
+    for (const auto& t : p.sw.tables) matching += filter(t.title);
+    if (!names.empty() && wanted.empty()) log << "skipping " << p.cfg.path << ": it has none of --providers\n";
+    else if (!matching) log << "skipping " << p.cfg.path << ": none of its tables matches --filter\n";
+    if ((!names.empty() && wanted.empty()) || !matching) continue;
+    filter_providers(p.sw, p.cfg, wanted);
+    filter_tables(p.sw, filter, p.cfg.path);
+    kept.push_back(std::move(p));
+  }
+  if (kept.empty())
+    throw InputError(filter.empty() ? "--providers" : "--filter",
+                     filter.empty() ? join_list(names) : ps.back().shape.filter,
+                     "leaves no config of the command to measure (see the lines above)");
+  ps = std::move(kept);
+}
+
+// --- the providers' once-per-table work, for every config before the first run
+
+// One config's table jobs and their outcomes.
+struct ConfigTables {
+  std::vector<TableJob> jobs;
+  std::vector<TableOutcome> outcomes;
+};
+
+// The compiled packages every config needs (its shard's tables, on each device of a model),
+// built together: in parallel, outside every timed region, before any run starts.
+std::vector<ConfigTables> prepare_tables(const std::vector<Prepared>& ps, const std::vector<std::string>& devices,
+                                      ProgressMode progress) {
+  std::vector<ConfigTables> out(ps.size());
+  std::vector<TableJob> all;
+  for (size_t i = 0; i < ps.size(); ++i) {
+    const Prepared& p = ps[i];
+    const Sweep part = only_cells(p.sw, shard_cells(p.sw, p.cfg.timing, shard_of(p.shape)));
+    for (const auto& device : devices)
+      for (auto& job : table_jobs(part, device)) out[i].jobs.push_back(job);
+    all.insert(all.end(), out[i].jobs.begin(), out[i].jobs.end());
+  }
+  if (all.empty()) return out;
+  StageScope loading(Stage::packages);  // charged to the first run's accounts
+  const std::vector<TableOutcome> got = run_table_jobs(all, default_table_jobs(), progress, std::cerr);
+  size_t k = 0;
+  for (auto& w : out)
+    for (size_t j = 0; j < w.jobs.size(); ++j) w.outcomes.push_back(got[k++]);
+  return out;
+}
+
+// --- one run per config
+
+// Measures one config's run on `measurer` and stores it; prints its outcome and report (and
+// appends the report to `reports`). The run's outcome.
+SweepOutcome measure_config(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasurer& measurer, const ConfigTables& tables,
+                            bool watch_hangs, ProgressMode progress, std::string& reports) {
   ensure_parent_dir(cli.db);
   Store store(cli.db);
   SweepOptions opt;
@@ -238,174 +375,191 @@ void measure_and_report(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasurer&
   opt.devices = p.shape.devices;
   opt.filter = p.shape.filter;
   opt.shard = shard_of(p.shape);
-  opt.resume = a.resume;
-  opt.progress = p.progress;
+  opt.resume = p.resume;
+  opt.allow_mixed = a.allow_mixed;
+  opt.progress = progress;
   opt.host = host_name();
   opt.git_commit = git_commit();
   opt.stop = &stop_requested();
-  opt.started = [](const RunInfo& run) { g_run = run.id; };
+  opt.started = [](const RunInfo& run) { g_run = run.id, g_began = true; };
   if (watch_hangs) opt.on_hung = [db = cli.db](int64_t run_id) { on_hung(db, run_id); };
-  // The providers' once-per-table work (compiled packages) for this shard's tables: done (or
-  // found cached) before any point is timed, its times recorded with the run.
-  const Sweep part = only_cells(sw, shard_cells(sw, cfg.timing, opt.shard));
-  std::vector<TableJob> jobs;
-  for (const auto& device : table_devices)
-    for (auto& job : table_jobs(part, device)) jobs.push_back(job);
-  if (!jobs.empty()) {
-    opt.before_measure = [&](int64_t run_id) {
-      StageScope loading(Stage::packages);
-      auto outcomes = run_table_jobs(jobs, default_table_jobs(), opt.progress, std::cerr);
-      for (size_t i = 0; i < outcomes.size(); ++i)
-        store.add_compile({run_id, jobs[i].task.title, jobs[i].task.provider, outcomes[i].key,
-                           outcomes[i].seconds, outcomes[i].cached, outcomes[i].error});
-    };
-  }
+  opt.before_measure = [&](int64_t run_id) {
+    for (size_t i = 0; i < tables.jobs.size(); ++i)
+      store.add_compile({run_id, tables.jobs[i].task.title, tables.jobs[i].task.provider, tables.outcomes[i].key,
+                         tables.outcomes[i].seconds, tables.outcomes[i].cached, tables.outcomes[i].error});
+  };
   SweepOutcome r;
   try {
-    r = run_sweep(cfg, sw, measurer, store, opt, std::cerr);
+    r = run_sweep(p.cfg, p.sw, measurer, store, opt, std::cerr);
     g_run = 0;
   } catch (const RuntimeFailure& e) {
     if (const int64_t id = g_run.exchange(0))
-      std::cerr << "run " << id << " stopped: " << e.what() << "\ncontinue with `"
-                << resume_command(p.shape, cli.db, id) << "`\n";
+      std::cerr << "run " << id << " stopped: " << e.what() << "\ncontinue with `" << continuation(store, id, cli.db)
+                << "`\n";
     throw;
   }
-  if (!r.run_id) {
-    std::cerr << "interrupted before the run started: nothing stored\n";
-    cli.status = 130;
-    return;
-  }
+  if (!r.run_id) return r;
   print_outcome(r, cli.db);
   if (r.interrupted) {
-    std::cerr << "interrupted: continue with `" << resume_command(p.shape, cli.db, r.run_id) << "`\n";
-    cli.status = 130;
-    return;
+    std::cerr << "interrupted: continue with `" << continuation(store, r.run_id, cli.db) << "`\n";
+    return r;
+  }
+  if (r.lost) {  // the run is left interrupted: a resume measures the lost points again
+    std::cerr << "run " << r.run_id << " is incomplete: continue with `" << continuation(store, r.run_id, cli.db)
+              << "`\n";
+    return r;
   }
   if (!a.no_report || !a.out.empty()) {
-    ReportRun rr{*store.run(r.run_id), store.points(r.run_id)};
-    std::string text = render_report({rr});
+    const std::string text = render_report({{*store.run(r.run_id), store.points(r.run_id)}});
     if (!a.no_report) write_output(text, "");
-    if (!a.out.empty()) write_output(text, a.out);
+    reports += (reports.empty() ? "" : "\n") + text;
+    if (!a.out.empty()) write_output(reports, a.out);  // every finished run's report so far
   }
+  return r;
+}
+
+// Each device's share over the command and the runs it made (a suite, or several devices).
+void print_summary(const std::vector<SweepOutcome>& runs, const std::vector<RunDevice>& shares, double seconds) {
+  size_t measured = 0, failed = 0;
+  std::string ids;
+  for (const auto& r : runs) measured += r.measured, failed += r.failed, ids += (ids.empty() ? "" : ", ") + std::to_string(r.run_id);
+  std::cerr << runs.size() << (runs.size() == 1 ? " run (" : " runs (") << ids << "): " << measured
+            << " points measured" << (failed ? ", " + std::to_string(failed) + " failed" : "") << " in "
+            << format_duration(seconds) << "\n";
+  for (const auto& d : shares) {
+    char busy[32];
+    std::snprintf(busy, sizeof busy, "%.1f s", d.busy_s);
+    const std::string where = placement_text(d.cpus, d.memory, int(d.threads), d.pinned);
+    std::cerr << "  " << d.device << ": " << d.cells << " cells, " << d.points << " points, " << busy << " busy"
+              << (where.empty() ? "" : "; " + where) << "\n";
+  }
+}
+
+// "interrupted before the run started": a stop that came before anything was stored.
+void stopped_before_runs(Cli& cli) {
+  std::cerr << "interrupted before the run started: nothing stored\n";
+  cli.status = 130;
+}
+
+// A stop after a run of the suite ended and before the next began: the command that sweeps the
+// configs left.
+void stopped_between_runs(Cli& cli, const SweepArgs& a, const std::vector<Prepared>& ps, size_t next) {
+  std::vector<std::string> left;
+  for (size_t i = next; i < ps.size(); ++i) left.push_back(ps[i].cfg.path);
+  std::cerr << "interrupted before " << ps[next].cfg.path << ": continue with `"
+            << sweep_command(left, given_shape(a), cli.db) << "`\n";
+  cli.status = 130;
+}
+
+// Lists what each config measures and its estimated time; writes nothing.
+void dry_run(const std::vector<Prepared>& ps, const std::string& db, const std::string& device, size_t devices) {
+  for (const auto& p : ps) print_dry_run(p.cfg, p.sw, p.shape, device, p.done, db, devices);
+}
+
+// Drops what cannot run here from every config; a config of a suite left with nothing is
+// skipped (a line; its index stays, as the workers know it), one alone is an input error.
+void drop_unavailable_everywhere(std::vector<Prepared>& ps, Measuring& m, bool suite) {
+  for (size_t i = 0; i < ps.size(); ++i) {
+    Prepared& p = ps[i];
+    refuse_dropped(p.resume, m.drop_unavailable(i, p.sw, std::cerr));
+    if (p.shape.devices.empty())
+      p.shape.device = canonical_device(p.shape.device.empty() ? default_device() : p.shape.device);
+    p.shape.providers = sweep_providers(p.cfg, p.sw);
+    if (!p.sw.points.empty()) continue;
+    if (!suite) throw InputError(p.cfg.path, "providers", "no provider can run here (see the lines above)");
+    std::cerr << "skipping " << p.cfg.path << ": no provider of it can run here\n";
+  }
+}
+
+// Measures each config's run in turn (one process, one measurer); stops at the first run
+// interrupted (exit 130) or failed (the failure goes on up).
+void measure_configs(const SweepArgs& a, Cli& cli, std::vector<Prepared>& ps, Measuring& m, ProgressMode progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<ConfigTables> tables = prepare_tables(ps, m.table_devices(), progress);
+  if (stop_requested().load()) return stopped_before_runs(cli);
+  std::vector<SweepOutcome> runs;
+  std::string reports;
+  for (size_t i = 0; i < ps.size(); ++i) {
+    if (ps[i].sw.points.empty()) continue;
+    if (stop_requested().load() && !g_began.load()) return stopped_before_runs(cli);
+    if (stop_requested().load()) return stopped_between_runs(cli, a, ps, i);
+    const SweepOutcome r =
+        measure_config(a, cli, ps[i], m.measurer(i, ps[i].cfg), tables[i], m.watch_hangs(), progress, reports);
+    if (!r.run_id) return stopped_before_runs(cli);
+    runs.push_back(r);
+    if (r.interrupted) {
+      cli.status = 130;
+      return;
+    }
+    if (r.lost) {  // a point's process ended twice: exit 3, the run left for --resume
+      cli.status = kExitRuntime;
+      return;
+    }
+  }
+  const std::vector<RunDevice> shares = m.shares();
+  if (runs.size() > 1 || shares.size() > 1)
+    print_summary(runs, shares, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   cli.status = kExitOk;
 }
 
-// The command line of a worker: this opbench, `sweep CONFIG --worker --device D`.
-std::vector<std::string> worker_command(const std::string& config, const std::string& device, size_t max_points) {
-  return {"/proc/self/exe", "sweep", config, "--worker", "--device", device, "--max-points", std::to_string(max_points)};
-}
-
-// One device, measured in this process (its rounds spread over timing.processes processes).
-void sweep_on_one_device(const SweepArgs& a, Cli& cli, Prepared& p) {
-  const std::string device = p.shape.device.empty() ? default_device() : p.shape.device;
-  const std::unique_ptr<TorchExecutor> ex = open_executor(p.cfg, device);
-  refuse_dropped(a, drop_unavailable(p.sw, *ex, std::cerr));
-  p.shape.device = canonical_device(device);
-  p.shape.providers = sweep_providers(p.cfg, p.sw);
+void sweep_command_line(const SweepArgs& a, Cli& cli) {
+  const bool suite = command_configs(a.configs).size() > 1;
+  std::vector<Prepared> ps = load_configs(a, cli.db);
+  if (suite) filter_suite(ps, a.resume ? 1 : 0, std::cerr);
+  else filter_config(ps.front());
+  if (suite) {
+    std::lock_guard<std::mutex> lock(g_suite_mu);
+    g_suite_command = sweep_command(a.configs, given_shape(a), cli.db);
+  }
+  const RunShape& shape = ps.front().shape;
+  WhereArgs where{shape.devices, shape.device, a.max_points, a.allow_mixed, a.dry_run};
+  const std::unique_ptr<Measuring> m = open_measuring(ps, where);
+  if (!m->start(ps)) return stopped_before_runs(cli);
+  drop_unavailable_everywhere(ps, *m, suite);
   if (a.dry_run) {
-    print_dry_run(p.cfg, p.sw, p.shape, device, p.done, cli.db, 1);
+    const std::string device = shape.devices.empty() ? shape.device : shape.devices.front();
+    dry_run(ps, cli.db, device.empty() ? default_device() : device, std::max<size_t>(1, shape.devices.size()));
     cli.status = kExitOk;
     return;
   }
-  std::unique_ptr<RoundProcesses> spread;
-  if (p.cfg.timing.processes > 1) {
-    RoundProcessOptions o;
-    o.processes = p.cfg.timing.processes;
-    o.command = worker_command(p.cfg.path, p.shape.device, a.max_points);
-    o.env = {worker_parent_env()};
-    o.config_hash = p.cfg.hash;
-    o.op = p.cfg.op;
-    spread = std::make_unique<RoundProcesses>(*ex, o);
-  }
-  LocalMeasurer local(spread ? static_cast<Executor&>(*spread) : *ex, p.shape.device, p.cfg.timing);
-  measure_and_report(a, cli, p, local, {device}, true);
-}
-
-PoolOptions pool_options(const SweepArgs& a, const Prepared& p, const std::vector<WorkerSlot>& slots) {
-  PoolOptions o;
-  o.slots = slots;
-  const std::string config = p.cfg.path;
-  const size_t max_points = a.max_points;
-  o.command = [config, max_points](const WorkerSlot& slot) { return worker_command(config, slot.device, max_points); };
-  o.env = {worker_parent_env()};
-  o.config_hash = p.cfg.hash;
-  o.allow_mixed = a.allow_mixed;
-  o.point_timeout_s = p.cfg.timing.max_point_s + 2 * SweepOptions().hang_grace_s;
-  return o;
-}
-
-// The first device of each GPU model among the workers: where the once-per-table work is done.
-std::vector<std::string> one_device_per_model(WorkerPool& pool, const std::vector<WorkerSlot>& slots) {
-  std::set<std::string> models;
-  std::vector<std::string> out;
-  for (const auto& d : pool.devices())
-    for (const auto& slot : slots)
-      if (slot.name == d.device && models.insert(d.gpu).second) out.push_back(slot.device);
-  return out;
-}
-
-// Several devices: a worker process each, cells from one queue, stored here.
-void sweep_on_devices(const SweepArgs& a, Cli& cli, Prepared& p) {
-  const std::vector<WorkerSlot> slots = parse_devices(join_list(p.shape.devices), cuda_device_count());
-  const std::string first = slots.front().device;
-  if (a.dry_run) {
-    const std::unique_ptr<TorchExecutor> ex = open_executor(p.cfg, first);
-    drop_unavailable(p.sw, *ex, std::cerr);
-    print_dry_run(p.cfg, p.sw, p.shape, first, p.done, cli.db, slots.size());
-    cli.status = kExitOk;
-    return;
-  }
-  if (p.cfg.timing.interleave > 1 || p.cfg.timing.processes > 1)
-    std::cerr << "note: with --devices each device's worker measures a table cell whole in its one process: "
-                 "timing.interleave and timing.processes are taken as 1\n";
-  resolve_device_defaults(p.cfg.timing, first);  // as each worker does (open_executor)
-  p.cfg.timing.interleave = p.cfg.timing.processes = 1;
-  p.cfg.timing.threads = pin_threads(p.cfg.timing.threads);  // the count recorded, and the packages'
-  WorkerPool pool(pool_options(a, p, slots));
-  if (!pool.start([] { return stop_requested().load(); })) {
-    std::cerr << "interrupted before the run started: nothing stored\n";
-    cli.status = 130;
-    return;
-  }
-  refuse_dropped(a, drop_providers(p.sw, pool.unavailable(), std::cerr));
-  p.shape.providers = sweep_providers(p.cfg, p.sw);
-  measure_and_report(a, cli, p, pool, one_device_per_model(pool, slots), false);
+  measure_configs(a, cli, ps, *m, parse_progress(a.progress, isatty(STDERR_FILENO)));
 }
 
 void run_command(const SweepArgs& a, Cli& cli) {
   if (a.worker) {
-    cli.status = run_sweep_worker(a.config, a.device, a.max_points);
+    cli.status = run_sweep_worker({a.configs, a.device, a.max_points, split_list(a.providers)});
     return;
   }
   // From the start: a signal while the device opens and the bandwidth is measured stops the
-  // sweep before it measures anything.
+  // sweep before it measures anything (exit 130, whatever that signal broke on its way).
+  check_db_path(cli.db, !a.dry_run);
   check_out_path(a.out, cli.db);
   if (!a.dry_run) install_stop_signals([db = cli.db] { stop_now(db); });
-  Prepared p;
-  p.cfg = load_config(a.config);
-  p.sw = expand(p.cfg, a.max_points);
-  p.progress = parse_progress(a.progress, isatty(STDERR_FILENO));
-  const RunShape given = given_shape(a);
-  p.shape = a.resume ? resumed_shape(a, cli.db, given, p.done) : given;
-  filter_providers(p.sw, p.cfg, p.shape.providers);
-  filter_tables(p.sw, TitleFilter(p.shape.filter), p.cfg.path);
-  if (p.shape.devices.empty()) sweep_on_one_device(a, cli, p);
-  else sweep_on_devices(a, cli, p);
+  try {
+    sweep_command_line(a, cli);
+  } catch (const std::exception&) {
+    if (!stop_requested().load() || g_began.load()) throw;
+    stopped_before_runs(cli);
+  }
 }
-
 }  // namespace
 
 void add_sweep_command(CLI::App& app, Cli& cli) {
   auto a = std::make_shared<SweepArgs>();
-  auto* cmd = app.add_subcommand("sweep", "run a sweep config, store every point, print its report");
-  cmd->add_option("config", a->config, "the sweep config (.yaml, .yml or .json)")->required();
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
+  auto* cmd = app.add_subcommand("sweep", kSweepHelp);
+  cmd->add_option("config", a->configs,
+                  "sweep configs (.yaml, .yml or .json), or suite files listing them: one run per config, all "
+                  "measured by this command")
+      ->required();
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(db_arg());
   cmd->add_option("--label", a->label, "a label for the run (select it later with label:TEXT)")->check(name_arg());
   cmd->add_option("--device", a->device, "cpu, cuda or cuda:N (default: cuda when present)");
   auto* devices = cmd->add_option("--devices", a->devices,
                                   "measure on these devices, a worker process each (cuda:0,cuda:1,...; all: every "
                                   "CUDA device here)");
-  cmd->add_flag("--allow-mixed", a->allow_mixed, "with --devices: measure on GPUs of different models in one run");
+  cmd->add_flag("--allow-mixed", a->allow_mixed,
+                "with --devices: measure on GPUs of different models in one run; with --resume: continue a run "
+                "measured on another GPU model or host");
   auto* shard = cmd->add_option("--shard", a->shard,
                                 "measure only the i-th of N slices of the table cells (i/N), the same on every host; "
                                 "join the shards' runs with `opbench merge --join-shards`");
@@ -414,9 +568,11 @@ void add_sweep_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--filter", a->filter, "only tables whose title matches this regular expression");
   cmd->add_flag("--dry-run", a->dry_run, "list the tables and points and estimate the time; run and store nothing");
   cmd->add_option("--resume", a->resume,
-                  "continue run RUN with its stored options (device, providers, label): skip its stored points")
+                  "continue run RUN with its stored options (device, providers, label): skip its stored points; "
+                  "with several configs, the suite from RUN's config on")
       ->check(run_id_arg());
-  cmd->add_option("--out", a->out, "also write the report to this file")->check(file_arg());
+  cmd->add_option("--out", a->out, "also write the report (every run's, one after another) to this file")
+      ->check(file_arg());
   cmd->add_option("--max-points", a->max_points, "refuse a config of more points than this")
       ->check(positive_count())
       ->capture_default_str();

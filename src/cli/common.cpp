@@ -2,6 +2,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <unistd.h>
 #include <algorithm>
 #include <iostream>
 
@@ -9,7 +11,6 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/text.hpp"
-#include "measure/device.hpp"
 #include "store/selector.hpp"
 
 namespace opbench {
@@ -17,15 +18,32 @@ namespace opbench {
 void ensure_parent_dir(const std::string& path) { fs::make_parent_dirs(path); }
 
 std::unique_ptr<Store> open_existing_store(const std::string& path) {
-  if (!fs::is_regular_file(path)) throw InputError(path, "--db", "no such database");
+  check_db_path(path, false);
+  if (!fs::exists(path)) throw InputError(path, "--db", "no such database");
   return Store::open_read_only(path);
+}
+
+void check_db_path(const std::string& path, bool write, const std::string& option) {
+  const std::string why = fs::database_problem(path, write);
+  if (!why.empty()) throw InputError(option, path, why);
 }
 
 CLI::Validator file_arg() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
         if (s.empty()) return "must name a file, got an empty string";
-        return fs::is_directory(s) ? "'" + s + "' is a directory, not a file" : "";
+        if (fs::is_directory(s)) return "'" + s + "' is a directory, not a file";
+        const std::string why = fs::output_problem(s);
+        return why.empty() ? "" : "'" + s + "' " + why;
+      },
+      "FILE");
+}
+
+CLI::Validator db_arg() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        const std::string why = fs::database_problem(s, false);
+        return why.empty() ? "" : (s.empty() ? why : "'" + s + "' " + why);
       },
       "FILE");
 }
@@ -39,10 +57,12 @@ static std::string num(double v) {
 CLI::Validator finite_range(double lo, double hi) {
   return CLI::Validator(
       [lo, hi](std::string& s) -> std::string {
+        // Decimal only: strtod would also read hexadecimal ("0x10" as 16), "inf" and "nan".
+        const bool decimal = !s.empty() && s.find_first_not_of("0123456789.eE+-") == std::string::npos;
         char* end = nullptr;
         errno = 0;
-        const double v = std::strtod(s.c_str(), &end);
-        if (s.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v) || v < lo || v > hi)
+        const double v = decimal ? std::strtod(s.c_str(), &end) : 0;
+        if (!decimal || *end != '\0' || errno == ERANGE || !std::isfinite(v) || v < lo || v > hi)
           return "must be a number from " + num(lo) + " to " + num(hi) + ", got '" + s + "'";
         return "";
       },
@@ -75,12 +95,24 @@ CLI::Validator positive_count() {
       "N");
 }
 
-void check_out_path(const std::string& out, const std::string& db) {
-  if (out.empty()) return;
-  const std::string o = fs::resolved(out), d = fs::resolved(db);
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"})
-    if (o == d + suffix || fs::same_file(out, db + suffix))
-      throw InputError("--out", out, std::string("is the database ") + db + suffix + ": write the report elsewhere");
+void check_out_path(const std::string& path, const std::string& option, const std::vector<std::string>& databases) {
+  if (path.empty()) return;
+  const std::string o = fs::resolved(path);
+  for (const auto& db : databases) {
+    if (db.empty()) continue;
+    const std::string d = fs::resolved(db);
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+      if (o == d + suffix || fs::same_file(path, db + suffix))
+        throw InputError(option, path, std::string("is the database ") + db + suffix + ": write elsewhere");
+  }
+}
+
+void check_out_path(const std::string& out, const std::string& db) { check_out_path(out, "--out", {db}); }
+
+void check_out_dir(const std::string& dir, const std::string& option, const std::vector<std::string>& files,
+                   const std::vector<std::string>& databases) {
+  check_out_path(dir, option, databases);
+  for (const auto& f : files) check_out_path(dir + "/" + f, option, databases);
 }
 
 std::string threshold_help(const std::string& what, double default_pct) {
@@ -95,7 +127,7 @@ std::string threshold_help(const std::string& what, double default_pct) {
 }
 
 void add_judge_options(CLI::App* cmd, Cli& cli, JudgeOptions& o, const std::string& metric_help) {
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(file_arg());
+  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(db_arg());
   cmd->add_option("--metric", o.metric, metric_help)->check(CLI::IsMember({"speed", "memory"}))->capture_default_str();
   cmd->add_option("--threshold", o.threshold, threshold_help("the smallest change that counts", o.threshold))
       ->check(finite_range(0, 1000));
@@ -133,11 +165,11 @@ Show parse_show(const std::string& show) {
 void write_output(const std::string& text, const std::string& out_path) {
   if (out_path.empty()) {
     std::cout << text << std::flush;
+    if (!std::cout) throw RuntimeFailure(std::string("cannot write to stdout: ") + std::strerror(errno));
     return;
   }
-  fs::write_atomic(out_path, text);
+  fs::write_file(out_path, text);
 }
 
-std::string default_device() { return cuda_present() ? "cuda" : "cpu"; }
 
 }  // namespace opbench

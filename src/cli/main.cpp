@@ -1,12 +1,43 @@
 // opbench: benchmark GPU operator kernels against LibTorch baselines, store every sample in
-// SQLite, report markdown tables, and track regressions.
+// SQLite, report markdown tables, and track regressions. Built twice (CMakeLists.txt): as
+// `opbench` (OPBENCH_FRONT), torch-free, which runs the commands that read and write the store
+// and hands sweep, compile and list to `opbench-measure` beside it, built with every command.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <iostream>
+#include <string>
 
 #include "cli/cli.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 
 namespace {
+
+#ifdef OPBENCH_FRONT
+// The first word of the command line that is not an option: the command ("" when none).
+std::string command_word(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (argv[i][0] != '-') return argv[i];
+  return "";
+}
+
+// Runs the command line in opbench-measure, the binary beside this one (exit 3 when it cannot).
+[[noreturn]] void run_measuring(char** argv) {
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string path = n > 0 ? std::string(self, size_t(n)) : std::string(argv[0]);
+  path = path.substr(0, path.rfind('/') + 1) + "opbench-measure";
+  argv[0] = const_cast<char*>(path.c_str());
+  ::execv(path.c_str(), argv);
+  std::cerr << "opbench: cannot run " << path << ": " << std::strerror(errno) << "\n";
+  _exit(opbench::kExitRuntime);
+}
+
+// The commands opbench-measure runs, listed here with their help (never parsed here).
+void add_measuring_stub(CLI::App& app, const char* name, const char* help) { app.add_subcommand(name, help); }
+#endif
 
 // The names a command line may use at the level of `cmd`: its long and short flags.
 std::vector<std::string> flag_names(const CLI::App* cmd) {
@@ -57,15 +88,27 @@ std::string usage_message(CLI::App& app, const CLI::ParseError& e, int argc, cha
 
 int main(int argc, char** argv) {
   using namespace opbench;
+#ifdef OPBENCH_FRONT
+  const std::string word = command_word(argc, argv);
+  if (word == "sweep" || word == "compile" || word == "list") run_measuring(argv);
+#endif
   CLI::App app{"opbench: a benchmarking harness and regression tracker for GPU operator kernels", "opbench"};
   app.set_version_flag("--version", std::string("opbench ") + OPBENCH_VERSION);
   app.require_subcommand(1);
   Cli cli;
+#ifdef OPBENCH_FRONT
+  add_measuring_stub(app, "sweep", kSweepHelp);
+  add_report_command(app, cli);
+  add_runs_command(app, cli);
+  add_measuring_stub(app, "list", kListHelp);
+  add_measuring_stub(app, "compile", kCompileHelp);
+#else
   add_sweep_command(app, cli);
   add_report_command(app, cli);
   add_runs_command(app, cli);
   add_list_command(app, cli);
   add_compile_command(app, cli);
+#endif
   add_import_command(app, cli);
   add_diff_command(app, cli);
   add_versus_command(app, cli);

@@ -101,8 +101,12 @@ std::string run_plot_script(const std::string& data_json, const std::string& out
 }
 
 std::map<std::string, std::string> make_plots(const std::vector<ReportRun>& runs, Show show, const std::string& dir,
-                                              std::ostream& log) {
+                                              std::ostream& log, const std::string& option,
+                                              const std::vector<std::string>& databases) {
   auto tables = plot_tables(runs, show);
+  std::vector<std::string> files = {"plots.json"};
+  for (const auto& t : tables) files.push_back(t.file);
+  check_out_dir(dir, option, files, databases);
   log << run_plot_script(plot_tables_json(tables, show), dir);
   std::map<std::string, std::string> out;
   for (const auto& t : tables) out[t.title] = dir + "/" + t.file;

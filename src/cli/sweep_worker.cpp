@@ -5,6 +5,9 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <ATen/Parallel.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
@@ -37,16 +40,34 @@ int protocol_output() {
 }
 
 struct Measuring {
-  Config cfg;
-  Sweep sw;
+  std::vector<WorkerConfig> configs;
   std::unique_ptr<TorchExecutor> ex;
 };
 
-WorkerHello open_device(Measuring& m, const std::string& config, const std::string& device, size_t max_points) {
-  m.cfg = load_config(config);
-  m.sw = expand(m.cfg, max_points);
-  m.ex = open_executor(m.cfg, device);
-  return worker_hello(*m.ex, m.cfg, device);
+// The sweep's points of the providers the parent measures (all when it names none).
+void keep_providers(Sweep& sw, const std::vector<std::string>& providers) {
+  if (providers.empty()) return;
+  std::vector<Point> kept;
+  for (auto& p : sw.points)
+    if (std::find(providers.begin(), providers.end(), p.provider) != providers.end()) kept.push_back(p);
+  sw.points = std::move(kept);
+}
+
+// Reads every config, opens the device once (with the first config's threads: a suite's
+// configs agree on them) and says hello for them all.
+WorkerHello open_device(Measuring& m, const WorkerArgs& a) {
+  for (const auto& path : a.configs) {
+    WorkerConfig c{load_config(path), {}};
+    c.sw = expand(c.cfg, a.max_points);
+    keep_providers(c.sw, a.providers);
+    m.configs.push_back(std::move(c));
+  }
+  m.ex = open_executor(m.configs.front().cfg, a.device);
+  for (size_t i = 1; i < m.configs.size(); ++i)
+    adopt_config(m.configs[i].cfg, *m.ex, a.device, m.configs.front().cfg.timing.threads);
+  WorkerHello hello = worker_hello(*m.ex, m.configs, a.device);
+  hello.placement.threads = at::get_num_threads();
+  return hello;
 }
 
 }  // namespace
@@ -55,23 +76,29 @@ std::unique_ptr<TorchExecutor> open_executor(Config& cfg, const std::string& dev
   resolve_device_defaults(cfg.timing, device);
   cfg.timing.threads = pin_threads(cfg.timing.threads);  // before any LibTorch work
   auto ex = std::make_unique<TorchExecutor>(device);
-  const std::string no_flush = ex->device().flush_unsupported(cfg.timing.flush_l2);
-  if (!no_flush.empty()) throw InputError(cfg.path, "timing.flush_l2", no_flush);
+  adopt_config(cfg, *ex, device, cfg.timing.threads);
   return ex;
+}
+
+void adopt_config(Config& cfg, TorchExecutor& ex, const std::string& device, int threads) {
+  resolve_device_defaults(cfg.timing, device);
+  cfg.timing.threads = threads;
+  const std::string no_flush = ex.device().flush_unsupported(cfg.timing.flush_l2);
+  if (!no_flush.empty()) throw InputError(cfg.path, "timing.flush_l2", no_flush);
 }
 
 std::string worker_parent_env() { return std::string(kParentVariable) + "=" + std::to_string(::getpid()); }
 
-int run_sweep_worker(const std::string& config, const std::string& device, size_t max_points) {
+int run_sweep_worker(const WorkerArgs& a) {
   end_with_parent();
   const int out = protocol_output();
   install_stop_signals([] {});  // a second signal: the process ends at once
   Measuring m;
   WorkerHello hello;
-  hello.device = device;
+  hello.device = a.device;
   int failed = 0;
   try {
-    hello = open_device(m, config, device, max_points);
+    hello = open_device(m, a);
   } catch (const InputError& e) {
     hello.error = e.what();
     hello.input_error = true;
@@ -84,7 +111,7 @@ int run_sweep_worker(const std::string& config, const std::string& device, size_
   WorkerLoop loop;
   loop.out = out;
   loop.stop = &stop_requested();
-  return serve_cells(*m.ex, m.sw, m.cfg.timing, loop);
+  return serve_cells(*m.ex, m.configs, loop);
 }
 
 }  // namespace opbench

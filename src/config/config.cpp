@@ -562,6 +562,64 @@ std::optional<StoredTiming> stored_timing(const std::string& text, const std::st
   }
 }
 
+namespace {
+
+// The configs a suite file lists (paths relative to its folder made relative to ours), or
+// nothing when `path` is not a suite file: a mapping with the key `configs` and no `op`.
+// Whatever cannot be read is left for load_config to say.
+std::optional<std::vector<std::string>> suite_entries(const std::string& path) {
+  std::string text;
+  if (!fs::is_regular_file(path) || !fs::read_file(path, &text)) return std::nullopt;
+  json root;
+  try {
+    root = parse_tree(text, path);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+  if (!root.is_object() || !root.contains("configs") || root.contains("op")) return std::nullopt;
+  Checker c{path};
+  c.known_keys(root, "", {"configs"});
+  const json& list = root["configs"];
+  if (!list.is_array() || list.empty()) c.fail("configs", "must be a non-empty list of config files");
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash == 0 ? 1 : slash);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string field = "configs[" + std::to_string(i) + "]";
+    if (!list[i].is_string() || list[i].get<std::string>().empty()) c.fail(field, "must be a config file's path");
+    const std::string entry = list[i].get<std::string>();
+    const std::string why = text_problem(entry);
+    if (!why.empty()) c.fail(field, "the path " + why);
+    out.push_back(entry[0] == '/' || dir.empty() ? entry : dir == "/" ? "/" + entry : dir + "/" + entry);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> command_configs(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  std::map<std::string, std::string> seen;  // canonical path -> as named
+  auto add = [&](const std::string& path, const std::string& named_by) {
+    auto [it, fresh] = seen.emplace(fs::resolved(path), path);
+    if (!fresh) throw InputError(named_by, "", "names " + path + " again (as " + it->second + "): one run per config");
+    out.push_back(path);
+  };
+  for (const auto& arg : args) {
+    const auto entries = suite_entries(arg);
+    if (!entries) {
+      add(arg, arg);
+      continue;
+    }
+    for (size_t i = 0; i < entries->size(); ++i) {
+      const std::string field = "configs[" + std::to_string(i) + "]";
+      if (suite_entries((*entries)[i])) throw InputError(arg, field, (*entries)[i] + " is a suite: a suite lists configs");
+      add((*entries)[i], arg + ": " + field);
+    }
+  }
+  return out;
+}
+
 Config load_config(const std::string& path) {
   if (!fs::is_regular_file(path))
     throw InputError(path, "", fs::is_directory(path) ? "is a directory, not a config file"

@@ -100,6 +100,14 @@ struct Config {
   Timing timing;
 };
 
+// The configs a command names (`opbench sweep A.yaml B.yaml`): each argument a config file, or
+// a suite file standing for the configs it lists. A suite file is YAML or JSON (read as a
+// config is) holding one key, `configs`: a non-empty list of config files, each relative to
+// the suite's folder unless absolute. InputError naming the file and field for a bad list, a
+// suite listed in a suite, or a config named twice (one run per config). Configs are not read
+// here (load_config does).
+std::vector<std::string> command_configs(const std::vector<std::string>& args);
+
 // Reads and validates a config file; throws InputError naming the file and field. Configs are
 // UTF-8 without control characters; a key given twice, an alias inside what it names, and a
 // tree beyond the limits above are errors.

@@ -1,6 +1,7 @@
 #include "core/process.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "core/fs.hpp"
+#include "core/placement.hpp"
 
 extern char** environ;
 
@@ -68,7 +70,35 @@ Spawned spawn(const std::vector<std::string>& argv_in, const std::string& log_pa
   return s;
 }
 
-Piped spawn_piped(const std::vector<std::string>& argv_in, const std::vector<std::string>& extra_env) {
+namespace {
+
+// The calling thread on `cpus` while it lives (a child spawned meanwhile inherits the set), its
+// own set back after; nothing when `cpus` is empty or the thread cannot be moved.
+class PinnedThread {
+ public:
+  explicit PinnedThread(const std::vector<int>& cpus) {
+    const std::vector<int> allowed = allowed_cpus(cpus);
+    if (allowed.empty() || ::sched_getaffinity(0, sizeof old_, &old_) != 0) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : allowed) CPU_SET(c, &set);
+    pinned_ = ::sched_setaffinity(0, sizeof set, &set) == 0;
+  }
+  ~PinnedThread() {
+    if (pinned_) ::sched_setaffinity(0, sizeof old_, &old_);
+  }
+  PinnedThread(const PinnedThread&) = delete;
+  PinnedThread& operator=(const PinnedThread&) = delete;
+
+ private:
+  cpu_set_t old_;
+  bool pinned_ = false;
+};
+
+}  // namespace
+
+Piped spawn_piped(const std::vector<std::string>& argv_in, const std::vector<std::string>& extra_env,
+                  const std::vector<int>& cpus) {
   Piped p;
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0) {
@@ -87,7 +117,11 @@ Piped spawn_piped(const std::vector<std::string>& argv_in, const std::vector<std
   std::vector<std::string> argv = argv_in, envs = environment_with(extra_env);
   std::vector<char*> args = c_strings(argv), envp = c_strings(envs);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data());
+  int rc = 0;
+  {
+    const PinnedThread pinned(cpus);
+    rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data());
+  }
   posix_spawn_file_actions_destroy(&fa);
   ::close(in[0]);
   ::close(out[1]);

@@ -28,8 +28,11 @@ struct Piped {
 };
 
 // Runs argv (argv[0] a path, not looked up) with its stdin and stdout on pipes to this process
-// and its stderr this process's; `extra_env` as for spawn().
-Piped spawn_piped(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
+// and its stderr this process's; `extra_env` as for spawn(). With `cpus`, the child and every
+// thread it starts may run only on those of them this process may use (none of them: it is
+// not pinned).
+Piped spawn_piped(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {},
+                  const std::vector<int>& cpus = {});
 
 // The wait status poll() reports for a child that cannot be waited for any more.
 constexpr int kLost = -1;

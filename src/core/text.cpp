@@ -101,4 +101,8 @@ std::string one_line(const std::string& s) {
   return out;
 }
 
+std::string pad_right(const std::string& s, size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
 }  // namespace opbench

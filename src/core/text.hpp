@@ -38,6 +38,9 @@ std::string md_cell(const std::string& s);
 // `s` on one line: control characters shown as spaces (for names printed outside tables).
 std::string one_line(const std::string& s);
 
+// `s` followed by spaces up to `width` bytes (printf's %-*s), never cut.
+std::string pad_right(const std::string& s, size_t width);
+
 // `s` up to its first newline (a message's headline).
 std::string first_line(const std::string& s);
 

@@ -382,7 +382,8 @@ std::string diff_markdown(const DiffResult& d) {
     << sides
     << " agree; and the medians of their timing rounds (each round on newly placed memory) do not disagree "
        "(rounds p, or every round beyond the other side's when too few to test; one round a side neither "
-       "confirms nor vetoes). UNSURE when it moved past the threshold without that; SAME within the threshold.\n\n";
+       "confirms nor vetoes); and, where both sides timed a control workload in each round (a CPU), the change "
+       "holds against it too. UNSURE when it moved past the threshold without that; SAME within the threshold.\n\n";
 
   o << "## Summary\n\n| " << (vs ? "against -> provider" : "provider") << " | points | geomean " << ratio_w << " |";
   if (d.peaks) o << " geomean % of peak " << ratio_w << " |";
@@ -441,6 +442,16 @@ std::string diff_markdown(const DiffResult& d) {
   if (changed.size() < sorted.size())
     o << "\n" << sorted.size() - changed.size() << " of " << sorted.size()
       << " points are SAME (not listed; `opbench " << cmd << " --format json` lists every point).\n";
+  std::vector<const DiffRow*> drifted;
+  for (auto* r : changed)
+    if (!r->j.reason.empty()) drifted.push_back(r);
+  if (!drifted.empty()) {
+    o << "\nUNSURE against the control workload (timed in the same rounds, it moved as much as the point: "
+         "the machine drifted):\n\n";
+    for (const DiffRow* r : drifted)
+      o << "- " << one_line(r->title) << " " << r->x_name << "=" << r->x << " " << one_line(r->provider()) << ": "
+        << r->j.reason << "\n";
+  }
   if (!d.only_base.empty() || !d.only_head.empty()) {
     o << "\n## Unmatched\n\n";
     auto list = [&](const char* heading, const std::vector<Unmatched>& v) {
@@ -507,7 +518,10 @@ std::string diff_json(const DiffResult& d) {
            {"noise", num_or_null(r.j.noise)},
            {"rounds", json::array({r.j.rounds_base, r.j.rounds_head})},
            {"rounds_p", num_or_null(r.j.round_p)},
+           {"control_ratio", num_or_null(r.j.control_ratio)},
+           {"control_drift", num_or_null(r.j.control_drift)},
            {"throttled", json::array({r.base_throttled, r.head_throttled})}};
+    if (!r.j.reason.empty()) p["reason"] = r.j.reason;
     if (!r.base_error.empty()) p["base_error"] = r.base_error;
     if (!r.head_error.empty()) p["head_error"] = r.head_error;
     if (d.peaks) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace opbench {
 
@@ -190,10 +191,13 @@ Evidence one_measured(const StoredPoint& base, const StoredPoint& head, double t
 
 }  // namespace
 
-Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold) {
+namespace {
+
+// Rules 1 to 4 of verdict.hpp (all but the control's).
+Judgement judge_samples(const StoredPoint& base, const StoredPoint& head, double threshold) {
   Judgement j;
   const double nan = std::nan("");
-  j.ratio = j.p_value = j.ci_lo = j.ci_hi = j.noise = j.round_p = nan;
+  j.ratio = j.p_value = j.ci_lo = j.ci_hi = j.noise = j.round_p = j.control_ratio = j.control_drift = nan;
   const bool base_ok = base.result.ok(), head_ok = head.result.ok();
   if (!head_ok) {
     j.verdict = Verdict::Error;
@@ -228,6 +232,73 @@ Judgement judge(const StoredPoint& base, const StoredPoint& head, double thresho
   else if (!up && !down) j.verdict = Verdict::Same;
   else j.verdict = Verdict::Unsure;
   j.regression = j.verdict == Verdict::Slower;
+  return j;
+}
+
+// Each round's control median, one per round of the point's samples (none when the counts do
+// not match: a point without a control, or an import).
+std::vector<double> controls_of(const Result& r) {
+  const size_t rounds = std::max<size_t>(1, r.rounds.size());
+  if (r.control.size() != rounds || r.samples.empty()) return {};
+  for (double c : r.control)
+    if (!(c > 0)) return {};
+  return r.control;
+}
+
+// `p` measured against its control: each sample divided by its round's control median, the
+// shown value by the median of the controls. False when `p` has no usable control.
+bool against_control(const StoredPoint& p, StoredPoint& out) {
+  const std::vector<double> c = controls_of(p.result);
+  if (c.empty()) return false;
+  std::vector<int64_t> counts = p.result.rounds;
+  if (counts.empty()) counts = {int64_t(p.result.samples.size())};
+  int64_t total = 0;
+  for (int64_t n : counts) total += n;
+  if (total != int64_t(p.result.samples.size())) return false;
+  out = p;
+  out.result.control.clear();
+  size_t i = 0;
+  for (size_t r = 0; r < counts.size(); ++r)
+    for (int64_t k = 0; k < counts[r]; ++k, ++i) out.result.samples[i] /= c[r];
+  out.value = p.value / median_of(c);
+  return true;
+}
+
+std::string signed_pct(double ratio) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", (ratio - 1) * 100);
+  return buf;
+}
+
+// How far apart the control's rounds of one point lie: log(max / min).
+double log_spread(const std::vector<double>& c) {
+  const auto [lo, hi] = std::minmax_element(c.begin(), c.end());
+  return std::log(*hi / *lo);
+}
+
+}  // namespace
+
+Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold) {
+  Judgement j = judge_samples(base, head, threshold);
+  StoredPoint nb, nh;
+  if (!against_control(base, nb) || !against_control(head, nh)) return j;
+  const std::vector<double> cb = controls_of(base.result), ch = controls_of(head.result);
+  j.control_ratio = median_of(ch) / median_of(cb);
+  // What the machine did over these rounds: the control's move between the runs, or between
+  // the rounds of either run, whichever is larger.
+  const double drift = std::max({std::fabs(std::log(j.control_ratio)), log_spread(cb), log_spread(ch)});
+  j.control_drift = std::exp(drift) - 1;
+  if (j.verdict != Verdict::Slower && j.verdict != Verdict::Faster) return j;
+  const double against = j.ratio / j.control_ratio;
+  const bool beyond = std::fabs(std::log(against)) > std::log1p(threshold) + drift;
+  if (beyond && judge_samples(nb, nh, threshold).verdict == j.verdict) return j;
+  char spread[32];
+  std::snprintf(spread, sizeof spread, "%.1f%%", (std::exp(std::max(log_spread(cb), log_spread(ch))) - 1) * 100);
+  j.reason = "the control workload moved " + signed_pct(j.control_ratio) + " between the runs and up to " + spread +
+             " between the rounds of one; the point " + signed_pct(j.ratio) + ", " + signed_pct(against) +
+             " against the control";
+  j.verdict = Verdict::Unsure;
+  j.regression = false;
   return j;
 }
 

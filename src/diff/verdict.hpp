@@ -42,6 +42,18 @@
 //      SAME; beyond the threshold but not confirmed (inside the noise, not significant, the
 //      rounds disagreeing) -> UNSURE. A change near the threshold inside the noise of either
 //      side is therefore never a regression, and a large clean change always is one.
+//   5. The machine's drift. Where both sides carry a control (Result::control: a fixed
+//      workload timed in each round, in the round's process, right before the point's samples;
+//      a CPU's speed points), a SLOWER or FASTER must also hold against it: each sample divided
+//      by its round's control median and the shown value by the median of the controls, the
+//      pair judged again by rules 1-4 must give the same verdict; and the change against the
+//      control must exceed the threshold by as much as the machine drifted over these rounds,
+//      the larger of the control's move between the sides and its spread (max / min) across the
+//      rounds of either side (a point does not follow the machine exactly: on a loaded 2-core
+//      machine its time moved 0.6 to 3 times as much as the control's). Otherwise UNSURE, with
+//      the reason (Judgement::reason). So the whole machine slower is no regression, one
+//      provider slower on a steady machine is, and a machine too unsteady to resolve a change
+//      of the threshold's size says UNSURE.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -67,6 +79,11 @@ struct Judgement {
   double noise = 0;         // the noise band the shift was held against, in the point's unit (NaN: none)
   size_t rounds_base = 0, rounds_head = 0;  // rounds each side had (0 unless both kept samples)
   double round_p = 0;  // Mann-Whitney U on the round medians (NaN: one round a side, or no samples)
+  // The control workload's median over head's rounds / over base's, and how far the machine
+  // drifted over them (rule 5: the larger of that move and of the control's spread across the
+  // rounds of either side, as a fraction); NaN: a side without a control.
+  double control_ratio = 0, control_drift = 0;
+  std::string reason;  // why a change past the threshold is UNSURE against the control ("" none)
 };
 
 constexpr size_t kMinSamples = 5;

@@ -93,6 +93,20 @@ std::vector<RunDevice> shard_devices(const RunInfo& r) {
   return {{r.env.device, r.env.gpu, r.env.peak_gbps}};
 }
 
+// A shard's device in the joined run as `name`: a device two shards measured on keeps the
+// first one's model and placement and the sum of their shares.
+void add_share(std::vector<RunDevice>& devices, const RunDevice& d, const std::string& name) {
+  for (auto& have : devices)
+    if (have.device == name) {
+      have.cells += d.cells;
+      have.points += d.points;
+      have.busy_s += d.busy_s;
+      return;
+    }
+  devices.push_back(d);
+  devices.back().device = name;
+}
+
 RunRecord joined_run(const std::vector<ShardRun>& shards) {
   std::vector<const ShardRun*> in_order;
   for (const auto& s : shards) in_order.push_back(&s);
@@ -120,12 +134,7 @@ RunRecord joined_run(const std::vector<ShardRun>& shards) {
     r.started_at = std::min(r.started_at, sr.started_at);
     r.finished_at = std::max(r.finished_at, sr.finished_at);
     r.stages += sr.stages;
-    for (const auto& d : shard_devices(sr)) {
-      const std::string name = device_name(d.device, sr.host, hosts_differ);
-      bool known = false;
-      for (const auto& have : r.devices) known = known || have.device == name;
-      if (!known) r.devices.push_back({name, d.gpu, d.peak_gbps});
-    }
+    for (const auto& d : shard_devices(sr)) add_share(r.devices, d, device_name(d.device, sr.host, hosts_differ));
     for (StoredPoint p : src.rec.points) {
       p.device = device_name(p.device.empty() ? sr.env.device : p.device, sr.host, hosts_differ);
       out.points.push_back(p);

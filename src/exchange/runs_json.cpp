@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/value_json.hpp"
+#include "exchange/run_check.hpp"
 
 namespace opbench {
 
@@ -15,8 +16,10 @@ namespace {
 
 const char* const kFormat = "opbench-runs";
 // 2: timing, options, tuning and the GPU's state; 3: each point's device and a run's devices;
-// 4: interleave and processes; 5: the stop rule, the run's stages, each point's stop and precision.
-const int kVersion = 5;
+// 4: interleave and processes; 5: the stop rule, the run's stages, each point's stop and precision;
+// 6: each device's share and placement; 7: a point's check figures against the truth (max_err,
+// ref_err, ref_max_err) and its control.
+const int kVersion = 7;
 
 // ------------------------------------------------------------------ writing
 
@@ -45,9 +48,10 @@ json state_to_json(const DeviceState& d) {
 json point_to_json(const StoredPoint& sp) {
   const Result& r = sp.result;
   const Stats& s = r.stats;
-  json samples = json::array(), rounds = json::array();
+  json samples = json::array(), rounds = json::array(), control = json::array();
   for (double v : r.samples) samples.push_back(number(v));
   for (int64_t n : r.rounds) rounds.push_back(n);
+  for (double v : r.control) control.push_back(number(v));
   return {{"seq", sp.seq},
           {"section", sp.section},
           {"title", sp.point.title},
@@ -66,10 +70,14 @@ json point_to_json(const StoredPoint& sp) {
             {"stdev", number(s.stdev)}, {"count", s.count}}},
           {"samples", samples},
           {"rounds", rounds},
+          {"control", control},
           {"bytes", number(r.bytes)},
           {"gbps", number(r.gbps)},
           {"pct_peak", number(r.pct_peak)},
           {"rel_err", number(r.rel_err)},
+          {"max_err", number(r.max_err)},
+          {"ref_err", number(r.ref_err)},
+          {"ref_max_err", number(r.ref_max_err)},
           {"check_failed", r.check_failed},
           {"error", r.error},
           {"created_at", sp.created_at},
@@ -86,13 +94,19 @@ json environment_to_json(const Environment& e) {
           {"tuning", e.tuning ? pairs_json(*e.tuning) : json(nullptr)}, {"state", state_to_json(e.state)}};
 }
 
+json run_device_to_json(const RunDevice& d) {
+  return {{"device", d.device}, {"gpu", d.gpu}, {"peak_gbps", number(d.peak_gbps)}, {"cells", d.cells},
+          {"points", d.points}, {"busy_s", number(d.busy_s)}, {"cpus", d.cpus}, {"pinned", d.pinned},
+          {"threads", d.threads}, {"memory", d.memory}};
+}
+
 namespace {
 
 json run_json(const RunRecord& rec) {
   const RunInfo& r = rec.run;
   json notation = json::array(), compiles = json::array(), points = json::array(), devices = json::array();
   for (const auto& d : r.devices)
-    devices.push_back({{"device", d.device}, {"gpu", d.gpu}, {"peak_gbps", number(d.peak_gbps)}});
+    devices.push_back(run_device_to_json(d));
   for (const auto& [label, provider] : r.notation) notation.push_back({{"label", label}, {"provider", provider}});
   for (const auto& c : rec.compiles)
     compiles.push_back({{"title", c.title}, {"provider", c.provider}, {"key", c.key},
@@ -259,6 +273,13 @@ StoredPoint point_from(const Obj& o) {
   r.gbps = o.num("gbps");
   r.pct_peak = o.num("pct_peak");
   r.rel_err = o.num("rel_err");
+  if (o.has("max_err")) {  // version 7
+    r.max_err = o.num("max_err");
+    r.ref_err = o.num("ref_err");
+    r.ref_max_err = o.num("ref_max_err");
+  }
+  if (o.has("control"))
+    for (const auto& v : o.array("control")) r.control.push_back(o.number_of(v, "control"));
   r.check_failed = o.boolean("check_failed");
   r.error = o.str("error");
   sp.state = state_from(o, "state");
@@ -291,7 +312,20 @@ std::vector<RunDevice> devices_from(const Obj& o) {
   if (!o.has("devices")) return out;  // versions 1 and 2
   for (size_t i = 0; i < o.array("devices").size(); ++i) {
     const Obj d = o.item("devices", i);
-    out.push_back({d.str("device"), d.str("gpu"), d.num("peak_gbps")});
+    RunDevice rd;
+    rd.device = d.str("device");
+    rd.gpu = d.str("gpu");
+    rd.peak_gbps = d.num("peak_gbps");
+    if (d.has("cells")) {  // version 6
+      rd.cells = d.integer("cells");
+      rd.points = d.integer("points");
+      rd.busy_s = d.num("busy_s");
+      rd.cpus = d.str("cpus");
+      rd.pinned = d.boolean("pinned");
+      rd.threads = d.integer("threads");
+      rd.memory = d.str("memory");
+    }
+    out.push_back(rd);
   }
   return out;
 }
@@ -411,13 +445,20 @@ std::vector<RunRecord> runs_from_json(const std::string& text, const std::string
   } catch (const json::exception& e) {  // a syntax error, or a number beyond a double
     throw InputError(path, "", std::string("not JSON: ") + e.what());
   }
+  if (!j.is_object())
+    throw InputError(path, "", std::string("not an opbench export: the top level is ") + j.type_name() +
+                                   ", not an object {\"format\": \"" + kFormat + "\", ...}");
   const Obj doc(j, "", path);
   if (doc.str("format") != kFormat) doc.fail("format", std::string("expected \"") + kFormat + "\"");
   const int64_t version = doc.integer("version");
   if (version < 1 || version > kVersion)
     doc.fail("version", "this opbench reads versions 1 to " + std::to_string(kVersion));
   std::vector<RunRecord> out;
-  for (size_t i = 0; i < doc.array("runs").size(); ++i) out.push_back(run_from(doc.item("runs", i)));
+  for (size_t i = 0; i < doc.array("runs").size(); ++i) {
+    out.push_back(run_from(doc.item("runs", i)));
+    check_record(out.back(), path, "runs[" + std::to_string(i) + "]");
+  }
+  check_distinct_uuids(out, path);
   return out;
 }
 

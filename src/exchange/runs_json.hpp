@@ -3,19 +3,22 @@
 // included) and its compile records, so that export, import into another database and export
 // again give the same bytes. Torch-free.
 //
-// The document: {"format": "opbench-runs", "version": 5, "runs": [RUN...]}; a RUN holds uuid,
+// The document: {"format": "opbench-runs", "version": 6, "runs": [RUN...]}; a RUN holds uuid,
 // label, source, status, started_at, finished_at, host, git_commit, op, stat, config {path,
 // hash, text}, environment {device, gpu, sm_count, memory_bytes, driver, cuda_runtime,
 // torch_version, compute_capability, peak_gbps, tuning, state}, timing {flush_l2, rounds,
 // interleave, processes, threads, warmup_ms, rep_ms, stop, noise_pct, min_rounds,
 // min_samples}, stages {STAGE: seconds} (or null), options [{name, value}], devices [{device,
-// gpu, peak_gbps}], notation [{label, provider}], compiles [{title, provider, key, seconds,
-// cached, error}] and points [{seq, section, title, op, params {axis: value}, x_name,
-// x_value, provider, label, unit, stat, value, stats {median, mean, min, max, p20, p80,
-// stdev, count}, samples [...], rounds [...], bytes, gbps, pct_peak, rel_err, check_failed,
+// gpu, peak_gbps, cells, points, busy_s, cpus, pinned, threads, memory}], notation [{label,
+// provider}], compiles [{title, provider, key, seconds, cached, error}] and points [{seq,
+// section, title, op, params {axis: value}, x_name, x_value, provider, label, unit, stat,
+// value, stats {median, mean, min, max, p20, p80, stdev, count}, samples [...], rounds [...],
+// control [...], bytes, gbps, pct_peak, rel_err, max_err, ref_err, ref_max_err, check_failed,
 // error, created_at, state, device, stop, precision}]. A number the store holds as NULL (an
-// imported point's statistics) is null; an infinite one the string "inf" or "-inf".
-// Versions 1 to 4 (without stop rules and stages; 1 and 2 without devices) are read too.
+// imported point's statistics) is null; an infinite one the string "inf" or "-inf". Versions 1
+// to 6 are read too (1 and 2 without devices, up to 4 without stop rules and stages, up to 5
+// without the devices' shares and placement, up to 6 without the check's reference figures and
+// the control).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -29,6 +32,8 @@ namespace opbench {
 // InputError(where, "field", why). What the workers of a sweep on several devices send their
 // parent (sweep/worker_protocol.hpp).
 nlohmann::ordered_json point_to_json(const StoredPoint& p);
+// A device of a run with its share and placement, as the document's `devices` list holds it.
+nlohmann::ordered_json run_device_to_json(const RunDevice& d);
 StoredPoint point_from_json(const nlohmann::ordered_json& j, const std::string& where, const std::string& path);
 nlohmann::ordered_json environment_to_json(const Environment& e);
 Environment environment_from_json(const nlohmann::ordered_json& j, const std::string& where, const std::string& path);
@@ -42,7 +47,8 @@ StageTimes stages_from_json(const nlohmann::ordered_json& j, const std::string& 
 std::string runs_to_json(const std::vector<RunRecord>& runs);
 
 // Reads a document; throws InputError(path, "runs[i].field", why) for anything it cannot
-// take (not JSON, another format or version, a missing or mistyped field).
+// take (not JSON, another format or version, a missing or mistyped field, a run or point the
+// store must not take: exchange/run_check.hpp, a run given twice).
 std::vector<RunRecord> runs_from_json(const std::string& text, const std::string& path);
 
 // Whether the text looks like such a document (a JSON object naming the format), so that

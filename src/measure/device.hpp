@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "measure/bench.hpp"
@@ -41,5 +42,8 @@ std::unique_ptr<Device> open_device(const std::string& name);
 bool cuda_present();
 // The CUDA devices visible to this process (0 without CUDA); opens none of them.
 int cuda_device_count();
+// The CPUs local to a device (`cuda:N`: those NVML names for its GPU), ascending; empty for the
+// CPU, or where NVML cannot say. Opens no device.
+std::vector<int> local_cpus(const std::string& name);
 
 }  // namespace opbench

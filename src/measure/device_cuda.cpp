@@ -213,6 +213,14 @@ class CudaDevice final : public Device {
 
 bool cuda_present() { return c10::cuda::device_count() > 0; }
 int cuda_device_count() { return int(c10::cuda::device_count()); }
+std::vector<int> gpu_local_cpus(int index) {
+  char bus[32] = {0};
+  if (index < 0 || index >= c10::cuda::device_count() || cudaDeviceGetPCIBusId(bus, sizeof bus, index) != cudaSuccess) {
+    cudaGetLastError();
+    return {};
+  }
+  return nvml_cpu_affinity(bus);
+}
 std::unique_ptr<Device> make_cuda_device(int index) {
   if (index < 0 || index >= c10::cuda::device_count())
     throw InputError("--device", "cuda:" + std::to_string(index),
@@ -227,6 +235,7 @@ std::unique_ptr<Device> make_cuda_device(int index) {
 namespace opbench {
 bool cuda_present() { return false; }
 int cuda_device_count() { return 0; }
+std::vector<int> gpu_local_cpus(int) { return {}; }
 std::unique_ptr<Device> make_cuda_device(int) {
   throw InputError("--device", "cuda", "this opbench was built against a LibTorch without CUDA");
 }
@@ -237,6 +246,16 @@ std::unique_ptr<Device> make_cuda_device(int) {
 namespace opbench {
 
 std::unique_ptr<Device> make_cpu_device();
+
+std::vector<int> local_cpus(const std::string& name) {
+  if (name == "cuda") return gpu_local_cpus(0);
+  if (name.rfind("cuda:", 0) == 0) {
+    const std::string idx = name.substr(5);
+    if (!idx.empty() && idx.size() < 5 && idx.find_first_not_of("0123456789") == std::string::npos)
+      return gpu_local_cpus(std::stoi(idx));
+  }
+  return {};
+}
 
 std::unique_ptr<Device> open_device(const std::string& name) {
   if (name == "cpu") return make_cpu_device();

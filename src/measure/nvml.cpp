@@ -19,6 +19,7 @@ using ClockFn = int (*)(Handle, int, unsigned*);
 using TemperatureFn = int (*)(Handle, int, unsigned*);
 using PowerFn = int (*)(Handle, unsigned*);
 using ReasonsFn = int (*)(Handle, unsigned long long*);
+using AffinityFn = int (*)(Handle, unsigned, unsigned long*);
 
 constexpr int kClockSm = 1, kClockMemory = 2, kTemperatureGpu = 0;
 
@@ -29,6 +30,7 @@ struct Api {
   TemperatureFn temperature = nullptr;
   PowerFn power = nullptr;
   ReasonsFn reasons = nullptr;
+  AffinityFn affinity = nullptr;
 };
 
 template <class Fn>
@@ -52,6 +54,7 @@ const Api& api() {
     // The reasons' newer name (drivers from 535 on), else the older one.
     a.reasons = symbol<ReasonsFn>(lib, "nvmlDeviceGetCurrentClocksEventReasons");
     if (!a.reasons) a.reasons = symbol<ReasonsFn>(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    a.affinity = symbol<AffinityFn>(lib, "nvmlDeviceGetCpuAffinity");
     a.ok = init && a.by_bus_id && a.clock && init() == 0;
   });
   return a;
@@ -70,6 +73,20 @@ Handle handle_of(const Api& a, const std::string& pci_bus_id) {
 }
 
 }  // namespace
+
+std::vector<int> nvml_cpu_affinity(const std::string& pci_bus_id) {
+  const Api& a = api();
+  Handle dev = nullptr;
+  std::vector<int> out;
+  if (!a.ok || !a.affinity || a.by_bus_id(pci_bus_id.c_str(), &dev) != 0) return out;
+  constexpr unsigned kWords = 64;  // 4096 CPUs
+  unsigned long set[kWords] = {0};
+  if (a.affinity(dev, kWords, set) != 0) return out;
+  constexpr unsigned kBits = 8 * sizeof(unsigned long);
+  for (unsigned c = 0; c < kWords * kBits; ++c)
+    if (set[c / kBits] & (1UL << (c % kBits))) out.push_back(int(c));
+  return out;
+}
 
 DeviceState nvml_state(const std::string& pci_bus_id, double sm_default_mhz) {
   DeviceState s;

@@ -1,9 +1,11 @@
-// The GPU's state through NVML (clocks, temperature, power, clock event reasons). The driver's
-// NVML library (libnvidia-ml.so.1) is opened at run time on first use: nothing is linked, so
-// opbench starts where there is no driver, and where the library, the device or a reading is
-// missing the state comes back unknown (or without that reading). Thread-safe.
+// The GPU's state through NVML (clocks, temperature, power, clock event reasons) and the CPUs
+// local to it. The driver's NVML library (libnvidia-ml.so.1) is opened at run time on first
+// use: nothing is linked, so opbench starts where there is no driver, and where the library,
+// the device or a reading is missing the state comes back unknown (or without that reading).
+// Thread-safe.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "measure/device_state.hpp"
 
@@ -13,5 +15,9 @@ namespace opbench {
 // "0000:3B:00.0"); `sm_default_mhz` is the clock throttling is measured against (the device's
 // default SM clock; when 0, NVML's maximum SM clock).
 DeviceState nvml_state(const std::string& pci_bus_id, double sm_default_mhz);
+
+// The CPUs NVML names as local to that GPU (nvmlDeviceGetCpuAffinity: its NUMA node's, or the
+// socket's), ascending; empty where NVML, the device or the reading is missing.
+std::vector<int> nvml_cpu_affinity(const std::string& pci_bus_id);
 
 }  // namespace opbench

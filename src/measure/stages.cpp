@@ -27,6 +27,7 @@ constexpr std::array<StageInfo, kStageCount> kStages{{
     {"timed", "timed calls"},
     {"flush", "L2 flushes"},
     {"check", "check"},
+    {"control", "control workload"},
     {"memory", "memory points"},
     {"gpu_state", "GPU state reads"},
     {"store", "store writes"},

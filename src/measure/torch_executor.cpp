@@ -25,32 +25,13 @@ at::ScalarType scalar_type(const std::string& dtype) {
   throw std::invalid_argument("unknown dtype '" + dtype + "'");
 }
 
-double tolerance(const std::string& dtype) { return dtype == "fp32" ? 1e-5 : 1e-2; }
-
-double relative_error(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref) {
-  if (out.size() != ref.size())
-    throw std::runtime_error("check: " + std::to_string(out.size()) + " outputs, the torch provider gives " +
-                             std::to_string(ref.size()));
-  double worst = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (out[i].sizes() != ref[i].sizes())
-      throw std::runtime_error("check: output shape " + std::string(c10::str(out[i].sizes())) +
-                               " differs from the torch provider's " + c10::str(ref[i].sizes()));
-    at::Tensor a = out[i].to(at::kFloat), b = ref[i].to(at::kFloat);
-    double num = (a - b).norm().item<double>(), den = b.norm().item<double>();
-    double e = den > 0 ? num / den : num;
-    if (std::isnan(e)) return std::nan("");
-    worst = std::max(worst, e);
-  }
-  return worst;
-}
-
 TorchExecutor::TorchExecutor(const std::string& device)
-    : device_(open_device(device)), spacer_rng_(std::random_device()()) {}
+    : device_(open_device(device)), spacer_rng_(std::random_device()()), plants_(plants_from_environment()) {}
 
-// The tuning variables the built providers declare that are set in the environment, by name.
+// The tuning variables the built providers declare, and the plants (torch_plant.hpp), that are
+// set in the environment, by name.
 static std::vector<std::pair<std::string, std::string>> tuning_settings() {
-  std::set<std::string> names;
+  std::set<std::string> names = {kPlantVariable};
   for (const auto& p : all_providers()) names.insert(p.tuning_env.begin(), p.tuning_env.end());
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& n : names)
@@ -112,7 +93,6 @@ const Inputs& TorchExecutor::inputs_for(const Point& point) {
   std::string key = point.op;
   for (const auto& [k, v] : key_params.values()) key += "|" + k + "=" + to_string(v);
   if (key == inputs_key_ && !new_inputs_) return inputs_;
-  if (key != inputs_key_) checked_.clear();  // a new cell: its providers are checked again
   // A new round of the same cell: the copies are made while the old tensors still hold their
   // memory, so they land elsewhere (same seed, same values); if that runs out of memory, the
   // old ones go first. Otherwise the last point's tensors are freed first.
@@ -172,6 +152,11 @@ static at::Tensor placement_spacer(std::mt19937_64& rng, const at::TensorOptions
   return at::empty({steps << 21}, opts.dtype(at::kByte));
 }
 
+ControlWorkload& TorchExecutor::control_for(double bytes) {
+  if (!control_ || control_->elements() != ControlWorkload::elements_for(bytes)) control_.emplace(bytes);
+  return *control_;
+}
+
 Result TorchExecutor::measure(const Point& point, const Timing& timing) {
   Result r;
   r.unit = point.metric() == "memory" ? "MiB" : "ms";
@@ -189,19 +174,17 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
     at::Tensor spacer;
     if (point.metric() == "speed")
       spacer = placement_spacer(spacer_rng_, at::TensorOptions().device(device_->torch_device()));
-    Call call = provider->prepare(point.params, in);
+    const Call call = planted(plants_, point.provider, provider->prepare(point.params, in));
     device_->synchronize();  // what prepare queued (a backward's forward pass) is placement's time
     placing.reset();
 
-    // Correctness: the same inputs through the torch provider (speed points; once per cell:
-    // a later round's inputs hold the same values).
-    const Provider* ref = find_provider(point.op, "torch");
-    if (point.metric() == "speed" && ref && ref != provider && checked_.insert(point.provider).second) {
+    // Correctness against the truth (speed points; once per cell and provider: a later
+    // round's inputs hold the same values). A memory point's peak must not hold the truth.
+    if (point.metric() == "speed") {
       StageScope checking(Stage::check);
-      std::vector<at::Tensor> got = call();
-      std::vector<at::Tensor> want = ref->prepare(point.params, in)();
-      r.rel_err = relative_error(got, want);
-      r.check_failed = !(r.rel_err <= tolerance(point.params.s("dtype")));
+      check_.check(point, inputs_key_, in, device_->torch_device(), call, r);
+    } else {
+      check_.release();
     }
     device_->synchronize();
 
@@ -211,9 +194,13 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
       r.samples = {double(peak) / double(1 << 20)};
     } else {
       auto clock = device_->clock(timing.flush_l2);
-      BenchRound round = bench_round(*clock, [&] { call(); }, timing);
-      r.samples = std::move(round.samples);
-      r.estimate_ms = round.estimate_ms;
+      auto bench = [&] {
+        BenchRound round = bench_round(*clock, [&] { call(); }, timing);
+        r.samples = std::move(round.samples);
+        r.estimate_ms = round.estimate_ms;
+      };
+      if (device_->torch_device().is_cpu()) r.control = {control_for(r.bytes).around(*clock, bench)};
+      else bench();
     }
     r.stats = summarize(r.samples);
     if (point.metric() == "speed" && r.stats.median > 0) {
@@ -230,9 +217,11 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
   }
   if (!r.ok()) {
     r.samples.clear();
+    r.control.clear();
     r.stats = Stats();
     inputs_ = Inputs();
     inputs_key_.clear();
+    check_.release();
     release_cached_memory();
   }
   return r;

@@ -1,6 +1,7 @@
 // The Executor that runs points through LibTorch: builds each point's seeded inputs on the
-// device, prepares the provider (outside timing), checks its output against the torch
-// provider, then measures time (bench.hpp's protocol) or peak memory.
+// device, prepares the provider (outside timing), checks its output against the op's
+// reference computed in a wider dtype (torch_check.hpp), then measures time (bench.hpp's
+// protocol; on a CPU with the control workload first, torch_control.hpp) or peak memory.
 #pragma once
 #include <memory>
 #include <optional>
@@ -9,8 +10,11 @@
 #include <string>
 
 #include "measure/device.hpp"
-#include "providers/provider.hpp"
 #include "measure/executor.hpp"
+#include "measure/torch_check.hpp"
+#include "measure/torch_control.hpp"
+#include "measure/torch_plant.hpp"
+#include "providers/provider.hpp"
 
 namespace opbench {
 
@@ -34,13 +38,12 @@ class TorchExecutor final : public Executor {
   Inputs inputs_;
   bool new_inputs_ = false;  // new_round(): the next inputs_for makes new copies
   std::mt19937_64 spacer_rng_;  // the placement spacers' sizes (seeded at random)
-  std::set<std::string> checked_;  // providers of the current cell checked against torch
+  ReferenceCheck check_;
+  std::optional<ControlWorkload> control_;  // a CPU's, of the last point's size
+  ControlWorkload& control_for(double bytes);
+  std::vector<Plant> plants_;               // OPBENCH_PLANT
 };
 
-// ||a - b|| / ||b|| over every output, in float32 (the largest of the outputs).
-double relative_error(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref);
-// The check's tolerance for a storage dtype: 1e-2 for bf16/fp16, 1e-5 for fp32.
-double tolerance(const std::string& dtype);
 at::ScalarType scalar_type(const std::string& dtype);
 
 }  // namespace opbench

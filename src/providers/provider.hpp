@@ -40,6 +40,11 @@ struct Provider {
   // Environment variables that change what this provider runs (e.g. a kernel's tuning): a run
   // records the ones that are set, and diff warns when two runs set them differently.
   std::vector<std::string> tuning_env;
+  // The op's reference computation (one provider per op: its eager baseline). Run on the
+  // inputs upcast to a wider dtype, its code gives the truth every provider's output is
+  // checked against (measure/torch_check.hpp), so it must compute in its inputs' dtype, or a
+  // wider one, never casting down to a fixed one.
+  bool reference = false;
 };
 
 // Registers providers: one static instance in the providers' own file,
@@ -53,5 +58,7 @@ class ProviderRegistration {
 // The registered providers, in (op, name) order (src/providers/registry.cpp).
 const std::vector<Provider>& all_providers();
 const Provider* find_provider(const std::string& op, const std::string& name);
+// The op's reference provider (Provider::reference), or null.
+const Provider* find_reference(const std::string& op);
 
 }  // namespace opbench

@@ -37,4 +37,10 @@ const Provider* find_provider(const std::string& op, const std::string& name) {
   return nullptr;
 }
 
+const Provider* find_reference(const std::string& op) {
+  for (const auto& p : all_providers())
+    if (p.op == op && p.reference) return &p;
+  return nullptr;
+}
+
 }  // namespace opbench

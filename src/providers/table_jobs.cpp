@@ -1,6 +1,8 @@
 #include "providers/table_jobs.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <fstream>
 #include <map>
 #include <ostream>
 #include <set>
@@ -55,6 +57,7 @@ std::vector<TableOutcome> run_table_jobs(const std::vector<TableJob>& jobs, int 
     std::vector<TableTask> tasks;
     for (size_t i : of[w]) tasks.push_back(jobs[i].task);
     size_t failed = 0;
+    const auto t0 = std::chrono::steady_clock::now();
     Progress progress(mode, log, tasks.size(), 0, w->what());
     progress.begin("preparing", 0);
     const std::vector<TableOutcome> got = w->run(tasks, parallel, [&](size_t done, size_t, const TableOutcome& o) {
@@ -75,15 +78,37 @@ std::vector<TableOutcome> run_table_jobs(const std::vector<TableJob>& jobs, int 
       seconds += got[k].seconds;
       cached += got[k].cached;
     }
-    log << w->what() << ": " << got.size() << " (" << cached << " cached, " << failed << " failed), "
-        << int(seconds) << " s\n";
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    log << w->what() << ": " << got.size() << " (" << cached << " cached, " << failed << " failed)";
+    if (got.size() > cached)
+      log << "; " << got.size() - cached << " made in " << format_duration(wall) << " of wall time, up to " << parallel
+          << " at a time (" << format_duration(seconds) << " of work)";
+    log << "\n";
   }
   return out;
 }
 
+namespace {
+
+// MemAvailable of /proc/meminfo in bytes (0 when unknown).
+double available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return 0;
+}
+
+}  // namespace
+
 int default_table_jobs() {
-  const unsigned n = std::thread::hardware_concurrency();
-  return int(std::max(1u, n / 2));
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency() / 2);
+  const double memory = available_memory_bytes();
+  if (!(memory > 0)) return int(cores);
+  const unsigned fit = unsigned(std::max(1.0, memory / kTableJobMemoryBytes));
+  return int(std::min(cores, fit));
 }
 
 }  // namespace opbench

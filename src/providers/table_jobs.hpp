@@ -28,7 +28,12 @@ std::string table_jobs_unavailable(const std::vector<TableJob>& jobs, const std:
 std::vector<TableOutcome> run_table_jobs(const std::vector<TableJob>& jobs, int parallel, ProgressMode mode,
                                          std::ostream& log);
 
-// Half the cores (at least one): the default `parallel`.
+// What one job may take at its peak (an AOTInductor export: torch.export, Inductor and the C++
+// compiler in one process; docs/measurement.md says where the figure comes from).
+constexpr double kTableJobMemoryBytes = 3.0 * (1 << 30);
+
+// The default `parallel`: half the cores, and no more jobs than fit in the memory available
+// now at kTableJobMemoryBytes each (at least one).
 int default_table_jobs();
 
 }  // namespace opbench

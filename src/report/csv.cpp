@@ -56,7 +56,7 @@ std::string render_csv(const std::vector<ReportRun>& runs) {
   header.insert(header.end(), axes.begin(), axes.end());
   for (const char* c : {"x_name", "x", "provider", "label", "unit", "stat", "value", "median", "mean", "min",
                         "max", "p20", "p80", "stdev", "count", "rounds", "bytes", "gbps", "pct_peak", "rel_err",
-                        "check_failed", "error"})
+                        "max_err", "ref_err", "ref_max_err", "check_failed", "error"})
     header.push_back(c);
   row(out, header);
   for (const auto& r : runs)
@@ -69,7 +69,8 @@ std::string render_csv(const std::vector<ReportRun>& runs) {
            {p.point.x_name, std::to_string(p.point.x_value), p.point.provider, p.point.label, res.unit, p.stat,
             number(p.value), number(s.median), number(s.mean), number(s.min), number(s.max), number(s.p20),
             number(s.p80), number(s.stdev), std::to_string(s.count), rounds_cell(res.rounds), number(res.bytes),
-            number(res.gbps), number(res.pct_peak), number(res.rel_err), std::string(res.check_failed ? "1" : "0"),
+            number(res.gbps), number(res.pct_peak), number(res.rel_err), number(res.max_err), number(res.ref_err),
+            number(res.ref_max_err), std::string(res.check_failed ? "1" : "0"),
             res.error})
         cells.push_back(c);
       row(out, cells);

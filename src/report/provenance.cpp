@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "core/placement.hpp"
 #include "measure/stop_rule.hpp"
 
 namespace opbench {
@@ -97,11 +98,11 @@ std::string state_text(const DeviceState& s) {
 
 std::string devices_line(const RunInfo& r, const std::vector<StoredPoint>& points) {
   std::vector<std::string> order;
-  std::map<std::string, std::string> model;
+  std::map<std::string, const RunDevice*> known;
   std::map<std::string, std::set<std::pair<std::string, int64_t>>> cells;
   for (const auto& d : r.devices) {
     order.push_back(d.device);
-    model[d.device] = d.gpu;
+    known[d.device] = &d;
     cells[d.device];
   }
   for (const auto& p : points) {
@@ -109,13 +110,19 @@ std::string devices_line(const RunInfo& r, const std::vector<StoredPoint>& point
     if (!cells.count(p.device)) order.push_back(p.device);
     cells[p.device].insert({p.point.title, p.point.x_value});
   }
-  if (order.size() < 2) return "";
-  std::string out = "devices: ";
+  bool placed = false;
+  for (const auto& d : r.devices) placed = placed || !d.cpus.empty();
+  if (order.size() < 2 && !placed) return "";
+  std::string out = order.size() < 2 ? "device: " : "devices: ";
   for (size_t i = 0; i < order.size(); ++i) {
-    const std::string& gpu = model.count(order[i]) ? model[order[i]] : r.env.gpu;
+    const RunDevice* d = known.count(order[i]) ? known[order[i]] : nullptr;
+    const std::string gpu = d ? d->gpu : r.env.gpu;
     const size_t n = cells[order[i]].size();
-    out += (i ? ", " : "") + order[i] + (gpu.empty() ? "" : " (" + gpu + ")") + " " + std::to_string(n) +
+    out += (i ? "; " : "") + order[i] + (gpu.empty() ? "" : " (" + gpu + ")") + " " + std::to_string(n) +
            (n == 1 ? " cell" : " cells");
+    if (d && d->busy_s > 0) out += ", " + num("%.1f", d->busy_s) + " s busy";
+    const std::string where = d ? placement_text(d->cpus, d->memory, int(d->threads), d->pinned) : "";
+    if (!where.empty()) out += ", " + where;
   }
   return out;
 }

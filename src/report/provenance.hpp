@@ -36,9 +36,11 @@ std::string state_text(const DeviceState& s);
 // for power or heat in K cells" from the run's and its points' states; "" when none was read.
 std::string gpu_line(const RunInfo& r, const std::vector<StoredPoint>& points);
 
-// "devices: cuda:0 (NVIDIA H100 80GB HBM3) 40 cells, cuda:1 (NVIDIA H100 80GB HBM3) 38 cells":
-// how many table cells each device measured, for a run measured on several (the run's devices,
-// then any other its points name); "" for a run on one.
+// "devices: cuda:0 (NVIDIA H100 80GB HBM3) 40 cells, 21.3 s busy, pinned to CPUs 0-15, 16
+// threads, memory default (local: node 0); cuda:1 (...) 38 cells, ...": how many table cells
+// each device measured, the seconds it was busy and where its process ran, for a run measured
+// on several (the run's devices, then any other its points name), or on one whose placement
+// was recorded ("device: ..."); "" otherwise.
 std::string devices_line(const RunInfo& r, const std::vector<StoredPoint>& points);
 
 // The points measured while the GPU throttled for power or heat.

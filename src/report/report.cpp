@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/text.hpp"
+#include "measure/check_rule.hpp"
 #include "report/noise.hpp"
 
 namespace opbench {
@@ -161,16 +162,12 @@ std::string render_report(const std::vector<ReportRun>& runs, Show show,
       o << plot_links(s.tables, plots);
     }
     if (!flagged.empty()) {
-      o << "\nPoints shown as -1 failed; points marked here differ from the torch provider:\n\n";
+      o << "\nPoints shown as -1 failed; points marked here failed the check against the reference:\n\n";
       for (const auto* p : flagged) {
         o << "- " << one_line(p->point.title) << " " << one_line(p->point.x_name) << "=" << p->point.x_value << " "
           << one_line(p->point.provider) << ": ";
         if (!p->result.ok()) o << "error: " << one_line(p->result.error) << "\n";
-        else {
-          char buf[64];
-          std::snprintf(buf, sizeof buf, "relative error %.3g over tolerance\n", p->result.rel_err);
-          o << buf;
-        }
+        else o << "check failed: " << check_note(p->result, p->point.params.s_or("dtype", "")) << "\n";
       }
     }
     const auto throttled = throttled_points(r.points);

@@ -60,15 +60,15 @@ void write_files(const SiteContent& content, const std::string& root) {
     throw RuntimeFailure("the charting library " + lib_path +
                          " cannot be read: install Debian's libjs-chart.js (scripts/bootstrap does), or set OPBENCH_CHARTJS "
                          "to a copy of Chart.js 3 (chart.min.js)");
-  fs::write_atomic(root + "/assets/chart.min.js", library);
-  fs::write_atomic(root + "/assets/site.js", kSiteScript);
-  fs::write_atomic(root + "/assets/site.css", kSiteStyle);
+  fs::write_file(root + "/assets/chart.min.js", library);
+  fs::write_file(root + "/assets/site.js", kSiteScript);
+  fs::write_file(root + "/assets/site.css", kSiteStyle);
   for (const auto& page : content.pages) {
     const bool nested = page.path.find('/') != std::string::npos;
-    fs::write_atomic(root + "/" + page.path, page_html(page, nested ? "../" : ""));
+    fs::write_file(root + "/" + page.path, page_html(page, nested ? "../" : ""));
   }
-  for (const auto& file : content.files) fs::write_atomic(root + "/" + file.path, file.text);
-  fs::write_atomic(root + "/" + kMarker, "A site written by opbench site: the command replaces this folder whole.\n");
+  for (const auto& file : content.files) fs::write_file(root + "/" + file.path, file.text);
+  fs::write_file(root + "/" + kMarker, "A site written by opbench site: the command replaces this folder whole.\n");
 }
 
 }  // namespace

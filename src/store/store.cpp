@@ -119,6 +119,23 @@ const std::vector<std::string>& migrations() {
          ALTER TABLE points ADD COLUMN stop TEXT;
          ALTER TABLE points ADD COLUMN precision REAL;
          UPDATE runs SET stop = 'budget' WHERE source = 'sweep';)",
+      // 11: each device's share of a run (cells, points, seconds busy) and where its process ran
+      // (CPUs, pinned or not, LibTorch's threads, memory policy).
+      R"(ALTER TABLE run_devices ADD COLUMN cells INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE run_devices ADD COLUMN points INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE run_devices ADD COLUMN busy_s REAL NOT NULL DEFAULT 0;
+         ALTER TABLE run_devices ADD COLUMN cpus TEXT NOT NULL DEFAULT '';
+         ALTER TABLE run_devices ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE run_devices ADD COLUMN threads INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE run_devices ADD COLUMN memory TEXT NOT NULL DEFAULT '';)",
+      // 12: the check against the truth (the reference computed in a wider dtype): rel_err is
+      // now the normwise error against it (older points: against the torch provider), with the
+      // largest element's error and the reference code's own two; and the control workload's
+      // median in each round of a CPU speed point (JSON list). NULL: not recorded.
+      R"(ALTER TABLE points ADD COLUMN max_err REAL;
+         ALTER TABLE points ADD COLUMN ref_err REAL;
+         ALTER TABLE points ADD COLUMN ref_max_err REAL;
+         ALTER TABLE points ADD COLUMN control TEXT;)",
   };
   return m;
 }
@@ -158,6 +175,11 @@ class Stmt {
     sqlite3_bind_null(s_, index(name));
     return *this;
   }
+  // Ready to be bound and stepped again.
+  void reset() {
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+  }
   bool step() {
     int rc = sqlite3_step(s_);
     if (rc == SQLITE_ROW) return true;
@@ -180,9 +202,14 @@ class Stmt {
   bool is_null(const char* col) const { return sqlite3_column_type(s_, column(col)) == SQLITE_NULL; }
 
  private:
+  // The names are string literals: each one's place is looked up once (a statement bound again
+  // for every point of an import would otherwise compare every name each time).
   int index(const char* name) const {
+    for (const auto& [known, i] : places_)
+      if (known == name) return i;
     const int i = sqlite3_bind_parameter_index(s_, name);
     if (i == 0) throw std::logic_error(std::string("database: no parameter ") + name + " in " + sqlite3_sql(s_));
+    places_.emplace_back(name, i);
     return i;
   }
   // The column's position, looked up once per name (a reader of many rows asks for each
@@ -201,6 +228,7 @@ class Stmt {
   }
   sqlite3* db_;
   sqlite3_stmt* s_ = nullptr;
+  mutable std::vector<std::pair<const char*, int>> places_;  // parameter name -> its index
   mutable std::vector<std::string> names_;
   mutable std::vector<std::pair<const char*, int>> found_;
 };
@@ -337,11 +365,24 @@ RunInfo read_run(const Stmt& s) {
 
 std::vector<RunDevice> read_run_devices(sqlite3* db, int64_t run_id) {
   std::vector<RunDevice> out;
-  Stmt s(db, "SELECT device, gpu, peak_gbps FROM run_devices WHERE run_id=:run_id ORDER BY rowid");
+  Stmt s(db,
+         "SELECT device, gpu, peak_gbps, cells, points, busy_s, cpus, pinned, threads, memory FROM run_devices"
+         " WHERE run_id=:run_id ORDER BY rowid");
   s.bind(":run_id", run_id);
   while (s.step()) {
+    RunDevice d;
+    d.device = s.text("device");
+    d.gpu = s.text("gpu");
     const double peak = s.f64("peak_gbps");
-    out.push_back({s.text("device"), s.text("gpu"), std::isnan(peak) ? 0 : peak});
+    d.peak_gbps = std::isnan(peak) ? 0 : peak;
+    d.cells = s.i64("cells");
+    d.points = s.i64("points");
+    d.busy_s = s.f64("busy_s");
+    d.cpus = s.text("cpus");
+    d.pinned = s.i64("pinned") != 0;
+    d.threads = s.i64("threads");
+    d.memory = s.text("memory");
+    out.push_back(d);
   }
   return out;
 }
@@ -595,12 +636,36 @@ int64_t Store::begin_run(RunInfo& r) {
   return r.id;
 }
 
+namespace {
+
+// Writes a run's device; for one the run has already, `on_conflict` says what changes
+// (an SQL SET list over `excluded`).
+void upsert_device(sqlite3* db, int64_t run_id, const RunDevice& d, const std::string& on_conflict) {
+  Stmt s(db,
+         "INSERT INTO run_devices(run_id, device, gpu, peak_gbps, cells, points, busy_s, cpus, pinned, threads, memory)"
+         " VALUES(:run_id, :device, :gpu, :peak, :cells, :points, :busy_s, :cpus, :pinned, :threads, :memory)"
+         " ON CONFLICT(run_id, device) DO UPDATE SET " + on_conflict);
+  s.bind(":run_id", run_id).bind(":device", d.device).bind(":gpu", d.gpu).bind(":peak", d.peak_gbps)
+      .bind(":cells", d.cells).bind(":points", d.points).bind(":busy_s", d.busy_s).bind(":cpus", d.cpus)
+      .bind(":pinned", int64_t(d.pinned)).bind(":threads", d.threads).bind(":memory", d.memory);
+  s.step();
+}
+
+}  // namespace
+
 void Store::add_run_devices(int64_t run_id, const std::vector<RunDevice>& devices) {
-  for (const auto& d : devices) {
-    Stmt s(db_, "INSERT OR REPLACE INTO run_devices(run_id, device, gpu, peak_gbps) VALUES(:run_id, :device, :gpu, :peak)");
-    s.bind(":run_id", run_id).bind(":device", d.device).bind(":gpu", d.gpu).bind(":peak", d.peak_gbps);
-    s.step();
-  }
+  for (const auto& d : devices)
+    upsert_device(db_, run_id, d,
+                  "gpu=excluded.gpu, peak_gbps=excluded.peak_gbps, cpus=excluded.cpus, pinned=excluded.pinned,"
+                  " threads=excluded.threads, memory=excluded.memory");
+}
+
+void Store::add_device_shares(int64_t run_id, const std::vector<RunDevice>& devices) {
+  transaction([&] {
+    for (const auto& d : devices)
+      upsert_device(db_, run_id, d,
+                    "cells=cells+excluded.cells, points=points+excluded.points, busy_s=busy_s+excluded.busy_s");
+  });
 }
 
 void Store::update_run(const RunInfo& r) {
@@ -633,20 +698,29 @@ void Store::finish_run(int64_t run_id, const std::string& status) {
   s.step();
 }
 
-static void insert_point(sqlite3* db, const StoredPoint& sp) {
-  const Point& p = sp.point;
-  const Result& r = sp.result;
-  Stmt s(db,
+void Store::set_run_end(int64_t run_id, const std::string& status, const std::string& finished_at) {
+  Stmt s(db_, "UPDATE runs SET status=:status, finished_at=:finished_at WHERE id=:id");
+  s.bind(":status", status).bind(":finished_at", finished_at).bind(":id", run_id);
+  s.step();
+}
+
+// The statement that stores a point (bind_point fills it).
+const char* const kInsertPoint =
          "INSERT OR REPLACE INTO points(run_id, seq, section, title, op, params, x_name, x_value,"
          " provider, label, mode, metric, dtype, unit, stat, value, median, mean, min, max, p20, p80,"
          " stdev, count, samples, bytes, gbps, pct_peak, error, created_at, rel_err, check_failed,"
          " rounds, gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w,"
-         " gpu_reasons, gpu_throttled, device, stop, precision)"
+         " gpu_reasons, gpu_throttled, device, stop, precision, max_err, ref_err, ref_max_err, control)"
          " VALUES(:run_id, :seq, :section, :title, :op, :params, :x_name, :x_value,"
          " :provider, :label, :mode, :metric, :dtype, :unit, :stat, :value, :median, :mean, :min, :max, :p20,"
          " :p80, :stdev, :count, :samples, :bytes, :gbps, :pct_peak, :error, :created_at, :rel_err,"
          " :check_failed, :rounds, :gpu_sm_mhz, :gpu_memory_mhz, :gpu_sm_default_mhz, :gpu_temperature_c,"
-         " :gpu_power_w, :gpu_reasons, :gpu_throttled, :device, :stop, :precision)");
+         " :gpu_power_w, :gpu_reasons, :gpu_throttled, :device, :stop, :precision, :max_err, :ref_err, :ref_max_err,"
+         " :control)";
+
+static void bind_point(Stmt& s, const StoredPoint& sp) {
+  const Point& p = sp.point;
+  const Result& r = sp.result;
   s.bind(":run_id", sp.run_id).bind(":seq", sp.seq).bind(":section", sp.section).bind(":title", p.title)
       .bind(":op", p.op).bind(":params", params_json(p.params).dump()).bind(":x_name", p.x_name)
       .bind(":x_value", p.x_value).bind(":provider", p.provider).bind(":label", p.label)
@@ -657,12 +731,20 @@ static void insert_point(sqlite3* db, const StoredPoint& sp) {
       .bind(":stdev", r.stats.stdev).bind(":count", r.stats.count).bind(":samples", json(r.samples).dump())
       .bind(":bytes", r.bytes).bind(":gbps", r.gbps).bind(":pct_peak", r.pct_peak).bind(":error", r.error)
       .bind(":created_at", sp.created_at.empty() ? now_iso() : sp.created_at).bind(":rel_err", r.rel_err)
-      .bind(":check_failed", int64_t(r.check_failed)).bind(":device", sp.device).bind(":precision", r.precision);
+      .bind(":check_failed", int64_t(r.check_failed)).bind(":device", sp.device).bind(":precision", r.precision)
+      .bind(":max_err", r.max_err).bind(":ref_err", r.ref_err).bind(":ref_max_err", r.ref_max_err);
   if (r.stop.empty()) s.null(":stop");
   else s.bind(":stop", r.stop);
   if (r.rounds.empty()) s.null(":rounds");
   else s.bind(":rounds", json(r.rounds).dump());
+  if (r.control.empty()) s.null(":control");
+  else s.bind(":control", json(r.control).dump());
   bind_state(s, sp.state);
+}
+
+static void insert_point(sqlite3* db, const StoredPoint& sp) {
+  Stmt s(db, kInsertPoint);
+  bind_point(s, sp);
   s.step();
 }
 
@@ -671,13 +753,16 @@ void Store::add_point(const StoredPoint& p) {
 }
 
 void Store::add_points(const std::vector<StoredPoint>& ps) {
-  transaction([&] {
-    for (const auto& p : ps) insert_point(db_, p);
-  });
+  transaction([&] { insert_points(ps); });
 }
 
 void Store::insert_points(const std::vector<StoredPoint>& ps) {
-  for (const auto& p : ps) insert_point(db_, p);
+  Stmt s(db_, kInsertPoint);  // prepared once: an import stores millions
+  for (const auto& p : ps) {
+    bind_point(s, p);
+    s.step();
+    s.reset();
+  }
 }
 
 void Store::add_compile(const CompileRecord& c) {
@@ -752,10 +837,10 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
   Stmt s(db,
          std::string("SELECT id, run_id, seq, section, title, op, params, x_name, x_value, provider, label, unit,"
                      " stat, value, median, mean, min, max, p20, p80, stdev, count, ") +
-             (samples ? "samples, rounds," : "'' AS samples, '' AS rounds,") +
+             (samples ? "samples, rounds, control," : "'' AS samples, '' AS rounds, '' AS control,") +
              " bytes, gbps, pct_peak, error, created_at, rel_err, check_failed, gpu_sm_mhz, gpu_memory_mhz,"
-             " gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled, device, stop, precision"
-             " FROM points WHERE " +
+             " gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled, device, stop, precision,"
+             " max_err, ref_err, ref_max_err FROM points WHERE " +
              where);
   bind(s);
   while (s.step()) {
@@ -792,6 +877,11 @@ static std::vector<StoredPoint> read_points(sqlite3* db, const std::string& wher
     sp.result.rel_err = s.f64("rel_err");
     sp.result.check_failed = s.i64("check_failed") != 0;
     for (auto& v : json_column(s, "rounds")) sp.result.rounds.push_back(v.get<int64_t>());
+    auto figure = [&](const char* c) { return s.is_null(c) ? -1.0 : s.f64(c); };  // -1: not recorded
+    sp.result.max_err = figure("max_err");
+    sp.result.ref_err = figure("ref_err");
+    sp.result.ref_max_err = figure("ref_max_err");
+    for (auto& v : json_column(s, "control")) sp.result.control.push_back(v.get<double>());
     sp.state = read_state(s);
     sp.device = s.text("device");
     sp.result.stop = s.text("stop");
@@ -816,6 +906,23 @@ std::vector<StoredPoint> Store::points_titled(const std::string& title) const {
 std::vector<std::string> Store::done_keys(int64_t run_id) const {
   std::vector<std::string> out;
   for (const auto& p : points(run_id)) out.push_back(p.point.key());
+  return out;
+}
+
+std::map<std::string, double> Store::latest_medians(const std::string& op, const std::string& gpu) const {
+  std::map<std::string, double> out;
+  Stmt s(db_,
+         "SELECT points.title, points.x_value, points.provider, points.median FROM points JOIN runs ON runs.id = points.run_id"
+         " WHERE points.op = :op AND runs.gpu = :gpu AND points.metric = 'speed' AND points.error = ''"
+         " AND points.median > 0 ORDER BY points.run_id");
+  s.bind(":op", op).bind(":gpu", gpu);
+  while (s.step()) {
+    Point p;
+    p.title = s.text("title");
+    p.x_value = s.i64("x_value");
+    p.provider = s.text("provider");
+    out[p.key()] = s.f64("median");
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,7 +25,21 @@ namespace opbench {
 struct RunDevice {
   std::string device, gpu;
   double peak_gbps = 0;
-  bool operator==(const RunDevice& o) const { return device == o.device && gpu == o.gpu && peak_gbps == o.peak_gbps; }
+  // Its share of the run (schema 11; 0 unknown): the table cells and points it measured and the
+  // seconds it spent measuring them (from handing a cell out to its answer).
+  int64_t cells = 0, points = 0;
+  double busy_s = 0;
+  // Where its process ran (schema 11; "" unknown): the CPUs it could run on (the kernel's list
+  // format), whether opbench pinned it there (the CPUs local to its GPU), LibTorch's intra-op
+  // threads (0 unknown) and its memory policy (core/placement.hpp).
+  std::string cpus;
+  bool pinned = false;
+  int64_t threads = 0;
+  std::string memory;
+  bool operator==(const RunDevice& o) const {
+    return device == o.device && gpu == o.gpu && peak_gbps == o.peak_gbps && cells == o.cells && points == o.points &&
+           busy_s == o.busy_s && cpus == o.cpus && pinned == o.pinned && threads == o.threads && memory == o.memory;
+  }
 };
 
 struct RunInfo {
@@ -121,12 +136,18 @@ class Store {
   int version() const;          // the version of the open database
 
   int64_t begin_run(RunInfo& run);  // inserts (with run.devices); sets run.id
-  // Adds or replaces devices of a run (a resumed run on several devices).
+  // Adds devices to a run, or for one it has already (a resumed run) replaces its model, peak
+  // and placement and keeps its share.
   void add_run_devices(int64_t run_id, const std::vector<RunDevice>& devices);
+  // Adds each device's cells, points and busy seconds to its share of the run (a device the run
+  // does not have yet is added).
+  void add_device_shares(int64_t run_id, const std::vector<RunDevice>& devices);
   void update_run(const RunInfo& run);
   void finish_run(int64_t run_id, const std::string& status);
   // Adds `stages` to what the run records (a resumed run's processes add up).
   void add_run_stages(int64_t run_id, const StageTimes& stages);
+  // Sets a run's status and end as another database records them (merge completing a copy).
+  void set_run_end(int64_t run_id, const std::string& status, const std::string& finished_at);
   void add_point(const StoredPoint& p);  // one transaction
   // Several points in one transaction (import): all or nothing.
   void add_points(const std::vector<StoredPoint>& ps);
@@ -154,6 +175,9 @@ class Store {
   // How many of the run's points stopped for each reason (Result::stop; points without one
   // left out), by reason.
   std::vector<std::pair<std::string, int64_t>> stop_counts(int64_t run_id) const;
+  // The newest median (ms) of every speed point of `op` measured without error on a device
+  // named `gpu`, by Point::key(): what a sweep expects its calls to take.
+  std::map<std::string, double> latest_medians(const std::string& op, const std::string& gpu) const;
 
   // --- reading only: report, runs, diff, versus, history, the sources of merge
   // Opens an existing database for reading: never creates, migrates or changes its journal

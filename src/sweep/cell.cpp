@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "measure/check_rule.hpp"
 #include "measure/stop_rule.hpp"
 
 namespace opbench {
@@ -185,6 +186,13 @@ std::vector<std::vector<CellPoints>> interleave_blocks(const std::vector<CellPoi
   return out;
 }
 
+// Whether round result `r`'s check is the one to keep over `kept`'s: a failure over a pass, then
+// the larger error (an unchecked round has none).
+static bool worse_check(const Result& r, const Result& kept) {
+  if (r.check_failed != kept.check_failed) return r.check_failed;
+  return r.rel_err > kept.rel_err;
+}
+
 Result pool_rounds(const std::vector<Result>& rounds) {
   if (rounds.empty()) return Result();
   for (const auto& r : rounds)
@@ -192,12 +200,14 @@ Result pool_rounds(const std::vector<Result>& rounds) {
   Result out = rounds.front();
   out.samples.clear();
   out.rounds.clear();
+  out.control.clear();
   for (const auto& r : rounds) {
     out.samples.insert(out.samples.end(), r.samples.begin(), r.samples.end());
     if (rounds.size() > 1) out.rounds.push_back(int64_t(r.samples.size()));
-    out.rel_err = std::max(out.rel_err, r.rel_err);
-    out.check_failed = out.check_failed || r.check_failed;
+    out.control.insert(out.control.end(), r.control.begin(), r.control.end());
+    if (worse_check(r, out)) set_check(out, check_figures(r), r.check_failed);
   }
+  if (out.control.size() != rounds.size()) out.control.clear();  // a round without: none
   out.stats = summarize(out.samples);
   // GB/s and % of peak go as 1 / median: rescaled from the first round's.
   const double m0 = rounds.front().stats.median, m = out.stats.median;

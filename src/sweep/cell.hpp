@@ -53,7 +53,8 @@ std::vector<std::vector<CellPoints>> interleave_blocks(const std::vector<CellPoi
 
 // One point's result from its rounds (Timing::rounds): the first error if any, else every
 // round's samples pooled (in round order, with each round's count when there are several),
-// their statistics, the largest check error.
+// their statistics, each round's control (when every round has one), the check of the round
+// that failed it or has the largest error.
 Result pool_rounds(const std::vector<Result>& rounds);
 
 // The result of a point that failed for `why`, in its metric's unit.

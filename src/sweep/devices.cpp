@@ -25,9 +25,23 @@ std::vector<std::string> all_cuda(int cuda_count, const std::string& option) {
   return out;
 }
 
+// An empty item ("cpu,", "cpu,,cpu", ",cuda:0"): a device left out by mistake, refused.
+void refuse_empty_items(const std::string& text, const std::string& option) {
+  size_t start = 0, item = 1;
+  for (;; ++item) {
+    const size_t comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (part.find_first_not_of(' ') == std::string::npos && text.find_first_not_of(' ') != std::string::npos)
+      throw InputError(option, text, "item " + std::to_string(item) + " is empty (a device name between every comma)");
+    if (comma == std::string::npos) return;
+    start = comma + 1;
+  }
+}
+
 }  // namespace
 
 std::vector<WorkerSlot> parse_devices(const std::string& text, int cuda_count, const std::string& option) {
+  refuse_empty_items(text, option);
   const std::vector<std::string> names = text == "all" ? all_cuda(cuda_count, option) : split_list(text);
   if (names.empty()) throw InputError(option, text, "names no device (e.g. cuda:0,cuda:1, or all)");
   std::vector<WorkerSlot> out;

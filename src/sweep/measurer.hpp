@@ -1,13 +1,14 @@
 // What measures a sweep's table cells: the Executor of this process, one block of cells
 // (Timing::interleave) after another (LocalMeasurer), or worker processes, one per device,
-// taking the blocks from one queue (sweep/workers.hpp). The sweep loop (runner.hpp) hands them the cells and stores each as it
-// comes back. Torch-free.
+// taking the cells from one queue (sweep/workers.hpp). The sweep loop (runner.hpp) hands them
+// the cells and stores each as it comes back. Torch-free.
 #pragma once
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "config/config.hpp"
+#include "core/placement.hpp"
 #include "measure/executor.hpp"
 #include "store/store.hpp"
 #include "sweep/cell.hpp"
@@ -26,6 +27,9 @@ struct CellHooks {
   std::function<void(const CellPoints& points, const CellResult& got, const std::string& device, double seconds)> done;
   // Watches the measures that run in this process (MeasureGuard); empty: unwatched.
   MeasureGuard guard;
+  // The seconds a cell is expected to take: workers take the longest first (empty: the cells in
+  // their order). One device in this process measures them in order whatever it says.
+  std::function<double(const CellPoints& points)> expected_seconds;
 };
 
 class CellMeasurer {
@@ -34,9 +38,9 @@ class CellMeasurer {
   // The environment the run records (with several devices: the first one's, its device the
   // list of them).
   virtual Environment environment() = 0;
-  // Each device with its model and measured peak bandwidth, when there are several workers;
-  // empty for one device in this process.
-  virtual std::vector<RunDevice> devices() { return {}; }
+  // Each device measuring, with its model, measured peak bandwidth, placement and its share of
+  // the cells measured so far (since the run started, or since use_config for workers).
+  virtual std::vector<RunDevice> devices() = 0;
   virtual void measure(const std::vector<CellPoints>& cells, const CellHooks& hooks) = 0;
 };
 
@@ -45,15 +49,22 @@ class CellMeasurer {
 // whose rounds are not all measured left unmeasured (a resume measures them).
 class LocalMeasurer final : public CellMeasurer {
  public:
-  LocalMeasurer(Executor& ex, std::string device, const Timing& timing)
-      : ex_(ex), device_(std::move(device)), timing_(timing) {}
+  LocalMeasurer(Executor& ex, std::string device, const Timing& timing, Placement placement = {})
+      : ex_(ex), device_(std::move(device)), timing_(timing), placement_(std::move(placement)) {}
   Environment environment() override { return ex_.environment(); }
+  // This device, with this process's placement and its share.
+  std::vector<RunDevice> devices() override;
   void measure(const std::vector<CellPoints>& cells, const CellHooks& hooks) override;
 
  private:
   Executor& ex_;
   std::string device_;
   const Timing& timing_;
+  Placement placement_;
+  RunDevice share_;
 };
+
+// A device's record from where its process runs (cpus, memory, threads; `pinned` as told).
+void set_placement(RunDevice& d, const Placement& p, bool pinned);
 
 }  // namespace opbench

@@ -1,5 +1,6 @@
 #include "sweep/resume.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "core/error.hpp"
@@ -64,7 +65,7 @@ RunShape stored_shape(const Store& store, const RunInfo& run) {
   return s;
 }
 
-RunShape resume_shape(const RunShape& stored, const RunShape& given, int64_t run_id) {
+RunShape resume_shape(const RunShape& stored, const RunShape& given, int64_t run_id, bool suite) {
   const std::string run = "run " + std::to_string(run_id);
   // `was`: the stored option as the resume command repeats it
   auto refuse_as = [&](const std::string& option, const std::string& was, const std::string& now) {
@@ -80,8 +81,10 @@ RunShape resume_shape(const RunShape& stored, const RunShape& given, int64_t run
     refuse_as("--device", stored_devices, given.device);
   if (!given.devices.empty() && given.devices != stored.devices)
     refuse_as("--devices", stored_devices, join_list(given.devices));
-  if (!given.providers.empty() && std::set<std::string>(given.providers.begin(), given.providers.end()) !=
-                                      std::set<std::string>(stored.providers.begin(), stored.providers.end()))
+  const std::set<std::string> want(given.providers.begin(), given.providers.end()),
+      had(stored.providers.begin(), stored.providers.end());
+  const bool includes = std::includes(want.begin(), want.end(), had.begin(), had.end());
+  if (!given.providers.empty() && (suite ? !includes : want != had))
     refuse("--providers", join_list(stored.providers), join_list(given.providers));
   if (!given.label.empty() && given.label != stored.label) refuse("--label", stored.label, given.label);
   if (!given.filter.empty() && given.filter != stored.filter) refuse("--filter", stored.filter, given.filter);
@@ -101,14 +104,20 @@ std::string shell_quote(const std::string& s) {
 }
 
 std::string resume_command(const RunShape& s, const std::string& db, int64_t run_id) {
-  std::string cmd = "opbench sweep " + shell_quote(s.config) + " --db " + shell_quote(db);
+  return sweep_command({s.config}, s, db) + " --resume " + std::to_string(run_id);
+}
+
+std::string sweep_command(const std::vector<std::string>& configs, const RunShape& s, const std::string& db) {
+  std::string cmd = "opbench sweep";
+  for (const auto& c : configs) cmd += " " + shell_quote(c);
+  cmd += " --db " + shell_quote(db);
   if (!s.devices.empty()) cmd += " --devices " + shell_quote(join_list(s.devices));
   else if (!s.device.empty()) cmd += " --device " + shell_quote(s.device);
   if (!s.providers.empty()) cmd += " --providers " + shell_quote(join_list(s.providers));
   if (!s.label.empty()) cmd += " --label " + shell_quote(s.label);
   if (!s.filter.empty()) cmd += " --filter " + shell_quote(s.filter);
   if (!s.shard.empty()) cmd += " --shard " + shell_quote(s.shard);
-  return cmd + " --resume " + std::to_string(run_id);
+  return cmd;
 }
 
 }  // namespace opbench

@@ -32,11 +32,15 @@ std::vector<std::pair<std::string, std::string>> shape_options(const RunShape& s
 RunShape stored_shape(const Store& store, const RunInfo& run);
 
 // The shape a `--resume` measures with: the stored one. An option given on the command line
-// (non-empty in `given`) must agree with it: InputError naming the option otherwise.
-RunShape resume_shape(const RunShape& stored, const RunShape& given, int64_t run_id);
+// (non-empty in `given`) must agree with it: InputError naming the option otherwise. In a
+// `suite` (the options given shape its other configs too) the providers given must include the
+// run's rather than equal them.
+RunShape resume_shape(const RunShape& stored, const RunShape& given, int64_t run_id, bool suite = false);
 
 // The command that continues a run: every shaping option, the database, --resume ID.
 std::string resume_command(const RunShape& s, const std::string& db, int64_t run_id);
+// The command that sweeps `configs` with the shaping options of `s` (its config left out).
+std::string sweep_command(const std::vector<std::string>& configs, const RunShape& s, const std::string& db);
 
 // The providers a sweep measures (those of its points), in the config's column order.
 std::vector<std::string> sweep_providers(const Config& cfg, const Sweep& sw);

@@ -9,6 +9,7 @@
 #include "core/lines.hpp"
 #include "core/process.hpp"
 #include "measure/stages.hpp"
+#include "sweep/cell.hpp"
 #include "sweep/worker_protocol.hpp"
 
 namespace opbench {
@@ -71,10 +72,11 @@ void RoundProcesses::await_hello(Worker& w) {
     if (::poll(&fd, 1, 100) > 0 && !w.in->fill() && !w.in->next(line))
       throw RuntimeFailure(w.name() + " ended before it was ready (" + end_of(w) + ")");
   }
-  const WorkerHello h = accept_hello(line, w.name(), w.name(), opt_.config_hash);
-  for (const auto& [provider, why] : h.unavailable)
-    if (local_.unavailable(opt_.op, provider).empty())
-      throw RuntimeFailure(w.name() + " cannot run " + provider + ", which this process runs: " + why);
+  const WorkerHello h = accept_hello(line, w.name(), w.name(), opt_.config_hashes);
+  for (size_t c = 0; c < h.configs.size() && c < opt_.ops.size(); ++c)
+    for (const auto& [provider, why] : h.configs[c].unavailable)
+      if (local_.unavailable(opt_.ops[c], provider).empty())
+        throw RuntimeFailure(w.name() + " cannot run " + provider + ", which this process runs: " + why);
 }
 
 void RoundProcesses::set_round(int round) { current_ = size_t(round) % (workers_.size() + 1); }
@@ -92,34 +94,50 @@ Result RoundProcesses::measure(const Point& point, const Timing& timing) {
 }
 
 Result RoundProcesses::measure_remote(Worker& w, const Point& point, const Timing& timing) {
-  Result failed;
-  failed.unit = point.metric() == "memory" ? "MiB" : "ms";
-  if (w.proc.pid < 0) {
+  // A worker that ends (a crash, a kill), before it is ready or while it measures: a new one
+  // measures the round again; one that ends too loses the point (not stored: --resume
+  // measures it). The point did not fail on its own.
+  std::string ends;
+  for (int attempt = 0; attempt < 2; ++attempt) {
     try {
-      StageScope starting(Stage::workers);
-      spawn(w);  // the one before it ended: a new one in its place
-      await_hello(w);
+      if (w.proc.pid < 0) {
+        StageScope starting(Stage::workers);
+        spawn(w);  // the one before it ended: a new one in its place
+        await_hello(w);
+      }
     } catch (const RuntimeFailure& e) {
-      failed.error = e.what();
-      return failed;
+      process::close_piped(w.proc, 0);  // one that answered wrongly is not asked
+      ends += (ends.empty() ? "" : "; ") + std::string(e.what());
+      continue;
     }
+    std::string line;
+    double waited = 0;
+    if (ask(w, point, timing, &line, &waited)) return reply_result(w, line, waited);
+    ends += (ends.empty() ? "" : "; ") + end_of(w);
   }
-  const MeasureRequest m{point.key(), w.new_round, timing.warmup_ms, timing.rep_ms, timing.max_point_s,
-                         timing.estimate_ms};
+  Result lost = failed_result(point, w.name() + " ended while measuring this point, twice (" + ends + ")");
+  lost.lost = true;
+  return lost;
+}
+
+// Asks `w` to measure `point`; the reply line (empty when the worker ended) and the seconds waited.
+bool RoundProcesses::ask(Worker& w, const Point& point, const Timing& timing, std::string* line, double* waited) {
+  const MeasureRequest m{point.key(),        w.new_round,          timing.warmup_ms, timing.rep_ms,
+                         timing.max_point_s, timing.estimate_ms, config_};
   w.new_round = false;
-  std::string line;
+  line->clear();
   const auto asked = std::chrono::steady_clock::now();
   {
     StageScope waiting(Stage::other);  // then spread over the stages the worker reports
     if (write_all(w.proc.to, measure_line(m)))
-      while (!w.in->next(line))
+      while (!w.in->next(*line))
         if (!w.in->fill()) break;
   }
-  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
-  if (line.empty()) {
-    failed.error = w.name() + " ended while measuring this point (" + end_of(w) + ")";
-    return failed;
-  }
+  *waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
+  return !line->empty();
+}
+
+Result RoundProcesses::reply_result(Worker& w, const std::string& line, double waited) {
   const WorkerReply r = read_reply(line, w.name());
   if (r.kind != WorkerReply::cell || r.results.size() != 1)
     throw RuntimeFailure(w.name() + " did not answer with the point's result" + (r.error.empty() ? "" : ": " + r.error));

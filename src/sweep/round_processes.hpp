@@ -7,8 +7,9 @@
 // several processes such a process holds one round of a cell, not all of them, and the
 // verdicts' round test sees it (docs/measurement.md, round processes).
 //
-// A worker that ends while measuring: that point's round fails with how it ended, and a new
-// worker takes its place for the next measure. Torch-free.
+// A worker that ends while measuring (a crash, a kill): a new worker takes its place and
+// measures the round again; when that one ends too, the point is lost (Result::lost: not
+// stored, so that --resume measures it). Torch-free.
 #pragma once
 #include <functional>
 #include <memory>
@@ -23,8 +24,8 @@ struct RoundProcessOptions {
   int processes = 1;  // N, this process included
   // The command line of a worker (argv[0] a path) and what its environment gets ("NAME=value").
   std::vector<std::string> command, env;
-  std::string config_hash;       // the config every worker must have read
-  std::string op;                // its op
+  // The configs every worker must have read (a suite's), in order, and the op of each.
+  std::vector<std::string> config_hashes, ops;
   double start_timeout_s = 600;  // for a worker's hello
 };
 
@@ -42,6 +43,8 @@ class RoundProcesses final : public Executor {
     return local_.unavailable(op, provider);
   }
   Result measure(const Point& point, const Timing& timing) override;
+  // The config (an index into config_hashes) of the points measured from here on.
+  void use_config(size_t config) { config_ = config; }
   void new_round() override;
   void set_round(int round) override;
   DeviceState device_state() override;
@@ -55,12 +58,16 @@ class RoundProcesses final : public Executor {
   void await_hello(Worker& w);
   std::string end_of(Worker& w);  // how its process ended, once its output closed
   Result measure_remote(Worker& w, const Point& point, const Timing& timing);
+  // Sends the measure; false (line empty) when the worker ended before it answered.
+  bool ask(Worker& w, const Point& point, const Timing& timing, std::string* line, double* waited);
+  Result reply_result(Worker& w, const std::string& line, double waited);
 
   Executor& local_;
   RoundProcessOptions opt_;
   std::vector<std::unique_ptr<Worker>> workers_;  // processes 1 .. N - 1
   std::vector<int> pids_;
   size_t current_ = 0;                            // 0: this process
+  size_t config_ = 0;
   DeviceState last_state_;
   void (*old_sigpipe_)(int) = nullptr;
 };

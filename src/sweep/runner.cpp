@@ -7,6 +7,8 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "exchange/run_check.hpp"
+#include "measure/check_rule.hpp"
 #include "measure/stages.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/resume.hpp"
@@ -135,6 +137,7 @@ class SweepLoop {
         if (used == prov) run_.notation.emplace_back(label, prov);
     run_.env = measurer_.environment();
     run_.devices = measurer_.devices();
+    if (const Problem p = run_problem(run_)) throw InputError(cfg_.path, p.field, p.why);
     StageScope storing(Stage::store);
     store_.take_run(me_, [&] {
       store_.begin_run(run_);
@@ -150,7 +153,9 @@ class SweepLoop {
     if (r->config_hash != cfg_.hash)
       throw InputError("--resume", std::to_string(opt_.resume), "that run used another config (hash differs)");
     run_ = *r;
-    const std::vector<RunDevice> devices = measurer_.devices();
+    const Environment env = measurer_.environment();
+    std::vector<RunDevice> devices = measurer_.devices();
+    if (env.gpu != run_.env.gpu || opt_.host != run_.host) devices = mixed_devices(env, devices);
     store_.take_run(me_, [&] {
       run_.status = "running";
       store_.update_run(run_);
@@ -159,15 +164,38 @@ class SweepLoop {
     });
     held();
     for (const auto& k : store_.done_keys(run_.id)) done_.insert(k);
-    const Environment env = measurer_.environment();
-    if (env.gpu != run_.env.gpu)
-      log_ << "warning: resuming run " << run_.id << " measured on '" << run_.env.gpu << "' on '" << env.gpu << "'\n";
   }
+
+  // A resume on another GPU model or host: refused unless --allow-mixed, which records the
+  // devices as a run on several does (the run's own, then this machine's, named DEVICE@HOST,
+  // or DEVICE#N on the same host, so that the points tell them apart).
+  std::vector<RunDevice> mixed_devices(const Environment& env, const std::vector<RunDevice>& here) {
+    const std::string id = std::to_string(run_.id);
+    auto machine = [](const std::string& gpu, const std::string& host) {
+      return "'" + (gpu.empty() ? std::string("an unknown device") : gpu) + "' on host '" + host + "'";
+    };
+    if (!opt_.allow_mixed)
+      throw InputError("--resume", id,
+                       "run " + id + " was measured on " + machine(run_.env.gpu, run_.host) + ", this is " +
+                           machine(env.gpu, opt_.host) +
+                           ": a resumed run stays on its machine (--allow-mixed to add points measured here)");
+    std::vector<RunDevice> out = run_.devices;
+    if (out.empty()) out.push_back({run_.env.device, run_.env.gpu, run_.env.peak_gbps});
+    if (opt_.host != run_.host) suffix_ = "@" + opt_.host;
+    else suffix_ = "#" + std::to_string(out.size() + 1);  // the same host, another model: cuda:0#2
+    if (here.empty()) out.push_back({device_name(opt_.device), env.gpu, env.peak_gbps});
+    for (const auto& d : here) out.push_back({device_name(d.device), d.gpu, d.peak_gbps});
+    return out;
+  }
+
+  // The name a device's points record: this machine's devices carry its host when the run was
+  // begun on another.
+  std::string device_name(const std::string& device) const { return device + suffix_; }
 
   // --- have the cells measured; store and report each as it comes back
   void measure(const std::vector<Cell>& cells) {
     Progress progress(opt_.progress, log_, total_, out_.skipped, "points");
-    const bool several = !measurer_.devices().empty();
+    const bool several = measurer_.devices().size() > 1;
     CellHooks hooks;
     hooks.stop = [this] { return stop_flag(); };
     hooks.begin = [&](const CellPoints& points, const std::string& device) {
@@ -180,6 +208,7 @@ class SweepLoop {
       report_cell(points, got, progress, several ? " on " + device : "", seconds);
     };
     hooks.guard = guard();
+    hooks.expected_seconds = expected_seconds();
     std::vector<CellPoints> jobs;
     for (const Cell& cell : cells) jobs.push_back(points_of(cell));
     measurer_.measure(jobs, hooks);
@@ -187,6 +216,18 @@ class SweepLoop {
   }
 
   bool stop_flag() const { return opt_.stop && opt_.stop->load(); }
+
+  // What each cell is expected to take, from the calls' newest medians on this GPU model in the
+  // database, else their minimal bytes at the measured peak.
+  std::function<double(const CellPoints&)> expected_seconds() {
+    const Environment env = measurer_.environment();
+    auto measured = std::make_shared<std::map<std::string, double>>(store_.latest_medians(cfg_.op, env.gpu));
+    const double peak = env.peak_gbps;
+    return [this, measured, peak](const CellPoints& points) {
+      return expected_cell_seconds(points, cfg_.timing,
+                                   [&](const Point& p) { return expected_call_ms(p, *measured, peak); });
+    };
+  }
 
   std::vector<const Point*> points_of(const Cell& cell) const {
     std::vector<const Point*> out;
@@ -204,7 +245,7 @@ class SweepLoop {
     return [this](const Point& p, double seconds, const std::function<void()>& measure) {
       return watch_->within(seconds + opt_.hang_grace_s, measure, [this, &p] {
         const Result r = failed_result(p, hung_error(cfg_.timing, opt_.hang_grace_s));
-        store_.add_point(stored_point(p, r, opt_.device));
+        store_.add_point(stored_point(p, r, device_name(opt_.device)));
         log_ << "point failed: " << cell_name(p) << " " << p.provider << ": " << r.error << "\n" << std::flush;
         opt_.on_hung(run_.id);
       });
@@ -234,13 +275,19 @@ class SweepLoop {
     return sp;
   }
 
+  // A point whose process ended while measuring it (lost) is not stored: --resume measures it.
+  // One the store must not take (exchange/run_check.hpp: an impossible number) is stored failed.
   void store_cell(const CellPoints& points, const CellResult& got, const std::string& device) {
     StageScope storing(Stage::store);
     std::vector<StoredPoint> batch;
     for (size_t c = 0; c < points.size(); ++c)
-      if (!got.abandoned[c]) {
-        batch.push_back(stored_point(*points[c], got.results[c], device));
+      if (!got.abandoned[c] && !got.results[c].lost) {
+        batch.push_back(stored_point(*points[c], got.results[c], device_name(device)));
         batch.back().state = got.state;
+        if (const Problem p = point_problem(batch.back(), "sweep")) {
+          batch.back().result = failed_result(*points[c], "measured an impossible result: " + p.field + " " + p.why);
+          batch.back().value = -1;
+        }
       }
     store_.add_points(batch);
   }
@@ -251,14 +298,19 @@ class SweepLoop {
     for (size_t c = 0; c < points.size(); ++c) {
       const Point& p = *points[c];
       const Result& r = got.results[c];
+      if (r.lost) {
+        ++out_.lost;
+        progress.note("point lost: " + cell_name(p) + " " + p.provider + ": " + r.error + " (not stored)");
+        continue;
+      }
       ++out_.measured;
       if (!r.ok()) {
         ++out_.failed;
         if (!got.abandoned[c]) progress.note("point failed: " + cell_name(p) + " " + p.provider + ": " + r.error);
       } else if (r.check_failed) {
         ++out_.check_failed;
-        progress.note("check failed: " + cell_name(p) + " " + p.provider + ": relative error " +
-                      std::to_string(r.rel_err) + " against torch");
+        progress.note("check failed: " + cell_name(p) + " " + p.provider + ": " +
+                      check_note(r, p.params.s_or("dtype", "")));
       }
     }
     position_ += points.size();
@@ -269,11 +321,13 @@ class SweepLoop {
   }
 
   // --- finish: the run's status, and let go of it. Interrupted: a stop left points unmeasured.
+  // A point lost (its process ended while measuring it) leaves the run interrupted too.
   void finish() {
     out_.interrupted = stop_flag() && out_.skipped + out_.measured < total_;
     StageScope storing(Stage::store);
+    store_.add_device_shares(run_.id, measurer_.devices());
     record_stages();
-    store_.end_run(run_.id, out_.interrupted ? "interrupted" : "done", me_);
+    store_.end_run(run_.id, out_.interrupted || out_.lost ? "interrupted" : "done", me_);
   }
 
   // A failure (a full disk, a database error): the run is left interrupted if that can still
@@ -306,6 +360,7 @@ class SweepLoop {
   SweepOutcome out_;
   std::unique_ptr<Watch> watch_;
   std::unique_ptr<Store> beat_;
+  std::string suffix_;  // "@HOST" on the devices of a resume on another host (--allow-mixed)
 };
 
 }  // namespace

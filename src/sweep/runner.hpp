@@ -32,6 +32,9 @@ struct SweepOptions {
   std::string filter;                  // --filter on table titles, stored with the run
   Shard shard;                         // --shard: the slice of the cells this run measures
   int64_t resume = 0;                  // run id to continue, 0: a new run
+  // A resume on another GPU model or host adds its points (its devices recorded as a run on
+  // several devices records them) instead of being refused.
+  bool allow_mixed = false;
   ProgressMode progress = ProgressMode::none;
   std::string host, git_commit;
   const std::atomic<bool>* stop = nullptr;  // set by a signal: finish the table cell, then stop
@@ -53,6 +56,7 @@ struct SweepOptions {
 struct SweepOutcome {
   int64_t run_id = 0;
   size_t measured = 0, skipped = 0, failed = 0, check_failed = 0;
+  size_t lost = 0;  // points whose process ended while measuring them: not stored (the run ends interrupted)
   bool interrupted = false;
 };
 
@@ -65,7 +69,8 @@ std::vector<std::string> drop_unavailable(Sweep& sw, Executor& ex, std::ostream&
 std::vector<std::string> drop_providers(Sweep& sw, const std::map<std::string, std::string>& why, std::ostream& log);
 
 // Throws InputError for a resume the run cannot take (another config, another process holding
-// it: RunBusy); RuntimeFailure for a database failure (the run is then left interrupted, or
+// it: RunBusy, another GPU model or host without opt.allow_mixed), for a run the store must
+// not take (exchange/run_check.hpp); RuntimeFailure for a database failure (the run is then left interrupted, or
 // abandoned when even that cannot be written). With an Executor, what the config leaves to the
 // device is decided for opt.device (resolve_device_defaults), and every round runs on `ex`
 // (the run records one process).

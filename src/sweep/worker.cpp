@@ -7,18 +7,24 @@
 #include "core/error.hpp"
 #include "core/lines.hpp"
 #include "measure/stages.hpp"
+#include "sweep/resume.hpp"
 #include "sweep/watch.hpp"
 
 namespace opbench {
 
-WorkerHello worker_hello(Executor& ex, const Config& cfg, const std::string& device) {
+WorkerHello worker_hello(Executor& ex, const std::vector<WorkerConfig>& configs, const std::string& device) {
   WorkerHello h;
   h.device = device;
-  h.config_hash = cfg.hash;
   h.env = ex.environment();
-  for (const auto& [provider, label] : cfg.providers) {
-    const std::string why = ex.unavailable(cfg.op, provider);
-    if (!why.empty()) h.unavailable.emplace_back(provider, why);
+  h.placement = this_placement();
+  for (const auto& c : configs) {
+    ConfigHello ch;
+    ch.hash = c.cfg.hash;
+    for (const auto& provider : sweep_providers(c.cfg, c.sw)) {  // only what the sweep measures
+      const std::string why = ex.unavailable(c.cfg.op, provider);
+      if (!why.empty()) ch.unavailable.emplace_back(provider, why);
+    }
+    h.configs.push_back(ch);
   }
   return h;
 }
@@ -27,9 +33,10 @@ namespace {
 
 class Server {
  public:
-  Server(Executor& ex, const Sweep& sw, const Timing& timing, const WorkerLoop& loop)
-      : ex_(ex), timing_(timing), loop_(loop), watch_(0, {}) {
-    for (const auto& p : sw.points) by_key_[p.key()] = &p;
+  Server(Executor& ex, const std::vector<WorkerConfig>& configs, const WorkerLoop& loop)
+      : ex_(ex), configs_(configs), loop_(loop), by_key_(configs.size()), watch_(0, {}) {
+    for (size_t c = 0; c < configs.size(); ++c)
+      for (const auto& p : configs[c].sw.points) by_key_[c][p.key()] = &p;
   }
 
   int run() {
@@ -54,11 +61,12 @@ class Server {
         continue;
       }
       CellPoints points;
-      if (!lookup(request.cell, points, why)) {
+      if (!lookup(request.config, request.cell, points, why)) {
         write_all(loop_.out, error_line(why));
         continue;
       }
-      const CellResult got = measure_cell(ex_, points, timing_, guard());
+      const Timing& timing = configs_[request.config].cfg.timing;
+      const CellResult got = measure_cell(ex_, points, timing, guard(timing));
       if (!write_all(loop_.out, cell_reply_line(points, got, StageLedger::process().take())))
         return 0;  // the parent is gone
       if (stopped()) return 130;
@@ -74,9 +82,9 @@ class Server {
   std::string measure_one(const MeasureRequest& m) {
     CellPoints points;
     std::string why;
-    if (!lookup({m.key}, points, why)) return error_line(why);
+    if (!lookup(m.config, {m.key}, points, why)) return error_line(why);
     if (m.new_round) ex_.new_round();
-    Timing t = timing_;
+    Timing t = configs_[m.config].cfg.timing;
     t.warmup_ms = m.warmup_ms;
     t.rep_ms = m.rep_ms;
     t.max_point_s = m.max_point_s;
@@ -88,10 +96,14 @@ class Server {
     return cell_reply_line(points, got, StageLedger::process().take());
   }
 
-  bool lookup(const std::vector<std::string>& keys, CellPoints& points, std::string& why) const {
+  bool lookup(size_t config, const std::vector<std::string>& keys, CellPoints& points, std::string& why) const {
+    if (config >= by_key_.size()) {
+      why = "no config " + std::to_string(config) + " (this worker read " + std::to_string(by_key_.size()) + ")";
+      return false;
+    }
     for (const auto& key : keys) {
-      auto it = by_key_.find(key);
-      if (it == by_key_.end()) {
+      auto it = by_key_[config].find(key);
+      if (it == by_key_[config].end()) {
         why = "no point of this sweep has the key '" + key + "'";
         return false;
       }
@@ -103,26 +115,26 @@ class Server {
 
   // A call that never returns: its point is reported, and the process ends (the parent starts
   // another worker on the device).
-  MeasureGuard guard() {
-    return [this](const Point& p, double seconds, const std::function<void()>& measure) {
-      return watch_.within(seconds + loop_.hang_grace_s, measure, [this, &p] {
-        write_all(loop_.out, hung_line(p.key(), hung_error(timing_, loop_.hang_grace_s)));
+  MeasureGuard guard(const Timing& timing) {
+    return [this, &timing](const Point& p, double seconds, const std::function<void()>& measure) {
+      return watch_.within(seconds + loop_.hang_grace_s, measure, [this, &p, &timing] {
+        write_all(loop_.out, hung_line(p.key(), hung_error(timing, loop_.hang_grace_s)));
         _exit(kExitRuntime);
       });
     };
   }
 
   Executor& ex_;
-  const Timing& timing_;
+  const std::vector<WorkerConfig>& configs_;
   const WorkerLoop& loop_;
-  std::map<std::string, const Point*> by_key_;
+  std::vector<std::map<std::string, const Point*>> by_key_;  // per config
   Watch watch_;
 };
 
 }  // namespace
 
-int serve_cells(Executor& ex, const Sweep& sw, const Timing& timing, const WorkerLoop& loop) {
-  return Server(ex, sw, timing, loop).run();
+int serve_cells(Executor& ex, const std::vector<WorkerConfig>& configs, const WorkerLoop& loop) {
+  return Server(ex, configs, loop).run();
 }
 
 }  // namespace opbench

@@ -1,6 +1,6 @@
-// The worker side of a sweep on several devices (`sweep --devices`): it says hello (its
-// device's environment, the providers that cannot run there), then measures the cells its
-// parent sends, one at a time, with measure_cell on its Executor (the path of a sweep on one
+// The worker side of a sweep measured by workers (`sweep --devices`, a sweep on one GPU): it
+// says hello (its device's environment, where it runs, the providers that cannot run there),
+// then measures the cells its parent sends, one at a time, each with its config's timing, with measure_cell on its Executor (the path of a sweep on one
 // device: nothing else runs while a cell is timed), and answers each with its results
 // (sweep/worker_protocol.hpp). Torch-free: `opbench sweep --worker` runs it on a TorchExecutor.
 #pragma once
@@ -14,9 +14,17 @@
 
 namespace opbench {
 
-// The hello of a worker on `device`: the executor's environment and the config's providers it
-// cannot run.
-WorkerHello worker_hello(Executor& ex, const Config& cfg, const std::string& device);
+// One config a worker serves: the config (its op, timing and providers) and its expanded
+// sweep, whose points the parent's requests name by key.
+struct WorkerConfig {
+  Config cfg;
+  Sweep sw;
+};
+
+// The hello of a worker on `device`: the executor's environment, this process's placement
+// (LibTorch's threads left to the caller), and for each config its hash and the providers its
+// sweep measures that the executor cannot run.
+WorkerHello worker_hello(Executor& ex, const std::vector<WorkerConfig>& configs, const std::string& device);
 
 struct WorkerLoop {
   int in = 0, out = 1;                       // the parent's cells come in, the answers go out
@@ -28,6 +36,7 @@ struct WorkerLoop {
 // cell under way; a cell read after the signal is declined). A measure that has not returned
 // hang_grace_s after its point's budget: answers `hung` and ends the process (exit status 3),
 // since the call cannot be taken back.
-int serve_cells(Executor& ex, const Sweep& sw, const Timing& timing, const WorkerLoop& loop);
+// Each request is measured with its config's timing.
+int serve_cells(Executor& ex, const std::vector<WorkerConfig>& configs, const WorkerLoop& loop);
 
 }  // namespace opbench

@@ -30,24 +30,31 @@ std::string hello_line(const WorkerHello& h) {
     hello["error"] = h.error;
     hello["input_error"] = h.input_error;
   } else {
-    json unavailable = json::object();
-    for (const auto& [provider, why] : h.unavailable) unavailable[provider] = why;
-    hello["config_hash"] = h.config_hash;
+    json configs = json::array();
+    for (const auto& c : h.configs) {
+      json unavailable = json::object();
+      for (const auto& [provider, why] : c.unavailable) unavailable[provider] = why;
+      configs.push_back({{"hash", c.hash}, {"unavailable", unavailable}});
+    }
+    hello["configs"] = configs;
     hello["environment"] = environment_to_json(h.env);
-    hello["unavailable"] = unavailable;
+    hello["placement"] = {{"cpus", cpu_list_text(h.placement.cpus)},
+                          {"memory", h.placement.memory},
+                          {"threads", h.placement.threads}};
   }
   return json{{"hello", hello}}.dump() + "\n";
 }
 
-std::string cell_line(const CellPoints& points) {
+std::string cell_line(const CellPoints& points, size_t config) {
   json keys = json::array();
   for (const Point* p : points) keys.push_back(p->key());
-  return json{{"cell", keys}}.dump() + "\n";
+  return json{{"cell", keys}, {"config", config}}.dump() + "\n";
 }
 
 std::string measure_line(const MeasureRequest& m) {
-  return json{{"measure", m.key},         {"new_round", m.new_round},      {"warmup_ms", m.warmup_ms},
-              {"rep_ms", m.rep_ms},     {"max_point_s", m.max_point_s}, {"estimate_ms", m.estimate_ms}}
+  return json{{"measure", m.key},         {"config", m.config},           {"new_round", m.new_round},
+              {"warmup_ms", m.warmup_ms}, {"rep_ms", m.rep_ms},           {"max_point_s", m.max_point_s},
+              {"estimate_ms", m.estimate_ms}}
              .dump() +
          "\n";
 }
@@ -75,6 +82,22 @@ std::string declined_line() { return json{{"declined", true}}.dump() + "\n"; }
 
 std::string error_line(const std::string& why) { return json{{"error", why}}.dump() + "\n"; }
 
+namespace {
+
+ConfigHello config_hello(const json& c, const std::string& who) {
+  if (!c.is_object()) throw InputError(who, "configs", "expected objects");
+  ConfigHello out;
+  out.hash = text_of(c, "hash", who);
+  if (!c.contains("unavailable") || !c["unavailable"].is_object()) throw InputError(who, "unavailable", "expected an object");
+  for (const auto& [provider, why] : c["unavailable"].items()) {
+    if (!why.is_string()) throw InputError(who, "unavailable." + provider, "expected a string");
+    out.unavailable.emplace_back(provider, why.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
 WorkerHello parse_hello(const std::string& line, const std::string& who) {
   const json j = parse_object(line, who);
   if (!j.contains("hello") || !j["hello"].is_object()) throw InputError(who, "hello", "expected the worker's hello");
@@ -86,14 +109,16 @@ WorkerHello parse_hello(const std::string& line, const std::string& who) {
     out.input_error = h.value("input_error", false);
     return out;
   }
-  out.config_hash = text_of(h, "config_hash", who);
+  if (!h.contains("configs") || !h["configs"].is_array()) throw InputError(who, "configs", "expected an array");
+  for (const auto& c : h["configs"]) out.configs.push_back(config_hello(c, who));
   if (!h.contains("environment")) throw InputError(who, "environment", "missing");
   out.env = environment_from_json(h["environment"], "hello.environment", who);
-  if (!h.contains("unavailable") || !h["unavailable"].is_object()) throw InputError(who, "unavailable", "expected an object");
-  for (const auto& [provider, why] : h["unavailable"].items()) {
-    if (!why.is_string()) throw InputError(who, "unavailable." + provider, "expected a string");
-    out.unavailable.emplace_back(provider, why.get<std::string>());
-  }
+  if (!h.contains("placement") || !h["placement"].is_object()) throw InputError(who, "placement", "expected an object");
+  const json& p = h["placement"];
+  out.placement.cpus = parse_cpu_list(text_of(p, "cpus", who));
+  out.placement.memory = text_of(p, "memory", who);
+  if (!p.contains("threads") || !p["threads"].is_number_integer()) throw InputError(who, "threads", "expected an integer");
+  out.placement.threads = p["threads"].get<int>();
   return out;
 }
 
@@ -109,9 +134,17 @@ std::vector<std::string> cell_keys(const json& j, const std::string& who) {
   return keys;
 }
 
+// The config a request names (0 when it names none).
+size_t config_of(const json& j, const std::string& who) {
+  if (!j.contains("config")) return 0;
+  if (!j["config"].is_number_unsigned()) throw InputError(who, "config", "expected a config's index");
+  return j["config"].get<size_t>();
+}
+
 MeasureRequest measure_request(const json& j, const std::string& who) {
   MeasureRequest m;
   m.key = text_of(j, "measure", who);
+  m.config = config_of(j, who);
   if (!j.contains("new_round") || !j["new_round"].is_boolean()) throw InputError(who, "new_round", "expected true or false");
   m.new_round = j["new_round"].get<bool>();
   for (auto [key, field] : {std::pair{"warmup_ms", &m.warmup_ms}, {"rep_ms", &m.rep_ms}, {"max_point_s", &m.max_point_s}}) {
@@ -135,8 +168,13 @@ std::vector<std::string> parse_cell(const std::string& line, const std::string& 
 ParentRequest parse_request(const std::string& line, const std::string& who) {
   const json j = parse_object(line, who);
   ParentRequest r;
-  if (j.contains("measure")) r.measure = measure_request(j, who);
-  else r.cell = cell_keys(j, who);
+  if (j.contains("measure")) {
+    r.measure = measure_request(j, who);
+    r.config = r.measure->config;
+  } else {
+    r.cell = cell_keys(j, who);
+    r.config = config_of(j, who);
+  }
   return r;
 }
 
@@ -154,13 +192,15 @@ auto from_worker(const std::string& who, F read) {
 }  // namespace
 
 WorkerHello accept_hello(const std::string& line, const std::string& who, const std::string& name,
-                         const std::string& config_hash) {
+                         const std::vector<std::string>& config_hashes) {
   const WorkerHello h = from_worker(who, [&] { return parse_hello(line, who); });
   if (!h.error.empty()) {
     if (h.input_error) throw InputError(name, "", h.error);
     throw RuntimeFailure(name + ": " + h.error);
   }
-  if (h.config_hash != config_hash)
+  std::vector<std::string> read;
+  for (const auto& c : h.configs) read.push_back(c.hash);
+  if (read != config_hashes)
     throw RuntimeFailure(who + " read another config (the file changed while the workers started)");
   return h;
 }

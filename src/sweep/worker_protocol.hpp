@@ -1,16 +1,19 @@
-// The lines a sweep's parent and its workers exchange (`sweep --devices`), one JSON object a
-// line; points, results, environments and device states as the runs document writes them
-// (exchange/runs_json.hpp).
+// The lines a sweep's parent and its workers exchange (`sweep --devices`, a sweep's round
+// processes), one JSON object a line; points, results, environments and device states as the
+// runs document writes them (exchange/runs_json.hpp). A worker reads every config of its
+// command (a suite's), in order; a request names its config by that index.
 //
-//   worker -> parent, first:  {"hello": {"device", "config_hash", "environment", "unavailable"}}
+//   worker -> parent, first:  {"hello": {"device", "configs": [{"hash", "unavailable"}...],
+//                                        "environment", "placement": {"cpus", "memory", "threads"}}}
 //                             or {"hello": {"device", "error", "input_error"}} (it cannot measure)
-//   parent -> worker:         {"cell": [KEY...]}   a cell's points by Point::key(), in column order
-//                             {"measure": KEY, "new_round": B, "warmup_ms", "rep_ms", "max_point_s",
-//                              "estimate_ms"}
-//                                 one round of one point, with that round's timing (and the
-//                                 point's estimate, 0 in its first round), after placing memory
-//                                 anew when B (a round process: round_processes.hpp); answered
-//                                 as a cell of that one point
+//   parent -> worker:         {"cell": [KEY...], "config": I}   a cell's points by Point::key(),
+//                                 in column order, of config I
+//                             {"measure": KEY, "config": I, "new_round": B, "warmup_ms", "rep_ms",
+//                              "max_point_s", "estimate_ms"}
+//                                 one round of one point of config I, with that round's timing
+//                                 (and the point's estimate, 0 in its first round), after placing
+//                                 memory anew when B (a round process: round_processes.hpp);
+//                                 answered as a cell of that one point
 //   worker -> parent:         {"points": [POINT...], "state": STATE, "estimates": [MS...],
 //                              "stages": {STAGE: SECONDS...}}   the cell measured, each point's
 //                                 estimate, and where the worker's time on it went
@@ -24,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/placement.hpp"
 #include "measure/executor.hpp"
 #include "measure/stages.hpp"
 #include "sweep/cell.hpp"
@@ -31,10 +35,18 @@
 
 namespace opbench {
 
+// What a worker says of one config it read: its hash, and the providers of it that the
+// sweep measures and that cannot run there (provider -> why).
+struct ConfigHello {
+  std::string hash;
+  std::vector<std::pair<std::string, std::string>> unavailable;
+};
+
 struct WorkerHello {
-  std::string device, config_hash;
+  std::string device;
+  std::vector<ConfigHello> configs;  // in the order of its command line
   Environment env;
-  std::vector<std::pair<std::string, std::string>> unavailable;  // provider -> why it cannot run there
+  Placement placement;       // where it runs (its CPUs, memory policy, LibTorch's threads)
   std::string error;         // why the worker cannot measure ("" when it can)
   bool input_error = false;  // the error is the user's input's (exit 2), not the device's (exit 3)
 };
@@ -49,13 +61,15 @@ struct WorkerReply {
 };
 
 std::string hello_line(const WorkerHello& h);
-std::string cell_line(const CellPoints& points);
-// One round of one point: its key, whether memory is placed anew first, the round's timing.
+std::string cell_line(const CellPoints& points, size_t config = 0);
+// One round of one point: its config and key, whether memory is placed anew first, the round's
+// timing.
 struct MeasureRequest {
   std::string key;
   bool new_round = false;
   double warmup_ms = 0, rep_ms = 0, max_point_s = 0;
   double estimate_ms = 0;  // the point's, from its first round (Timing::estimate_ms); 0: none yet
+  size_t config = 0;
 };
 std::string measure_line(const MeasureRequest& m);
 std::string cell_reply_line(const CellPoints& points, const CellResult& got, const StageTimes& stages = {});
@@ -66,9 +80,11 @@ std::string error_line(const std::string& why);
 // The readers throw InputError naming `who` (the worker, or the parent) for a line they cannot take.
 WorkerHello parse_hello(const std::string& line, const std::string& who);
 std::vector<std::string> parse_cell(const std::string& line, const std::string& who);
-// What the parent asks of a worker: a cell's keys, or one measure (read from the line once).
+// What the parent asks of a worker: a cell's keys and config, or one measure (read from the
+// line once).
 struct ParentRequest {
   std::vector<std::string> cell;
+  size_t config = 0;
   std::optional<MeasureRequest> measure;
 };
 ParentRequest parse_request(const std::string& line, const std::string& who);
@@ -77,9 +93,9 @@ WorkerReply parse_reply(const std::string& line, const std::string& who);
 // The parent's side, where a line the worker `who` wrote that cannot be read is that worker's
 // failure (RuntimeFailure), not the user's input. accept_hello also refuses a hello that
 // reports an error (InputError naming `name` when the worker found the user's input at fault,
-// else RuntimeFailure) or a config other than `config_hash`.
+// else RuntimeFailure) or configs other than those of `config_hashes`.
 WorkerHello accept_hello(const std::string& line, const std::string& who, const std::string& name,
-                         const std::string& config_hash);
+                         const std::vector<std::string>& config_hashes);
 WorkerReply read_reply(const std::string& line, const std::string& who);
 
 }  // namespace opbench

@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <numeric>
 
 #include "core/error.hpp"
 #include "measure/stages.hpp"
@@ -37,10 +39,20 @@ WorkerPool::~WorkerPool() {
 
 std::vector<pid_t> WorkerPool::pids() const { return pids_; }
 
+std::vector<size_t> handout_order(const std::vector<double>& expected_seconds) {
+  std::vector<size_t> order(expected_seconds.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return expected_seconds[a] > expected_seconds[b]; });
+  return order;
+}
+
 void WorkerPool::spawn(const WorkerSlot& slot) {
   auto w = std::make_unique<Worker>();
   w->slot = slot;
-  w->proc = process::spawn_piped(opt_.command(slot), opt_.env);
+  const std::vector<int> cpus = opt_.cpus ? opt_.cpus(slot) : std::vector<int>();
+  w->pinned = !cpus.empty();
+  w->proc = process::spawn_piped(opt_.command(slot), opt_.env, cpus);
   if (w->proc.pid < 0) throw RuntimeFailure("cannot start the worker for " + slot.name + ": " + w->proc.error);
   w->in = std::make_unique<LineReader>(w->proc.from);
   w->since = Clock::now();
@@ -51,6 +63,7 @@ void WorkerPool::spawn(const WorkerSlot& slot) {
 
 bool WorkerPool::start(const std::function<bool()>& stop) {
   StageScope starting(Stage::workers);
+  const auto t0 = Clock::now();
   for (const auto& slot : opt_.slots) spawn(slot);
   std::deque<Job> none;
   const CellHooks no_hooks;
@@ -63,6 +76,7 @@ bool WorkerPool::start(const std::function<bool()>& stop) {
         throw RuntimeFailure("the worker for " + w->slot.name + " ended before it was ready (" + w->end + ")");
   }
   check_one_model(devices(), opt_.allow_mixed, "--devices");
+  start_s_ = std::chrono::duration<double>(Clock::now() - t0).count();
   return true;
 }
 
@@ -73,8 +87,28 @@ bool WorkerPool::any(Worker::State s) const {
 }
 
 void WorkerPool::take_hello(Worker& w, const std::string& line) {
-  w.hello = accept_hello(line, "the worker for " + w.slot.name, w.slot.name, opt_.config_hash);
+  w.hello = accept_hello(line, "the worker for " + w.slot.name, w.slot.name, opt_.config_hashes);
   w.state = Worker::idle;
+}
+
+const WorkerPool::Worker* WorkerPool::ready_worker(const std::string& name) const {
+  const Worker* found = nullptr;
+  for (const auto& w : workers_)
+    if (w->slot.name == name && w->hello) found = w.get();  // the latest one started on the device
+  return found;
+}
+
+void WorkerPool::use_config(size_t config) {
+  config_ = config;
+  run_share_.clear();
+}
+
+void WorkerPool::count(const std::string& device, size_t points, double seconds) {
+  for (auto* share : {&run_share_[device], &command_share_[device]}) {
+    ++share->cells;
+    share->points += int64_t(points);
+    share->busy_s += seconds;
+  }
 }
 
 Environment WorkerPool::environment() {
@@ -83,29 +117,47 @@ Environment WorkerPool::environment() {
   return env;
 }
 
+RunDevice WorkerPool::record(const WorkerSlot& slot, const std::map<std::string, Share>& shares) const {
+  RunDevice d;
+  d.device = slot.name;
+  if (const Worker* w = ready_worker(slot.name)) {
+    d.gpu = w->hello->env.gpu;
+    d.peak_gbps = w->hello->env.peak_gbps;
+    set_placement(d, w->hello->placement, w->pinned);
+  }
+  auto it = shares.find(slot.name);
+  if (it != shares.end()) d.cells = it->second.cells, d.points = it->second.points, d.busy_s = it->second.busy_s;
+  return d;
+}
+
 std::vector<RunDevice> WorkerPool::devices() {
   std::vector<RunDevice> out;
   for (const auto& slot : opt_.slots)
-    for (const auto& w : workers_)
-      if (w->slot.name == slot.name && w->hello) {
-        out.push_back({slot.name, w->hello->env.gpu, w->hello->env.peak_gbps});
-        break;
-      }
+    if (ready_worker(slot.name)) out.push_back(record(slot, run_share_));
   return out;
 }
 
-std::map<std::string, std::string> WorkerPool::unavailable() const {
+std::vector<RunDevice> WorkerPool::command_shares() const {
+  std::vector<RunDevice> out;
+  for (const auto& slot : opt_.slots) out.push_back(record(slot, command_share_));
+  return out;
+}
+
+std::map<std::string, std::string> WorkerPool::unavailable(size_t config) const {
   std::map<std::string, std::string> out;
   for (const auto& w : workers_)
-    if (w->hello)
-      for (const auto& [provider, why] : w->hello->unavailable)
+    if (w->hello && config < w->hello->configs.size())
+      for (const auto& [provider, why] : w->hello->configs[config].unavailable)
         if (!out.count(provider)) out[provider] = w->slot.name + ": " + why;
   return out;
 }
 
 void WorkerPool::measure(const std::vector<CellPoints>& cells, const CellHooks& hooks) {
+  std::vector<double> expected(cells.size(), 0.0);
+  if (hooks.expected_seconds)
+    for (size_t i = 0; i < cells.size(); ++i) expected[i] = hooks.expected_seconds(cells[i]);
   std::deque<Job> queue;
-  for (const auto& c : cells) queue.push_back({c, {}});
+  for (size_t i : handout_order(expected)) queue.push_back({cells[i], {}});
   bool stopping = false;
   for (;;) {
     stopping = stopping || (hooks.stop && hooks.stop());
@@ -126,7 +178,7 @@ void WorkerPool::dispatch(std::deque<Job>& queue, const CellHooks& hooks) {
     if (w.state != Worker::idle) continue;
     Job job = std::move(queue.front());
     queue.pop_front();
-    if (!write_all(w.proc.to, cell_line(job.points))) {  // it ended while idle: the cell was not started
+    if (!write_all(w.proc.to, cell_line(job.points, config_))) {  // it ended while idle: the cell was not started
       queue.push_front(std::move(job));
       end_worker(w);
       continue;
@@ -149,6 +201,7 @@ void WorkerPool::wait_and_read(std::deque<Job>& queue, const CellHooks& hooks, b
     }
   if (fds.empty()) return;
   ::poll(fds.data(), fds.size(), 100);
+  std::vector<Answered> answered;
   for (size_t i = 0; i < fds.size(); ++i) {
     if (!fds[i].revents) continue;
     Worker& w = *who[i];
@@ -156,10 +209,13 @@ void WorkerPool::wait_and_read(std::deque<Job>& queue, const CellHooks& hooks, b
     std::string line;
     while (w.state != Worker::ended && w.in->next(line)) {
       if (w.state == Worker::starting) take_hello(w, line);
-      else take_reply(w, line, queue, hooks, stopping);
+      else take_reply(w, line, queue, hooks, stopping, answered);
     }
     if (!open) on_end(w, queue, hooks, stopping);
   }
+  // The idle workers get their next cells before the answered ones are stored.
+  if (!answered.empty() && !stopping && !(hooks.stop && hooks.stop())) dispatch(queue, hooks);
+  for (const Answered& a : answered) hooks.done(a.points, a.got, a.device, a.seconds);
   const auto now = Clock::now();
   for (Worker* w : who)
     if (w->state != Worker::ended && w->state != Worker::idle && now > w->deadline && w->end.empty()) {
@@ -169,7 +225,7 @@ void WorkerPool::wait_and_read(std::deque<Job>& queue, const CellHooks& hooks, b
 }
 
 void WorkerPool::take_reply(Worker& w, const std::string& line, std::deque<Job>& queue, const CellHooks& hooks,
-                            bool stopping) {
+                            bool stopping, std::vector<Answered>& answered) {
   const std::string who = "the worker for " + w.slot.name;
   const WorkerReply r = read_reply(line, who);
   if (r.kind == WorkerReply::failure) throw RuntimeFailure(who + ": " + r.error);
@@ -183,7 +239,8 @@ void WorkerPool::take_reply(Worker& w, const std::string& line, std::deque<Job>&
                            std::to_string(job.points.size()));
     w.state = Worker::idle;
     StageLedger::process().attribute(Stage::other, took, r.stages);  // the wait, by what the worker did
-    hooks.done(job.points, {r.results, std::vector<bool>(r.results.size(), false), r.state}, w.slot.name, took);
+    count(w.slot.name, job.points.size(), took);
+    answered.push_back({job.points, {r.results, std::vector<bool>(r.results.size(), false), r.state}, w.slot.name, took});
     return;
   }
   // hung or declined: the worker ends next (killed if it does not, after a while)
@@ -237,6 +294,7 @@ void WorkerPool::give_up(Job& job, const CellHooks& hooks, const std::string& de
   CellResult got;
   for (const Point* p : job.points) {
     got.results.push_back(failed_result(*p, "its worker ended while measuring its table cell, twice (" + ends + ")"));
+    got.results.back().lost = true;  // not stored: a resume measures it again
     got.abandoned.push_back(false);
   }
   hooks.done(job.points, got, device, 0);

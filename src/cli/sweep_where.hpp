@@ -1,0 +1,70 @@
+// Where the runs of one `opbench sweep` command are measured, opened once for all its configs
+// (a suite's): one start-up, one bandwidth copy, one set of workers. On a GPU every cell is
+// measured in a worker process pinned to the CPUs local to its GPU, the command's own process
+// only coordinating and storing, whether on one device or several (`--devices`); on the CPU,
+// and on a GPU whose configs interleave cells or spread rounds over processes, in this process
+// (its rounds spread over the round processes timing.processes asks for).
+#pragma once
+#include <map>
+#include <memory>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "points/points.hpp"
+#include "sweep/measurer.hpp"
+#include "sweep/resume.hpp"
+
+namespace opbench {
+
+// One config of a command, as far as the command shapes it.
+struct Prepared {
+  Config cfg;
+  Sweep sw;
+  RunShape shape;
+  std::set<std::string> done;  // the keys of the points a resumed run stores already
+  int64_t resume = 0;          // the run it continues (--resume), 0: a new run
+};
+
+class Measuring {
+ public:
+  virtual ~Measuring() = default;
+  // Starts what measures (the workers, the round processes) once every config is known; false
+  // when a signal came first.
+  virtual bool start(const std::vector<Prepared>& configs) = 0;
+  // The providers of config `i` that cannot run here, dropped from its sweep (a line each on
+  // `log`); their names.
+  virtual std::vector<std::string> drop_unavailable(size_t i, Sweep& sw, std::ostream& log) = 0;
+  // What measures config `i`'s run (its cells, with its timing).
+  virtual CellMeasurer& measurer(size_t i, const Config& cfg) = 0;
+  // The devices the providers' once-per-table work is done for (one per GPU model).
+  virtual std::vector<std::string> table_devices() = 0;
+  // Whether calls that never return are watched in this process (they are in the workers).
+  virtual bool watch_hangs() const = 0;
+  // Each device's share over the command, with its placement (for the summary).
+  virtual std::vector<RunDevice> shares() = 0;
+};
+
+// What the command line asked for where: --devices (several, or one through a worker) or
+// --device (empty: the default device).
+struct WhereArgs {
+  std::vector<std::string> devices;  // --devices, parsed
+  std::string device;                // --device, or the resumed run's
+  size_t max_points = 0;
+  bool allow_mixed = false;
+  bool dry_run = false;  // nothing is measured: the first device, in this process
+};
+
+// Decides how the configs are measured, resolves what their timing leaves to the device (the
+// same for every config: one command times with one thread count and one set of round
+// processes; InputError naming the config otherwise) and opens it.
+std::unique_ptr<Measuring> open_measuring(std::vector<Prepared>& configs, const WhereArgs& where);
+
+// The command line of a worker or round process: this opbench, `sweep CONFIG... --worker
+// --device D --max-points N [--providers LIST]`.
+std::vector<std::string> worker_command(const std::vector<Prepared>& configs, const std::string& device,
+                                        const WhereArgs& where);
+
+}  // namespace opbench

@@ -1,0 +1,102 @@
+#include "measure/torch_check.hpp"
+
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "measure/torch_executor.hpp"
+
+namespace opbench {
+
+at::ScalarType reference_dtype(const at::Device& device, at::ScalarType storage) {
+  if (device.is_cpu() || storage == at::kFloat || storage == at::kDouble) return at::kDouble;
+  return at::kFloat;
+}
+
+namespace {
+
+double ratio(double num, double den) { return den > 0 ? num / den : num; }
+
+// The errors of one output against its reference, in the reference's dtype.
+OutputErrors errors_of(const at::Tensor& out, const at::Tensor& ref) {
+  if (ref.numel() == 0) return {};
+  const at::ScalarType wide = at::promote_types(at::kFloat, ref.scalar_type());
+  const at::Tensor r = ref.to(wide);
+  const at::Tensor diff = out.to(wide) - r;
+  OutputErrors e;
+  e.norm = ratio(diff.norm().item<double>(), r.norm().item<double>());
+  e.max = ratio(diff.abs().max().item<double>(), r.abs().max().item<double>());
+  return e;
+}
+
+// The max of two figures, NaN winning (a NaN output never passes).
+double worst(double a, double b) { return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b); }
+
+}  // namespace
+
+OutputErrors output_errors(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref) {
+  if (out.size() != ref.size())
+    throw std::runtime_error("check: " + std::to_string(out.size()) + " outputs, the reference gives " +
+                             std::to_string(ref.size()));
+  OutputErrors all;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i].sizes() != ref[i].sizes())
+      throw std::runtime_error("check: output shape " + std::string(c10::str(out[i].sizes())) +
+                               " differs from the reference's " + c10::str(ref[i].sizes()));
+    const OutputErrors e = errors_of(out[i], ref[i]);
+    all.norm = worst(all.norm, e.norm);
+    all.max = worst(all.max, e.max);
+  }
+  return all;
+}
+
+void ReferenceCheck::release() {
+  truth_.clear();
+  key_.clear();
+}
+
+// The inputs in the reference's dtype: every floating tensor upcast (the float32 theta too on
+// the CPU), the values unchanged.
+static Inputs upcast(const Inputs& in, at::ScalarType wide) {
+  auto up = [&](const at::Tensor& t) {
+    return t.defined() && at::isFloatingType(t.scalar_type()) && t.scalar_type() != wide ? t.to(wide) : t;
+  };
+  Inputs out;
+  for (const auto& t : in.tensors) out.tensors.push_back(up(t));
+  out.grad_out = up(in.grad_out);
+  return out;
+}
+
+void ReferenceCheck::compute(const Provider& reference, const Point& point, const Inputs& inputs,
+                             const at::Device& device) {
+  release();
+  try {
+    const at::ScalarType wide = reference_dtype(device, scalar_type(point.params.s("dtype")));
+    std::vector<at::Tensor> truth = reference.prepare(point.params, upcast(inputs, wide))();
+    const std::vector<at::Tensor> own = reference.prepare(point.params, inputs)();
+    own_ = output_errors(own, truth);
+    truth_ = std::move(truth);
+  } catch (const std::exception&) {
+    // Out of memory in the wider dtype, or a reference that cannot take these inputs: the
+    // cell's points stay unchecked (the provider's own failure, if any, shows in its measure).
+    truth_.clear();
+  }
+}
+
+void ReferenceCheck::check(const Point& point, const std::string& cell_key, const Inputs& inputs,
+                           const at::Device& device, const Call& call, Result& r) {
+  const Provider* reference = find_reference(point.op);
+  if (!reference || !checked_.insert(cell_key + "|" + point.provider).second) return;
+  if (key_ != cell_key) {
+    compute(*reference, point, inputs, device);
+    key_ = cell_key;
+  }
+  if (truth_.empty()) return;
+  const OutputErrors got = output_errors(call(), truth_);
+  const CheckFigures f{got.norm, got.max, own_.norm, own_.max};
+  set_check(r, f, !check_passes(point.params.s("dtype"), f));
+}
+
+}  // namespace opbench
