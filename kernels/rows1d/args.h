@@ -44,4 +44,22 @@ struct Args {
   bool cs = true;      // streaming stores (st.global.cs) for the outputs
 };
 
+// Softmax over the sequence, resident strategy (seq_resident.cuh): the launch's geometry, from
+// resident_geometry (plan.h). A group is one column group of one (b, h) slab, cut along n into
+// G chunks of `rows` rows; item = group * G + chunk; block i takes items i, i + grid, ...
+struct ResArgs {
+  int stages = 3;          // shared-memory stages per block: chunks in flight
+  int sps = 1;             // steps (RPT rows per row group) per chunk
+  int64_t rows = 1;        // rows per chunk
+  int G = 1;               // chunks per group
+  int cgs = 1;             // column groups per row that hold units (groups per slab)
+  int64_t groups = 0;      // B * H * cgs
+  int64_t items = 0;       // groups * G
+  int ncg = 0;             // statistics per group: its columns
+  int step_slots = 0;      // 16-byte slots of one step (threads x units each)
+  int red_stride = 0;      // floats per statistic in the reduction buffer
+  unsigned* counters = nullptr;  // per group: chunks whose partial statistics are written
+  float* partial = nullptr;      // per item: its statistics [stat][ncg] (G > 1)
+};
+
 }  // namespace opbench::kernels::rows1d

@@ -94,6 +94,50 @@ inline void block_groups(const Call& c, Plan& p, int64_t slots) {
   p.cg_shift = ilog2(cg);
 }
 
+// Softmax over n, resident strategy (seq_resident.cuh): a launch's geometry for `nt` threads a
+// block, `stages` stages of about `stage_bytes` of inputs each, rows cut into `cg` column groups.
+// rpt rows per step; P pieces of x and Q of dout per unit (the backward stages both).
+struct ResPlan {
+  ResArgs r;
+  int threads = 512;
+  int cg_shift = 0;     // a.tprc_shift = tpr_shift - cg_shift
+  size_t smem = 0;      // dynamic shared memory per block
+  size_t ws_bytes = 0;  // partial statistics, then the counters
+  int64_t grid = 0;     // blocks (set at launch planning: every block resident)
+  bool ok = false;
+};
+inline bool resident_geometry(const Call& c, const Plan& p, int rpt, int P, int Q, int nt,
+                              int stages, int64_t stage_bytes, int cg, ResPlan& rp) {
+  const int vec = 16 / dtype_size(c.dtype);
+  const int tpr = 1 << p.tpr_shift;
+  if (p.V != vec || cg < 1 || cg > tpr || (cg & (cg - 1)) != 0 || stages < 2 || stages > 4) return false;
+  const int tprc = tpr / cg, upt = 8 / p.V;
+  const int np = P + (c.bwd ? Q : 0), nstat = c.bwd ? 3 : 2;
+  const int64_t step_slots = int64_t(nt) * rpt * upt * np;
+  const int64_t step_rows = int64_t(nt / tprc) * rpt;
+  int64_t sps = stage_bytes / (16 * step_slots);
+  const int64_t need = (c.N + step_rows - 1) / step_rows;
+  sps = sps < 1 ? 1 : sps > need ? need : sps;
+  ResArgs& r = rp.r;
+  r.stages = stages;
+  r.sps = int(sps);
+  r.rows = sps * step_rows;
+  r.G = int((c.N + r.rows - 1) / r.rows);
+  r.cgs = 0;
+  for (int k = 0; k < cg; ++k) r.cgs += k * tprc < p.U ? 1 : 0;  // groups holding units
+  r.groups = c.B * c.H * r.cgs;
+  r.items = r.groups * r.G;
+  r.ncg = tprc * upt * P * p.V;
+  r.step_slots = int(step_slots);
+  r.red_stride = nt > (nt / 32) * r.ncg ? nt : (nt / 32) * r.ncg;
+  rp.threads = nt;
+  rp.cg_shift = ilog2(cg);
+  rp.smem = size_t(stages) * sps * step_slots * 16 + size_t(nstat) * r.red_stride * 4 +
+            size_t(4) * r.ncg * 4;
+  rp.ws_bytes = r.G > 1 ? size_t(r.items) * nstat * r.ncg * 4 + size_t(r.groups) * 4 : 0;
+  return r.ncg <= nt;
+}
+
 // Whether a call takes 16-byte units (the piece a multiple of them, every tensor aligned).
 inline bool vector_plan(const Call& c) {
   const int vec = 16 / dtype_size(c.dtype);
@@ -161,7 +205,7 @@ inline Plan make_plan(const Call& c, int rpt, bool br, int max_steps) {
       // bf16): block wins at n = 256 by ~8 us (2 launches fewer), split at n = 4096 by 5-25%;
       // the crossover lies at n ~ 500-800 (act forward ~2000).
       const bool fills = (c.B * c.H) << p.cg_max_shift >= sms;
-      p.strat = fills && c.N <= 512 ? SeqStrategy::block : SeqStrategy::split;
+      p.strat = fills && c.N <= 512 ? SeqStrategy::block : SeqStrategy::resident;
     }
   }
   return p;

@@ -12,6 +12,10 @@
 #   bench-tpa     kernels_md_tpa_bench --only tpa
 #   trace-tpa     kernels_md_tpa_trace --only tpa --trace: timelines of the bn variants
 #   bench-small   kernels_1d_bench --small with the write flush (the harness's): small calls
+#   test-seq      kernels_1d_test once, default tuning (softmax over n: every strategy and the
+#                 resident strategy's tunings)
+#   bench-seq     kernels_1d_bench --seq (softmax over n, every strategy, n = 256 .. 32768), read
+#                 flush, then the write flush with samples queued back to back (the harness's)
 #   ncu-tpa       Nsight Compute sections of the tpa kernels (one call per configuration)
 #   memcheck      compute-sanitizer memcheck on small subsets of both tests
 set -uo pipefail
@@ -65,6 +69,16 @@ for step in "${steps[@]}"; do
     trace-tpa)
       run trace-tpa 200 "$B/kernels_md_tpa_trace" "$OUTDIR/trace-tpa.csv" --only tpa --trace
       grep -E "^(peak|tpa|trace|launch)" "$OUTDIR/trace-tpa.log" | cut -c1-260 ;;
+    test-seq)
+      run test-seq 300 "$B/kernels_1d_test" --gtest_brief=1
+      grep -E "^\[kernels_1d_test\]|FAILED|PASSED|Failure|rel " "$OUTDIR/test-seq.log" | head -40 ;;
+    bench-seq)
+      run bench-seq 200 "$B/kernels_1d_bench" "$OUTDIR/bench-seq.csv" --seq
+      OPBENCH_FLUSH=write OPBENCH_SAMPLES=stream run bench-seq-write 200 "$B/kernels_1d_bench" \
+        "$OUTDIR/bench-seq-write.csv" --seq
+      for f in bench-seq bench-seq-write; do
+        echo "-- $f"; grep -E "^(peak|empty)" "$OUTDIR/$f.log"; sed -n '/^SEQ SUMMARY/,$p' "$OUTDIR/$f.log"
+      done ;;
     bench-small)
       OPBENCH_FLUSH=write run bench-small 200 "$B/kernels_1d_bench" "$OUTDIR/bench-small.csv" --small
       grep -E "^(peak|empty|flush)" "$OUTDIR/bench-small.log" ;;
