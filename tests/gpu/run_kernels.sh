@@ -12,6 +12,7 @@
 #   bench-tpa     kernels_md_tpa_bench --only tpa
 #   trace-tpa     kernels_md_tpa_trace --only tpa --trace: timelines of the bn variants
 #   bench-small   kernels_1d_bench --small with the write flush (the harness's): small calls
+#   test-resident kernels_1d_test's resident-strategy tunings and the benchmark shape's slabs
 #   test-seq      kernels_1d_test once, default tuning (softmax over n: every strategy and the
 #                 resident strategy's tunings)
 #   bench-seq     kernels_1d_bench --seq (softmax over n, every strategy, n = 256 .. 32768), read
@@ -69,12 +70,16 @@ for step in "${steps[@]}"; do
     trace-tpa)
       run trace-tpa 200 "$B/kernels_md_tpa_trace" "$OUTDIR/trace-tpa.csv" --only tpa --trace
       grep -E "^(peak|tpa|trace|launch)" "$OUTDIR/trace-tpa.log" | cut -c1-260 ;;
+    test-resident)
+      run test-resident 120 "$B/kernels_1d_test" --gtest_brief=1 \
+        --gtest_filter='Kernels1d.ResidentTunings:Kernels1d.BenchShapeSlabs:Kernels1d.Errors'
+      grep -E "^\[kernels_1d_test\]|FAILED|PASSED|Failure|rel " "$OUTDIR/test-resident.log" | head -40 ;;
     test-seq)
       run test-seq 300 "$B/kernels_1d_test" --gtest_brief=1
       grep -E "^\[kernels_1d_test\]|FAILED|PASSED|Failure|rel " "$OUTDIR/test-seq.log" | head -40 ;;
     bench-seq)
-      run bench-seq 200 "$B/kernels_1d_bench" "$OUTDIR/bench-seq.csv" --seq
-      OPBENCH_FLUSH=write OPBENCH_SAMPLES=stream run bench-seq-write 200 "$B/kernels_1d_bench" \
+      run bench-seq 150 "$B/kernels_1d_bench" "$OUTDIR/bench-seq.csv" --seq
+      OPBENCH_FLUSH=write OPBENCH_SAMPLES=stream run bench-seq-write 150 "$B/kernels_1d_bench" \
         "$OUTDIR/bench-seq-write.csv" --seq
       for f in bench-seq bench-seq-write; do
         echo "-- $f"; grep -E "^(peak|empty)" "$OUTDIR/$f.log"; sed -n '/^SEQ SUMMARY/,$p' "$OUTDIR/$f.log"
