@@ -64,30 +64,35 @@ int resident_occupancy(const ResPlan& rp) {
   return n;
 }
 
-// The resident plan of a call: Tuning1d's res_* fields, else 512 threads and 3 stages of 64 KiB,
-// with the widest column group (segments of >= 32 bytes) whose merge loads at most 8 floats a
-// thread (else the narrowest). ok is false when no geometry fits: the vector path only, and a
+// The resident plan of a call: Tuning1d's res_* fields, else 512 threads (256 where a step of
+// 512 does not fit the stages) and 3 stages of 64 KiB, with the widest column group (segments of
+// >= 32 bytes) whose merge loads at most 8 floats a thread (else the narrowest); res_cg is
+// capped at the row's threads. ok is false when no geometry fits: the vector path only, and a
 // group's chunks no more than the resident blocks.
 template <class OP, typename T, int V, bool BWD>
 ResPlan resident_plan(const Call& c, const Plan& p) {
   const Tuning1d& tu = tuning_1d();
   constexpr int kRpt = BWD ? OP::kRptB : OP::kRptF;
-  const int nt = tu.res_threads == 256 ? 256 : 512;
   const int stages = tu.res_stages > 0 ? tu.res_stages : 3;
   const int64_t stage_bytes = int64_t(tu.res_stage_kb > 0 ? tu.res_stage_kb : 64) << 10;
   const int tpr = 1 << p.tpr_shift;
+  const int want_cg = tu.res_cg > 0 ? (tu.res_cg < tpr ? tu.res_cg : tpr) : 0;
   ResPlan best;
-  for (int cg = 1; cg <= tpr; cg *= 2) {
-    if (tu.res_cg > 0 ? cg != tu.res_cg : cg > 1 && (tpr / cg) * 16 < 32) continue;
-    ResPlan rp;
-    if (!resident_geometry(c, p, kRpt, OP::P, OP::Q, nt, stages, stage_bytes, cg, rp)) continue;
-    const int occ = resident_occupancy<OP, T, V, BWD>(rp);
-    const int64_t slots = int64_t(occ) * sm_count();
-    if (occ < 1 || rp.r.G > slots) continue;
-    rp.grid = rp.r.items < slots ? rp.r.items : slots;
-    rp.ok = true;
-    best = rp;
-    if (int64_t(rp.r.G) * rp.r.ncg * (BWD ? 3 : 2) <= 8 * int64_t(nt)) break;
+  for (int nt : {512, 256}) {
+    if (tu.res_threads > 0 && nt != tu.res_threads) continue;
+    for (int cg = 1; cg <= tpr; cg *= 2) {
+      if (want_cg > 0 ? cg != want_cg : cg > 1 && (tpr / cg) * 16 < 32) continue;
+      ResPlan rp;
+      if (!resident_geometry(c, p, kRpt, OP::P, OP::Q, nt, stages, stage_bytes, cg, rp)) continue;
+      const int occ = resident_occupancy<OP, T, V, BWD>(rp);
+      const int64_t slots = int64_t(occ) * sm_count();
+      if (occ < 1 || rp.r.G > slots) continue;
+      rp.grid = rp.r.items < slots ? rp.r.items : slots;
+      rp.ok = true;
+      best = rp;
+      if (int64_t(rp.r.G) * rp.r.ncg * (BWD ? 3 : 2) <= 8 * int64_t(nt)) break;
+    }
+    if (best.ok) break;
   }
   return best;
 }
@@ -101,7 +106,7 @@ void launch_resident(const Call& c, const ResPlan& rp, Args a) {
       throw KernelError(std::string(c.op) + ": workspace of " + std::to_string(c.ws_bytes) +
                         " bytes, softmax over n (resident) needs " + std::to_string(rp.ws_bytes));
     r.partial = static_cast<float*>(c.ws);
-    r.counters = reinterpret_cast<unsigned*>(r.partial + r.items * (BWD ? 3 : 2) * r.ncg);
+    r.counters = reinterpret_cast<unsigned*>(r.partial + size_t(r.items) * (BWD ? 3 : 2) * r.ncg);
   }
   void* args[] = {&a, &r};
   OPBENCH_CUDA_CHECK(cudaLaunchCooperativeKernel(

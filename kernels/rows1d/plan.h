@@ -125,8 +125,13 @@ inline bool resident_geometry(const Call& c, const Plan& p, int rpt, int P, int 
   r.G = int((c.N + r.rows - 1) / r.rows);
   r.cgs = 0;
   for (int k = 0; k < cg; ++k) r.cgs += k * tprc < p.U ? 1 : 0;  // groups holding units
-  r.groups = c.B * c.H * r.cgs;
-  r.items = r.groups * r.G;
+  const int64_t items = c.B * c.H * r.cgs * r.G;
+  if (items >= (int64_t(1) << 31)) return false;
+  r.groups = uint32_t(c.B * c.H * r.cgs);
+  r.items = uint32_t(items);
+  r.div_g = FastDiv(uint32_t(r.G));
+  r.div_cgs = FastDiv(uint32_t(r.cgs));
+  r.div_h = FastDiv(uint32_t(c.H));
   r.ncg = tprc * upt * P * p.V;
   r.step_slots = int(step_slots);
   r.red_stride = nt > (nt / 32) * r.ncg ? nt : (nt / 32) * r.ncg;

@@ -50,17 +50,19 @@ __device__ __forceinline__ float ld_l2(const float* p) { return __ldcg(p); }
 
 // One item: its group (column group cg of slab (b, h)), its chunk and the chunk's first row.
 struct ResItem {
-  int64_t group, b, h, s0;
+  int64_t b, h, s0;
+  uint32_t group;
   int chunk, cg;
 };
-__device__ __forceinline__ ResItem res_item(const Args& a, const ResArgs& r, int64_t item) {
+__device__ __forceinline__ ResItem res_item(const ResArgs& r, uint32_t item) {
   ResItem it;
-  it.group = item / r.G;
-  it.chunk = int(item - it.group * r.G);
-  const int64_t bh = it.group / r.cgs;
-  it.cg = int(it.group - bh * r.cgs);
-  it.b = bh / a.H;
-  it.h = bh - it.b * a.H;
+  it.group = r.div_g.div(item);
+  it.chunk = int(item - it.group * uint32_t(r.G));
+  const uint32_t bh = r.div_cgs.div(it.group);
+  it.cg = int(it.group - bh * uint32_t(r.cgs));
+  const uint32_t b = r.div_h.div(bh);
+  it.b = b;
+  it.h = bh - b * r.div_h.d;
   it.s0 = int64_t(it.chunk) * r.rows;
   return it;
 }
@@ -97,12 +99,9 @@ struct ResBlock {
     ds = nt >> a.tprc_shift;
   }
 
-  // Parity of an item among this block's items (i, i + grid, ...): its half of tab and fin.
-  __device__ __forceinline__ int par(int64_t item) const {
-    return int(((item - blockIdx.x) / gridDim.x) & 1);
-  }
-  __device__ __forceinline__ L lane(const ResItem& it, int64_t item) const {
-    return L(a, tab + par(item) * kTabPiece, 0, it.b, it.h, it.cg * tprc + t, 1 << a.tpr_shift,
+  // A block's k-th item uses half k & 1 of tab and fin (two items are in progress at once).
+  __device__ __forceinline__ L lane(const ResItem& it, int k) const {
+    return L(a, tab + (k & 1) * kTabPiece, 0, it.b, it.h, it.cg * tprc + t, 1 << a.tpr_shift,
              tprc, ds);
   }
   __device__ __forceinline__ uint4* slot(int stage, int js) const {
@@ -115,32 +114,31 @@ struct ResBlock {
   // Local column of statistic (i, p, e) of this thread within its group.
   __device__ __forceinline__ int col(int i, int p, int e) const { return t * K + (i * P + p) * V + e; }
 
-  // The theta table of an item's head (lrpe), in its parity's half.
-  __device__ __forceinline__ void fill(int64_t item) {
+  // The theta table of the k-th item's head (lrpe), in its half.
+  __device__ __forceinline__ void fill(const ResItem& it, int k) {
     if constexpr (OP::kAngle) {
       __syncthreads();  // the previous user of this half is done
-      fill_table<OP, V>(a, tab + par(item) * kTabPiece, res_item(a, r, item).h, 1);
+      fill_table<OP, V>(a, tab + (k & 1) * kTabPiece, it.h, 1);
     }
   }
 
   // Copies of a whole chunk into a stage (none past the last item).
-  __device__ __forceinline__ void issue(int64_t item, int stage) const {
+  __device__ __forceinline__ void issue(uint32_t item, int stage) const {
     if (item >= r.items) return;
-    const ResItem it = res_item(a, r, item);
-    const L ln = lane(it, item);
+    const ResItem it = res_item(r, item);
+    const L ln = lane(it, 0);
     for (int js = 0; js < r.sps; ++js) ln.template stage<RPT, BWD>(row0(it, js), slot(stage, js), nt);
   }
 
-  __device__ __forceinline__ void write_final(int64_t item, int c, float m, float l, float tt) const {
-    float* f = fin + par(item) * 2 * r.ncg;
+  __device__ __forceinline__ void write_final(int k, int c, float m, float l, float tt) const {
+    float* f = fin + (k & 1) * 2 * r.ncg;
     f[c] = m + logf(l);
     if constexpr (BWD) f[r.ncg + c] = tt / l;
   }
 
   // Step 1: the chunk's statistics from its stage, over the block, published (or, G = 1, final).
-  __device__ __forceinline__ void stats(int64_t item, int stage) {
-    const ResItem it = res_item(a, r, item);
-    const L ln = lane(it, item);
+  __device__ __forceinline__ void stats(uint32_t item, const ResItem& it, int k, int stage) {
+    const L ln = lane(it, k);
     Vals m, l, tt;
     init_stats<L>(m, l, tt);
     for (int js = 0; js < r.sps; ++js) {
@@ -184,9 +182,9 @@ struct ResBlock {
         merge_stats(M, Ls, Ts, red[c], red[rs + c], BWD ? red[2 * rs + c] : 0.f);
       }
       if (r.G == 1) {
-        write_final(item, tid, M, Ls, Ts);
+        write_final(k, tid, M, Ls, Ts);
       } else {
-        float* pp = r.partial + item * (NSTAT * ncg);
+        float* pp = r.partial + size_t(item) * (NSTAT * ncg);
         pp[tid] = M;
         pp[ncg + tid] = Ls;
         if constexpr (BWD) pp[2 * ncg + tid] = Ts;
@@ -198,8 +196,7 @@ struct ResBlock {
   }
 
   // Step 2: wait for the group's G partials and merge them (every load in flight at once).
-  __device__ __forceinline__ void merge(int64_t item) {
-    const int64_t group = item / r.G;
+  __device__ __forceinline__ void merge(uint32_t group, int k) {
     if (tid == 0) {
       const unsigned* cnt = r.counters + group;
       while (ld_acquire(cnt) < unsigned(r.G)) __nanosleep(32);
@@ -207,7 +204,7 @@ struct ResBlock {
     __syncthreads();
     const int ncg = r.ncg, rs = r.red_stride;
     const int c = tid & (ncg - 1), sub = tid / ncg, nsub = nt / ncg;
-    const float* base = r.partial + group * r.G * (NSTAT * ncg) + c;
+    const float* base = r.partial + size_t(group) * r.G * (NSTAT * ncg) + c;
     float M = -FLT_MAX, Ls = 0.f, Ts = 0.f;
     int ch = sub;
     constexpr int kBatch = 4;
@@ -234,16 +231,15 @@ struct ResBlock {
         const int k = s2 * ncg + tid;
         merge_stats(M, Ls, Ts, red[k], red[rs + k], BWD ? red[2 * rs + k] : 0.f);
       }
-      write_final(item, tid, M, Ls, Ts);
+      write_final(k, tid, M, Ls, Ts);
     }
     __syncthreads();
   }
 
   // Step 3: the outputs from the stage; each step's slots, once read, take the copies of `refill`.
-  __device__ __forceinline__ void apply(int64_t item, int stage, int64_t refill) const {
-    const ResItem it = res_item(a, r, item);
-    const L ln = lane(it, item);
-    const float* f = fin + par(item) * 2 * r.ncg;
+  __device__ __forceinline__ void apply(const ResItem& it, int k, int stage, uint32_t refill) const {
+    const L ln = lane(it, k);
+    const float* f = fin + (k & 1) * 2 * r.ncg;
     Vals Mp, R;
 #pragma unroll
     for (int i = 0; i < UPT; ++i)
@@ -255,8 +251,8 @@ struct ResBlock {
           R[i][p][e] = BWD ? f[r.ncg + col(i, p, e)] : 0.f;
         }
     const bool more = refill < r.items;
-    const ResItem nx = res_item(a, r, more ? refill : item);
-    const L nl = lane(nx, refill);
+    const ResItem nx = more ? res_item(r, refill) : it;
+    const L nl = lane(nx, 0);
     for (int js = 0; js < r.sps; ++js) {
       Raw<T, V> xr[RPT][UPT][P];
       Raw<T, V> dr[RPT][UPT][Q];
@@ -273,33 +269,37 @@ __global__ void __launch_bounds__(kResMaxThreads) seq_resident_kernel(const Args
   extern __shared__ __align__(16) uint4 res_smem[];
   __shared__ __align__(16) float tab[OP::kAngle ? 2 * kTabPiece : 1];
   ResBlock<OP, T, V, BWD> blk(a, r, res_smem, tab);
-  const int64_t step = gridDim.x, first = blockIdx.x;
+  const uint32_t step = gridDim.x, first = blockIdx.x;  // items < 2^31: no overflow below
   // This launch's counters start at zero: zeroed here, before a grid barrier that the first
   // chunks' copies overlap.
   if (r.G > 1)
-    for (int64_t i = first * blockDim.x + threadIdx.x; i < r.groups; i += step * blockDim.x)
+    for (uint32_t i = first * blockDim.x + threadIdx.x; i < r.groups; i += step * blockDim.x)
       r.counters[i] = 0u;
   for (int s = 0; s < r.stages; ++s) {
     blk.issue(first + s * step, s);
     cp_async_commit();
   }
   if (r.G > 1) cooperative_groups::this_grid().sync();
+  // The block's k-th item is first + k * step, in stage k % stages.
+  ResItem cur = res_item(r, first);
   if (first < r.items) {
     cp_async_wait_n(r.stages - 1);
-    blk.fill(first);
-    blk.stats(first, 0);
+    blk.fill(cur, 0);
+    blk.stats(first, cur, 0, 0);
   }
-  int stage = 0;
-  for (int64_t item = first; item < r.items; item += step) {
-    const int64_t next = item + step;
+  int stage = 0, k = 0;
+  for (uint32_t item = first; item < r.items; item += step, ++k) {
+    const uint32_t next = item + step;
     const int nstage = stage + 1 == r.stages ? 0 : stage + 1;
+    const ResItem nx = res_item(r, next < r.items ? next : item);
     cp_async_wait_n(r.stages - 2);
     if (next < r.items) {  // step 1 of the next chunk before waiting for this one's group
-      blk.fill(next);
-      blk.stats(next, nstage);
+      blk.fill(nx, k + 1);
+      blk.stats(next, nx, k + 1, nstage);
     }
-    if (r.G > 1) blk.merge(item);
-    blk.apply(item, stage, item + r.stages * step);
+    if (r.G > 1) blk.merge(cur.group, k);
+    blk.apply(cur, k, stage, item + uint32_t(r.stages) * step);
+    cur = nx;
     stage = nstage;
   }
   cp_async_wait<0>();

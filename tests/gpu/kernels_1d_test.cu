@@ -493,7 +493,8 @@ TEST(Kernels1d, Sanitize) {
       for (const Variant& v : kVariants)
         for (bool bwd : {false, true})
           for (SeqStrategy st : kSeqStrategies) {
-            if (!v.seq && st == SeqStrategy::split) continue;
+            if (!v.seq && st != SeqStrategy::block) continue;
+            if (path == 2 && st == SeqStrategy::resident) continue;  // 16-byte units only
             Case c;
             c.op = op, c.act = v.act, c.seq = v.seq, c.bwd = bwd, c.strat = st;
             c.dt = path == 1 ? DType::f32 : DType::bf16;
@@ -522,7 +523,10 @@ TEST(Kernels1d, ResidentTunings) {
           g = saved;
           g.res_cg = tu.cg, g.res_threads = tu.threads, g.res_stages = tu.stages, g.res_stage_kb = tu.kb;
           Case c;
-          c.op = op, c.dt = (sh.n + sh.d) % 3 == 0 ? DType::f32 : (sh.n % 2 ? DType::bf16 : DType::f16);
+          // float32 with the planned tuning only (a step of 512 threads of float32 backward
+          // rows does not fit the shared memory)
+          const bool f32 = (sh.n + sh.d) % 3 == 0 && tu.threads < 0;
+          c.op = op, c.dt = f32 ? DType::f32 : (sh.n % 2 ? DType::bf16 : DType::f16);
           c.act = Act::softmax, c.seq = true, c.bwd = bwd, c.strat = SeqStrategy::resident;
           c.b = sh.b, c.h = sh.h, c.n = sh.n, c.d = sh.d, c.offset = 11, c.theta_mode = int(sh.n % 3);
           expect_case(c, t);
