@@ -12,6 +12,7 @@
 #include "kernels/rows1d/args.h"
 #include "kernels/rows1d/plan.h"
 #include "kernels/rows1d/row_kernel.cuh"
+#include "kernels/rows1d/seq_l2.cuh"
 #include "kernels/rows1d/seq_resident.cuh"
 #include "kernels/rows1d/softmax_seq.cuh"
 
@@ -115,6 +116,36 @@ void launch_resident(const Call& c, const ResPlan& rp, Args a) {
   OPBENCH_LAUNCH_CHECK();
 }
 
+template <class OP, typename T, int V, bool BWD>
+int l2_slots() {
+  static const int occ = occupancy(seq_l2_kernel<OP, T, V, BWD, true>);
+  return occ * sm_count();
+}
+
+// Softmax over n, l2 strategy: the counters zeroed, then one persistent launch (a block per
+// resident slot, at most one per tile).
+template <class OP, typename T, int V, bool BWD>
+void launch_l2(const Call& c, const L2Plan& lp, Args a, bool pf) {
+  if (c.ws_bytes < lp.ws_bytes)
+    throw KernelError(std::string(c.op) + ": workspace of " + std::to_string(c.ws_bytes) +
+                      " bytes, softmax over n (l2) needs " + std::to_string(lp.ws_bytes));
+  a.tprc_shift = a.tpr_shift - lp.cg_shift;
+  L2Args q = lp.q;
+  char* ws = static_cast<char*>(c.ws);
+  q.stats = reinterpret_cast<float*>(ws);
+  a.stats = q.stats;
+  q.partial = reinterpret_cast<float*>(ws + lp.stats_bytes);
+  q.arrived = reinterpret_cast<unsigned*>(ws + lp.ws_bytes - lp.counter_bytes);
+  q.ready = q.arrived + q.groups;
+  q.counter = q.ready + q.groups;
+  OPBENCH_CUDA_CHECK(cudaMemsetAsync(q.arrived, 0, lp.counter_bytes, c.stream));
+  const int64_t slots = l2_slots<OP, T, V, BWD>();
+  const unsigned grid = grid_of(q.work < slots ? q.work : slots, c.op);
+  if (pf) seq_l2_kernel<OP, T, V, BWD, true><<<grid, kThreads, 0, c.stream>>>(a, q);
+  else seq_l2_kernel<OP, T, V, BWD, false><<<grid, kThreads, 0, c.stream>>>(a, q);
+  OPBENCH_LAUNCH_CHECK();
+}
+
 template <class OP, typename T, int V, Act A, Soft S, bool BWD>
 void launch_rows(unsigned grid, cudaStream_t stream, const Args& a, bool pf, bool br = false) {
   if constexpr (OP::kAngle && S != Soft::seq && V > 1) {
@@ -150,6 +181,12 @@ void launch_typed(const Call& c, Plan p, Args a, bool pf) {
       throw KernelError(std::string(c.op) + ": elementwise activations use the flat kernel");
     }
     return;
+  }
+  if (p.strat == SeqStrategy::l2) {
+    constexpr int kRpt = BWD ? OP::kRptB : OP::kRptF;
+    const L2Plan lp = l2_plan(c, p, kRpt, OP::P);
+    if (lp.ok) return launch_l2<OP, T, V, BWD>(c, lp, a, pf);
+    throw KernelError(std::string(c.op) + ": softmax over n, l2 strategy: too many tiles");
   }
   if (p.strat == SeqStrategy::resident) {  // where it does not fit: split, unless asked for
     if constexpr (V > 1) {
@@ -195,6 +232,10 @@ void launch_typed(const Call& c, Plan p, Args a, bool pf) {
 template <class OP, typename T, int V>
 size_t seq_bytes(const Call& c, Plan p) {
   if (!c.seq || p.strat == SeqStrategy::block) return 0;
+  if (p.strat == SeqStrategy::l2) {
+    const L2Plan lp = l2_plan(c, p, c.bwd ? OP::kRptB : OP::kRptF, OP::P);
+    return lp.ok ? lp.ws_bytes : 0;
+  }
   if constexpr (V > 1) {
     if (p.strat == SeqStrategy::resident) {
       const ResPlan rp = c.bwd ? resident_plan<OP, T, V, true>(c, p) : resident_plan<OP, T, V, false>(c, p);

@@ -143,6 +143,59 @@ inline bool resident_geometry(const Call& c, const Plan& p, int rpt, int P, int 
   return r.ncg <= nt;
 }
 
+// Softmax over n, l2 strategy (seq_l2.cuh): a launch's geometry for rows cut into `cg` column
+// groups, tiles of `steps` steps of rpt rows, output tiles `lag` rounds after their group's
+// statistics tiles; P pieces of x per unit. Workspace: statistics (as split's), the tiles'
+// partials, then the counters (zeroed before each launch).
+struct L2Plan {
+  L2Args q;
+  int cg_shift = 0;         // a.tprc_shift = tpr_shift - cg_shift
+  size_t stats_bytes = 0;   // per column m + log(l) [, t / l]
+  size_t counter_bytes = 0;
+  size_t ws_bytes = 0;
+  bool ok = false;
+};
+inline bool l2_geometry(const Call& c, const Plan& p, int rpt, int P, int cg, int steps, int lag,
+                        L2Plan& lp) {
+  const int tpr = 1 << p.tpr_shift;
+  if (cg < 1 || cg > tpr || (cg & (cg - 1)) != 0 || steps < 1 || lag < 1) return false;
+  const int tprc = tpr / cg, upt = 8 / p.V, nstat = c.bwd ? 3 : 2;
+  const int64_t rows = int64_t(steps) * (kThreads / tprc) * rpt;
+  L2Args& q = lp.q;
+  q.G = int((c.N + rows - 1) / rows);
+  q.steps = steps;
+  q.lag = lag;
+  q.cgs = 0;
+  for (int k = 0; k < cg; ++k) q.cgs += k * tprc < p.U ? 1 : 0;  // groups holding units
+  q.ncg = tprc * upt * P * p.V;
+  const int64_t groups = c.B * c.H * q.cgs;
+  const int64_t work = (groups + lag) * 2 * int64_t(q.G);
+  if (work >= (int64_t(1) << 31)) return false;
+  q.groups = uint32_t(groups);
+  q.work = uint32_t(work);
+  q.div_cgs = FastDiv(uint32_t(q.cgs));
+  q.div_round = FastDiv(uint32_t(2 * q.G));
+  lp.cg_shift = ilog2(cg);
+  lp.stats_bytes = size_t(c.bwd ? 2 : 1) * c.B * c.H * c.D * 4;
+  lp.counter_bytes = (2 * size_t(groups) + 1) * 4;
+  lp.ws_bytes = lp.stats_bytes + size_t(groups) * q.G * nstat * q.ncg * 4 + lp.counter_bytes;
+  lp.ok = true;
+  return true;
+}
+// The l2 plan of a call: Tuning1d's l2_* fields, else column groups of at least 64 bytes of a
+// piece (16-byte units; one group on the scalar path), tiles of 2 steps, a lag of 4 rounds.
+inline L2Plan l2_plan(const Call& c, const Plan& p, int rpt, int P) {
+  const Tuning1d& tu = tuning_1d();
+  const int tpr = 1 << p.tpr_shift;
+  int cg = 1;
+  if (p.V > 1)
+    while (cg * 2 <= tpr && (tpr / (cg * 2)) * 16 >= 64) cg *= 2;
+  if (tu.l2_cg > 0) cg = tu.l2_cg < tpr ? tu.l2_cg : tpr;
+  L2Plan lp;
+  l2_geometry(c, p, rpt, P, cg, tu.l2_steps > 0 ? tu.l2_steps : 2, tu.l2_lag > 0 ? tu.l2_lag : 4, lp);
+  return lp;
+}
+
 // Whether a call takes 16-byte units (the piece a multiple of them, every tensor aligned).
 inline bool vector_plan(const Call& c) {
   const int vec = 16 / dtype_size(c.dtype);
@@ -210,7 +263,7 @@ inline Plan make_plan(const Call& c, int rpt, bool br, int max_steps) {
       // bf16): block wins at n = 256 by ~8 us (2 launches fewer), split at n = 4096 by 5-25%;
       // the crossover lies at n ~ 500-800 (act forward ~2000).
       const bool fills = (c.B * c.H) << p.cg_max_shift >= sms;
-      p.strat = fills && c.N <= 512 ? SeqStrategy::block : SeqStrategy::resident;
+      p.strat = fills && c.N <= 512 ? SeqStrategy::block : SeqStrategy::l2;
     }
   }
   return p;
