@@ -1,8 +1,9 @@
 // Benchmark of our 1d CUDA kernels (act, lrpe_cosine, lrpe_rotate) against their memory floor.
 // Standalone (no torch, no gtest).
 // Usage: kernels_1d_bench [csv_path] [--quick] [--default-only] [--small] [--seq] [--op act|lrpe_cosine|lrpe_rotate]
-// (--seq: softmax over the sequence only, every strategy at n = 256 .. 32768 and the resident
-// strategy's tunings at n = 32768, against the one-pass and the two-pass floor.)
+// (--seq: softmax over the sequence only, every strategy at n = 256 .. 32768 and the tunings of
+// the one-read strategies (l2, resident), against the one-pass and the two-pass floor; with
+// --profile one call per configuration (for Nsight Compute), --n N that n alone.)
 // (--small: n = 256 .. 4096, the elementwise acts with a grid of flat-kernel launch shapes,
 // lrpe_cosine's backward (none and the elementwise acts) with its flat kernel against the row
 // kernel, and for silu the row kernel's blocks per SM x batch rows x prefetch x stores.)
@@ -158,12 +159,14 @@ std::function<void()> make_call(Op op, Act act, bool seq, SeqStrategy st, bool b
 // --seq: softmax over the sequence, every strategy at n = 256 .. 32768 (block up to 4096), and
 // at n = 32768 the resident strategy's tunings (column groups, stages, stage size, threads).
 // Rows: % of the one-pass floor (pct) and of the two-pass floor (pct2).
+// profile: one flushed call per configuration (for Nsight Compute); only_n: that n alone.
 void seq_sweep(Timer& tm, double peak, const std::string& only_op, const std::string& only_configs,
-               std::vector<Row>& rows) {
+               bool profile, int64_t only_n, std::vector<Row>& rows) {
   const int64_t B = 12, H = 12, D = 128;
   const DType dt = DType::bf16;
   using T1 = opbench::kernels::Tuning1d;
   for (int64_t n : {256, 512, 1024, 2048, 4096, 8192, 16384, 32768}) {
+    if (only_n > 0 && n != only_n) continue;
     const int64_t nx = B * H * n * D;
     const double xbytes = double(nx) * k1d::esize(dt);
     k1d::DevBuf X, G, O, TH, WS;
@@ -215,8 +218,12 @@ void seq_sweep(Timer& tm, double peak, const std::string& only_op, const std::st
             r.floor2_ms = floor_units(op, bwd, Act::softmax, true, true) * xbytes / peak * 1e3;
             try {
               const std::function<void()> call = make_call(op, Act::softmax, true, st, bwd, B, H, n, D, dt, bufs);
-              auto [ms, mn] = tm.time(call, reps);
-              r.ms = ms, r.min_ms = mn;
+              if (profile) {
+                r.ms = r.min_ms = tm.t.sample(call, 0);
+              } else {
+                auto [ms, mn] = tm.time(call, reps);
+                r.ms = ms, r.min_ms = mn;
+              }
             } catch (const opbench::kernels::KernelError& e) {
               std::printf("%-12s %s %-9s %-12s n=%-6lld n/a: %s\n", r.op.c_str(), r.mode.c_str(),
                           r.strat.c_str(), r.config.c_str(), (long long)n, e.what());
@@ -263,13 +270,16 @@ void seq_sweep(Timer& tm, double peak, const std::string& only_op, const std::st
 
 int main(int argc, char** argv) {
   const char* csv = nullptr;
-  bool quick = false, default_only = false, small = false, seq = false;
+  bool quick = false, default_only = false, small = false, seq = false, profile = false;
+  int64_t only_n = 0;
   std::string only_op, only_configs;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     else if (std::strcmp(argv[i], "--default-only") == 0) default_only = true;
     else if (std::strcmp(argv[i], "--small") == 0) small = true;
     else if (std::strcmp(argv[i], "--seq") == 0) seq = true;
+    else if (std::strcmp(argv[i], "--profile") == 0) profile = true;
+    else if (std::strcmp(argv[i], "--n") == 0 && i + 1 < argc) only_n = std::atoll(argv[++i]);
     else if (std::strcmp(argv[i], "--op") == 0 && i + 1 < argc) only_op = argv[++i];
     else if (std::strcmp(argv[i], "--configs") == 0 && i + 1 < argc) only_configs = "," + std::string(argv[++i]) + ",";
     else csv = argv[i];
@@ -321,7 +331,7 @@ int main(int argc, char** argv) {
 
   std::vector<Row> rows;
   if (seq) {
-    seq_sweep(tm, peak, only_op, only_configs, rows);
+    seq_sweep(tm, peak, only_op, only_configs, profile, only_n, rows);
     return write_csv(csv, rows, peak);
   }
 
