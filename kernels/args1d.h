@@ -23,14 +23,11 @@ enum class SeqStrategy {
   split,      // n split in chunks: partial statistics, combine, apply (3 launches, stats buffer)
   resident,   // one persistent launch: chunks of a column group staged in shared memory, their
               // statistics merged through L2 behind a counter per group, applied from shared memory
-  l2,         // one persistent launch: statistics tiles and output tiles from one counter, a
-              // group's output tiles a few groups after its statistics tiles, re-reading from L2
 };
 inline const char* seq_strategy_name(SeqStrategy s) {
   return s == SeqStrategy::block      ? "block"
          : s == SeqStrategy::split    ? "split"
          : s == SeqStrategy::resident ? "resident"
-         : s == SeqStrategy::l2       ? "l2"
                                       : "automatic";
 }
 
@@ -62,10 +59,8 @@ struct Tuning1d {
   int res_stages = -1;    // shared-memory stages per block (2 .. 4): chunks in flight
   int res_stage_kb = -1;  // KiB of inputs per stage (one chunk of a column group)
   int res_cg = -1;        // column groups a row is cut into (a power of two)
-  // Softmax over n, l2 strategy (rows1d/plan.h, l2_geometry); -1: the planned value.
-  int l2_cg = -1;         // column groups a row is cut into (a power of two)
-  int l2_steps = -1;      // steps per tile
-  int l2_lag = -1;        // rounds between a group's statistics tiles and its output tiles
+  int res_teams = -1;     // two warp teams (statistics; copies and outputs) side by side (1), or
+                          // the whole block doing each step in turn (0)
 };
 inline Tuning1d& tuning_1d() {
   static Tuning1d t;
@@ -88,8 +83,7 @@ inline std::string apply_tuning_1d(const std::string& spec, Tuning1d& t) {
       {"plain_loads", &Tuning1d::plain_loads},
       {"res_threads", &Tuning1d::res_threads},   {"res_stages", &Tuning1d::res_stages},
       {"res_stage_kb", &Tuning1d::res_stage_kb}, {"res_cg", &Tuning1d::res_cg},
-      {"l2_cg", &Tuning1d::l2_cg},               {"l2_steps", &Tuning1d::l2_steps},
-      {"l2_lag", &Tuning1d::l2_lag},
+      {"res_teams", &Tuning1d::res_teams},
   };
   size_t pos = 0;
   while (pos < spec.size()) {

@@ -73,29 +73,9 @@ struct ResArgs {
   uint32_t items = 0;      // groups * G (< 2^31)
   FastDiv div_g, div_cgs, div_h;  // by G, cgs and H
   int ncg = 0;             // statistics per group: its columns
-  int step_slots = 0;      // 16-byte slots of one step (threads x units each)
-  int red_stride = 0;      // floats per statistic in the reduction buffer
+  int step_slots = 0;      // 16-byte slots of one step (a team's threads x units each)
   unsigned* counters = nullptr;  // per group: chunks whose partial statistics are written
   float* partial = nullptr;      // per item: its statistics [stat][ncg] (G > 1)
-};
-
-// Softmax over the sequence, l2 strategy (seq_l2.cuh): a group is one column group of one
-// (b, h) slab, G tiles of `steps` steps along n; work w is tile w % 2G of round w / 2G: the
-// statistics tiles of group r, then the output tiles of group r - lag.
-struct L2Args {
-  int G = 1;             // tiles per group
-  int steps = 1;         // steps per tile
-  int lag = 1;           // rounds between a group's statistics and output tiles
-  int cgs = 1;           // column groups per row that hold units (groups per slab)
-  int ncg = 0;           // statistics per group: its columns
-  uint32_t groups = 0;   // B * H * cgs
-  uint32_t work = 0;     // (groups + lag) * 2G (< 2^31)
-  FastDiv div_cgs, div_round;  // by cgs, and by 2G
-  float* stats = nullptr;      // per column m + log(l) [, t / l] (= Args::stats, written here)
-  float* partial = nullptr;    // per tile: its statistics [stat][ncg]
-  unsigned* arrived = nullptr; // per group: statistics tiles written
-  unsigned* ready = nullptr;   // per group: its statistics merged
-  unsigned* counter = nullptr; // tiles drawn (after the first grid)
 };
 
 }  // namespace opbench::kernels::rows1d

@@ -12,7 +12,6 @@
 #include "kernels/rows1d/args.h"
 #include "kernels/rows1d/plan.h"
 #include "kernels/rows1d/row_kernel.cuh"
-#include "kernels/rows1d/seq_l2.cuh"
 #include "kernels/rows1d/seq_resident.cuh"
 #include "kernels/rows1d/softmax_seq.cuh"
 
@@ -46,9 +45,9 @@ int block_slots() {
 
 // Softmax over n, resident strategy: blocks per SM of its kernel for a plan (the kernel's
 // shared-memory limit raised to the device's once).
-template <class OP, typename T, int V, bool BWD>
-int resident_occupancy(const ResPlan& rp) {
-  const auto kernel = seq_resident_kernel<OP, T, V, BWD>;
+template <class OP, typename T, int V, bool BWD, bool TEAMS>
+int resident_occupancy_k(const ResPlan& rp) {
+  const auto kernel = seq_resident_kernel<OP, T, V, BWD, TEAMS>;
   static const bool raised = [kernel] {
     int dev = 0, optin = 0;
     OPBENCH_CUDA_CHECK(cudaGetDevice(&dev));
@@ -64,16 +63,22 @@ int resident_occupancy(const ResPlan& rp) {
   OPBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, rp.threads, rp.smem));
   return n;
 }
+template <class OP, typename T, int V, bool BWD>
+int resident_occupancy(const ResPlan& rp) {
+  return rp.teams ? resident_occupancy_k<OP, T, V, BWD, true>(rp)
+                  : resident_occupancy_k<OP, T, V, BWD, false>(rp);
+}
 
-// The resident plan of a call: Tuning1d's res_* fields, else 512 threads (256 where a step of
-// 512 does not fit the stages) and 3 stages of 64 KiB, with the widest column group (segments of
-// >= 32 bytes) whose merge loads at most 8 floats a thread (else the narrowest); res_cg is
-// capped at the row's threads. ok is false when no geometry fits: the vector path only, and a
-// group's chunks no more than the resident blocks.
+// The resident plan of a call: Tuning1d's res_* fields, else two teams of 256 threads (128 where
+// a step of 256 does not fit the stages) and 3 stages of 64 KiB, with the widest column group
+// (segments of >= 32 bytes) whose merge loads at most 8 floats a thread (else the narrowest);
+// res_cg is capped at the row's threads. ok is false when no geometry fits: the vector path only,
+// and a group's chunks no more than the resident blocks.
 template <class OP, typename T, int V, bool BWD>
 ResPlan resident_plan(const Call& c, const Plan& p) {
   const Tuning1d& tu = tuning_1d();
   constexpr int kRpt = BWD ? OP::kRptB : OP::kRptF;
+  const bool teams = tu.res_teams != 0;
   const int stages = tu.res_stages > 0 ? tu.res_stages : 3;
   const int64_t stage_bytes = int64_t(tu.res_stage_kb > 0 ? tu.res_stage_kb : 64) << 10;
   const int tpr = 1 << p.tpr_shift;
@@ -81,17 +86,18 @@ ResPlan resident_plan(const Call& c, const Plan& p) {
   ResPlan best;
   for (int nt : {512, 256}) {
     if (tu.res_threads > 0 && nt != tu.res_threads) continue;
+    const int tn = teams ? nt / 2 : nt;
     for (int cg = 1; cg <= tpr; cg *= 2) {
       if (want_cg > 0 ? cg != want_cg : cg > 1 && (tpr / cg) * 16 < 32) continue;
       ResPlan rp;
-      if (!resident_geometry(c, p, kRpt, OP::P, OP::Q, nt, stages, stage_bytes, cg, rp)) continue;
+      if (!resident_geometry(c, p, kRpt, OP::P, OP::Q, nt, teams, stages, stage_bytes, cg, rp)) continue;
       const int occ = resident_occupancy<OP, T, V, BWD>(rp);
       const int64_t slots = int64_t(occ) * sm_count();
       if (occ < 1 || rp.r.G > slots) continue;
       rp.grid = rp.r.items < slots ? rp.r.items : slots;
       rp.ok = true;
       best = rp;
-      if (int64_t(rp.r.G) * rp.r.ncg * (BWD ? 3 : 2) <= 8 * int64_t(nt)) break;
+      if (int64_t(rp.r.G) * rp.r.ncg * (BWD ? 3 : 2) <= 8 * int64_t(tn)) break;
     }
     if (best.ok) break;
   }
@@ -110,39 +116,10 @@ void launch_resident(const Call& c, const ResPlan& rp, Args a) {
     r.counters = reinterpret_cast<unsigned*>(r.partial + size_t(r.items) * (BWD ? 3 : 2) * r.ncg);
   }
   void* args[] = {&a, &r};
-  OPBENCH_CUDA_CHECK(cudaLaunchCooperativeKernel(
-      reinterpret_cast<const void*>(seq_resident_kernel<OP, T, V, BWD>), dim3(grid_of(rp.grid, c.op)),
-      dim3(rp.threads), args, rp.smem, c.stream));
-  OPBENCH_LAUNCH_CHECK();
-}
-
-template <class OP, typename T, int V, bool BWD>
-int l2_slots() {
-  static const int occ = occupancy(seq_l2_kernel<OP, T, V, BWD, true>);
-  return occ * sm_count();
-}
-
-// Softmax over n, l2 strategy: the counters zeroed, then one persistent launch (a block per
-// resident slot, at most one per tile).
-template <class OP, typename T, int V, bool BWD>
-void launch_l2(const Call& c, const L2Plan& lp, Args a, bool pf) {
-  if (c.ws_bytes < lp.ws_bytes)
-    throw KernelError(std::string(c.op) + ": workspace of " + std::to_string(c.ws_bytes) +
-                      " bytes, softmax over n (l2) needs " + std::to_string(lp.ws_bytes));
-  a.tprc_shift = a.tpr_shift - lp.cg_shift;
-  L2Args q = lp.q;
-  char* ws = static_cast<char*>(c.ws);
-  q.stats = reinterpret_cast<float*>(ws);
-  a.stats = q.stats;
-  q.partial = reinterpret_cast<float*>(ws + lp.stats_bytes);
-  q.arrived = reinterpret_cast<unsigned*>(ws + lp.ws_bytes - lp.counter_bytes);
-  q.ready = q.arrived + q.groups;
-  q.counter = q.ready + q.groups;
-  OPBENCH_CUDA_CHECK(cudaMemsetAsync(q.arrived, 0, lp.counter_bytes, c.stream));
-  const int64_t slots = l2_slots<OP, T, V, BWD>();
-  const unsigned grid = grid_of(q.work < slots ? q.work : slots, c.op);
-  if (pf) seq_l2_kernel<OP, T, V, BWD, true><<<grid, kThreads, 0, c.stream>>>(a, q);
-  else seq_l2_kernel<OP, T, V, BWD, false><<<grid, kThreads, 0, c.stream>>>(a, q);
+  const void* kernel = rp.teams ? reinterpret_cast<const void*>(seq_resident_kernel<OP, T, V, BWD, true>)
+                                : reinterpret_cast<const void*>(seq_resident_kernel<OP, T, V, BWD, false>);
+  OPBENCH_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, dim3(grid_of(rp.grid, c.op)), dim3(rp.threads),
+                                                 args, rp.smem, c.stream));
   OPBENCH_LAUNCH_CHECK();
 }
 
@@ -181,12 +158,6 @@ void launch_typed(const Call& c, Plan p, Args a, bool pf) {
       throw KernelError(std::string(c.op) + ": elementwise activations use the flat kernel");
     }
     return;
-  }
-  if (p.strat == SeqStrategy::l2) {
-    constexpr int kRpt = BWD ? OP::kRptB : OP::kRptF;
-    const L2Plan lp = l2_plan(c, p, kRpt, OP::P);
-    if (lp.ok) return launch_l2<OP, T, V, BWD>(c, lp, a, pf);
-    throw KernelError(std::string(c.op) + ": softmax over n, l2 strategy: too many tiles");
   }
   if (p.strat == SeqStrategy::resident) {  // where it does not fit: split, unless asked for
     if constexpr (V > 1) {
@@ -232,10 +203,6 @@ void launch_typed(const Call& c, Plan p, Args a, bool pf) {
 template <class OP, typename T, int V>
 size_t seq_bytes(const Call& c, Plan p) {
   if (!c.seq || p.strat == SeqStrategy::block) return 0;
-  if (p.strat == SeqStrategy::l2) {
-    const L2Plan lp = l2_plan(c, p, c.bwd ? OP::kRptB : OP::kRptF, OP::P);
-    return lp.ok ? lp.ws_bytes : 0;
-  }
   if constexpr (V > 1) {
     if (p.strat == SeqStrategy::resident) {
       const ResPlan rp = c.bwd ? resident_plan<OP, T, V, true>(c, p) : resident_plan<OP, T, V, false>(c, p);

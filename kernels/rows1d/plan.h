@@ -95,26 +95,30 @@ inline void block_groups(const Call& c, Plan& p, int64_t slots) {
 }
 
 // Softmax over n, resident strategy (seq_resident.cuh): a launch's geometry for `nt` threads a
-// block, `stages` stages of about `stage_bytes` of inputs each, rows cut into `cg` column groups.
-// rpt rows per step; P pieces of x and Q of dout per unit (the backward stages both).
+// block (two teams of nt / 2 with `teams`, each covering whole chunks), `stages` stages of about
+// `stage_bytes` of inputs each, rows cut into `cg` column groups; rpt rows per step; P pieces of
+// x and Q of dout per unit (the backward stages both).
 struct ResPlan {
   ResArgs r;
   int threads = 512;
+  bool teams = true;
   int cg_shift = 0;     // a.tprc_shift = tpr_shift - cg_shift
   size_t smem = 0;      // dynamic shared memory per block
   size_t ws_bytes = 0;  // partial statistics, then the counters
   int64_t grid = 0;     // blocks (set at launch planning: every block resident)
   bool ok = false;
 };
-inline bool resident_geometry(const Call& c, const Plan& p, int rpt, int P, int Q, int nt,
+inline bool resident_geometry(const Call& c, const Plan& p, int rpt, int P, int Q, int nt, bool teams,
                               int stages, int64_t stage_bytes, int cg, ResPlan& rp) {
   const int vec = 16 / dtype_size(c.dtype);
   const int tpr = 1 << p.tpr_shift;
+  const int tn = teams ? nt / 2 : nt;  // threads over a chunk
   if (p.V != vec || cg < 1 || cg > tpr || (cg & (cg - 1)) != 0 || stages < 2 || stages > 4) return false;
   const int tprc = tpr / cg, upt = 8 / p.V;
+  if (tprc > tn) return false;
   const int np = P + (c.bwd ? Q : 0), nstat = c.bwd ? 3 : 2;
-  const int64_t step_slots = int64_t(nt) * rpt * upt * np;
-  const int64_t step_rows = int64_t(nt / tprc) * rpt;
+  const int64_t step_slots = int64_t(tn) * rpt * upt * np;
+  const int64_t step_rows = int64_t(tn / tprc) * rpt;
   int64_t sps = stage_bytes / (16 * step_slots);
   const int64_t need = (c.N + step_rows - 1) / step_rows;
   sps = sps < 1 ? 1 : sps > need ? need : sps;
@@ -134,66 +138,13 @@ inline bool resident_geometry(const Call& c, const Plan& p, int rpt, int P, int 
   r.div_h = FastDiv(uint32_t(c.H));
   r.ncg = tprc * upt * P * p.V;
   r.step_slots = int(step_slots);
-  r.red_stride = nt > (nt / 32) * r.ncg ? nt : (nt / 32) * r.ncg;
   rp.threads = nt;
+  rp.teams = teams;
   rp.cg_shift = ilog2(cg);
-  rp.smem = size_t(stages) * sps * step_slots * 16 + size_t(nstat) * r.red_stride * 4 +
+  rp.smem = size_t(stages) * sps * step_slots * 16 + size_t(nstat) * (tn / 32) * r.ncg * 4 +
             size_t(4) * r.ncg * 4;
   rp.ws_bytes = r.G > 1 ? size_t(r.items) * nstat * r.ncg * 4 + size_t(r.groups) * 4 : 0;
-  return r.ncg <= nt;
-}
-
-// Softmax over n, l2 strategy (seq_l2.cuh): a launch's geometry for rows cut into `cg` column
-// groups, tiles of `steps` steps of rpt rows, output tiles `lag` rounds after their group's
-// statistics tiles; P pieces of x per unit. Workspace: statistics (as split's), the tiles'
-// partials, then the counters (zeroed before each launch).
-struct L2Plan {
-  L2Args q;
-  int cg_shift = 0;         // a.tprc_shift = tpr_shift - cg_shift
-  size_t stats_bytes = 0;   // per column m + log(l) [, t / l]
-  size_t counter_bytes = 0;
-  size_t ws_bytes = 0;
-  bool ok = false;
-};
-inline bool l2_geometry(const Call& c, const Plan& p, int rpt, int P, int cg, int steps, int lag,
-                        L2Plan& lp) {
-  const int tpr = 1 << p.tpr_shift;
-  if (cg < 1 || cg > tpr || (cg & (cg - 1)) != 0 || steps < 1 || lag < 1) return false;
-  const int tprc = tpr / cg, upt = 8 / p.V, nstat = c.bwd ? 3 : 2;
-  const int64_t rows = int64_t(steps) * (kThreads / tprc) * rpt;
-  L2Args& q = lp.q;
-  q.G = int((c.N + rows - 1) / rows);
-  q.steps = steps;
-  q.lag = lag;
-  q.cgs = 0;
-  for (int k = 0; k < cg; ++k) q.cgs += k * tprc < p.U ? 1 : 0;  // groups holding units
-  q.ncg = tprc * upt * P * p.V;
-  const int64_t groups = c.B * c.H * q.cgs;
-  const int64_t work = (groups + lag) * 2 * int64_t(q.G);
-  if (work >= (int64_t(1) << 31)) return false;
-  q.groups = uint32_t(groups);
-  q.work = uint32_t(work);
-  q.div_cgs = FastDiv(uint32_t(q.cgs));
-  q.div_round = FastDiv(uint32_t(2 * q.G));
-  lp.cg_shift = ilog2(cg);
-  lp.stats_bytes = size_t(c.bwd ? 2 : 1) * c.B * c.H * c.D * 4;
-  lp.counter_bytes = (2 * size_t(groups) + 1) * 4;
-  lp.ws_bytes = lp.stats_bytes + size_t(groups) * q.G * nstat * q.ncg * 4 + lp.counter_bytes;
-  lp.ok = true;
   return true;
-}
-// The l2 plan of a call: Tuning1d's l2_* fields, else column groups of at least 64 bytes of a
-// piece (16-byte units; one group on the scalar path), tiles of 2 steps, a lag of 4 rounds.
-inline L2Plan l2_plan(const Call& c, const Plan& p, int rpt, int P) {
-  const Tuning1d& tu = tuning_1d();
-  const int tpr = 1 << p.tpr_shift;
-  int cg = 1;
-  if (p.V > 1)
-    while (cg * 2 <= tpr && (tpr / (cg * 2)) * 16 >= 64) cg *= 2;
-  if (tu.l2_cg > 0) cg = tu.l2_cg < tpr ? tu.l2_cg : tpr;
-  L2Plan lp;
-  l2_geometry(c, p, rpt, P, cg, tu.l2_steps > 0 ? tu.l2_steps : 2, tu.l2_lag > 0 ? tu.l2_lag : 4, lp);
-  return lp;
 }
 
 // Whether a call takes 16-byte units (the piece a multiple of them, every tensor aligned).
@@ -263,7 +214,7 @@ inline Plan make_plan(const Call& c, int rpt, bool br, int max_steps) {
       // bf16): block wins at n = 256 by ~8 us (2 launches fewer), split at n = 4096 by 5-25%;
       // the crossover lies at n ~ 500-800 (act forward ~2000).
       const bool fills = (c.B * c.H) << p.cg_max_shift >= sms;
-      p.strat = fills && c.N <= 512 ? SeqStrategy::block : SeqStrategy::l2;
+      p.strat = fills && c.N <= 512 ? SeqStrategy::block : SeqStrategy::resident;
     }
   }
   return p;

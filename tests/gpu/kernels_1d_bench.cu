@@ -1,8 +1,8 @@
 // Benchmark of our 1d CUDA kernels (act, lrpe_cosine, lrpe_rotate) against their memory floor.
 // Standalone (no torch, no gtest).
 // Usage: kernels_1d_bench [csv_path] [--quick] [--default-only] [--small] [--seq] [--op act|lrpe_cosine|lrpe_rotate]
-// (--seq: softmax over the sequence only, every strategy at n = 256 .. 32768 and the tunings of
-// the one-read strategies (l2, resident), against the one-pass and the two-pass floor; with
+// (--seq: softmax over the sequence only, every strategy at n = 256 .. 32768 and the resident
+// strategy's tunings, against the one-pass and the two-pass floor; with
 // --profile one call per configuration (for Nsight Compute), --n N that n alone.)
 // (--small: n = 256 .. 4096, the elementwise acts with a grid of flat-kernel launch shapes,
 // lrpe_cosine's backward (none and the elementwise acts) with its flat kernel against the row
@@ -180,25 +180,14 @@ void seq_sweep(Timer& tm, double peak, const std::string& only_op, const std::st
     for (Op op : {Op::act, Op::cos, Op::rot}) {
       if (!only_op.empty() && only_op != op_name(op)) continue;
       for (bool bwd : {false, true})
-        for (SeqStrategy st : {SeqStrategy::block, SeqStrategy::split, SeqStrategy::resident, SeqStrategy::l2}) {
+        for (SeqStrategy st : {SeqStrategy::block, SeqStrategy::split, SeqStrategy::resident}) {
           if (st == SeqStrategy::block && n > 4096) continue;
           std::vector<Config> configs = {config("default", [](T1&) {})};
-          if (st == SeqStrategy::l2 && (n == 32768 || n == 4096)) {
-            for (int cg : {1, 2, 4, 8})
-              configs.push_back(config("cg" + std::to_string(cg), [cg](T1& t) { t.l2_cg = cg; }));
-            for (int steps : {1, 4, 8})
-              configs.push_back(config("steps" + std::to_string(steps), [steps](T1& t) { t.l2_steps = steps; }));
-            for (int lag : {1, 2, 3, 6, 8, 12})
-              configs.push_back(config("lag" + std::to_string(lag), [lag](T1& t) { t.l2_lag = lag; }));
-            configs.push_back(config("steps1lag8", [](T1& t) { t.l2_steps = 1, t.l2_lag = 8; }));
-            configs.push_back(config("steps4lag2", [](T1& t) { t.l2_steps = 4, t.l2_lag = 2; }));
-            configs.push_back(config("cg8steps4", [](T1& t) { t.l2_cg = 8, t.l2_steps = 4; }));
-            configs.push_back(config("prefetch", [](T1& t) { t.prefetch = 1; }));
-            configs.push_back(config("no_prefetch", [](T1& t) { t.prefetch = 0; }));
-          }
-          if (st == SeqStrategy::resident && n == 32768) {
+          if (st == SeqStrategy::resident && (n == 32768 || (n == 4096 && only_configs.empty()))) {
             for (int cg : {1, 2, 4, 8})
               configs.push_back(config("cg" + std::to_string(cg), [cg](T1& t) { t.res_cg = cg; }));
+            configs.push_back(config("whole", [](T1& t) { t.res_teams = 0; }));
+            configs.push_back(config("whole_cg2", [](T1& t) { t.res_teams = 0, t.res_cg = 2; }));
             configs.push_back(config("st2", [](T1& t) { t.res_stages = 2; }));
             configs.push_back(config("st4kb48", [](T1& t) { t.res_stages = 4, t.res_stage_kb = 48; }));
             configs.push_back(config("kb32", [](T1& t) { t.res_stage_kb = 32; }));
@@ -243,27 +232,26 @@ void seq_sweep(Timer& tm, double peak, const std::string& only_op, const std::st
     }
   }
   // Summary: per op and mode, the default of each strategy at every n, then n = 32768's tunings.
-  std::printf("\nSEQ SUMMARY (ms; %% of the one-pass floor of resident and l2)\n");
-  std::printf("%-12s %-4s %6s %9s %9s %9s %7s %9s %7s\n", "op", "mode", "n", "block", "split", "resident", "%", "l2", "%");
+  std::printf("\nSEQ SUMMARY (ms; resident: %% of the one-pass floor)\n");
+  std::printf("%-12s %-4s %6s %9s %9s %9s %7s\n", "op", "mode", "n", "block", "split", "resident", "%");
   for (const char* opn : {"act", "lrpe_cosine", "lrpe_rotate"})
     for (const char* mode : {"fwd", "bwd"})
       for (int64_t n : {256, 512, 1024, 2048, 4096, 8192, 16384, 32768}) {
-        double v[4] = {0, 0, 0, 0}, pct[4] = {0, 0, 0, 0};
+        double v[3] = {0, 0, 0}, pct = 0;
         bool any = false;
         for (const Row& r : rows)
           if (r.op == opn && r.mode == mode && r.n == n && r.config == "default") {
-            const int k = r.strat == "block" ? 0 : r.strat == "split" ? 1 : r.strat == "resident" ? 2 : 3;
-            v[k] = r.ms, pct[k] = r.pct, any = true;
+            const int k = r.strat == "block" ? 0 : r.strat == "split" ? 1 : 2;
+            v[k] = r.ms, any = true;
+            if (k == 2) pct = r.pct;
           }
         if (any)
-          std::printf("%-12s %-4s %6lld %9.4f %9.4f %9.4f %6.1f%% %9.4f %6.1f%%\n", opn, mode, (long long)n, v[0],
-                      v[1], v[2], pct[2], v[3], pct[3]);
+          std::printf("%-12s %-4s %6lld %9.4f %9.4f %9.4f %6.1f%%\n", opn, mode, (long long)n, v[0], v[1], v[2], pct);
       }
-  for (const char* strat : {"l2", "resident"})
-    for (const Row& r : rows)
-      if (r.strat == strat && r.config != "default" && (r.n == 32768 || (r.n == 4096 && r.strat == "l2")))
-        std::printf("  %-8s n=%-5lld %-12s %s %-12s %9.4f ms %6.1f%%\n", strat, (long long)r.n, r.op.c_str(),
-                    r.mode.c_str(), r.config.c_str(), r.ms, r.pct);
+  for (const Row& r : rows)
+    if (r.strat == "resident" && r.config != "default")
+      std::printf("  n=%-5lld %-12s %s %-12s %9.4f ms %6.1f%%\n", (long long)r.n, r.op.c_str(), r.mode.c_str(),
+                  r.config.c_str(), r.ms, r.pct);
 }
 
 }  // namespace

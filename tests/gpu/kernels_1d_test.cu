@@ -48,8 +48,7 @@ const Variant kVariants[] = {{Act::none, false, "none"},       {Act::relu, false
                              {Act::sigmoid, false, "sigmoid"}, {Act::silu, false, "silu"},
                              {Act::softmax, false, "softmax_d"}, {Act::softmax, true, "softmax_n"}};
 const DType kDtypes[] = {DType::bf16, DType::f16, DType::f32};
-const SeqStrategy kSeqStrategies[] = {SeqStrategy::block, SeqStrategy::split, SeqStrategy::resident,
-                                       SeqStrategy::l2};
+const SeqStrategy kSeqStrategies[] = {SeqStrategy::block, SeqStrategy::split, SeqStrategy::resident};
 
 struct Case {
   Op op = Op::act;
@@ -513,15 +512,17 @@ struct TuningGuard {
 };
 
 // Softmax over n, resident strategy under its tunings: chunks of one step (so that the odd n
-// below cut a group into up to 33 chunks, the last one partial), every column-group count,
-// 256 and 512 threads, 2 to 4 stages; d = 96 leaves column groups without units; both layouts.
+// below cut a group into up to 65 chunks, the last one partial), every column-group count,
+// 256 and 512 threads, 2 to 4 stages, two warp teams or one; d = 96 leaves column groups
+// without units; both layouts.
 TEST(Kernels1d, ResidentTunings) {
   REQUIRE_GPU();
   const TuningGuard guard;
   const opbench::kernels::Tuning1d& saved = guard.saved;
   Tally t;
-  struct Tu { int cg, threads, stages, kb; } tus[] = {
-      {1, 512, 2, 1}, {2, 256, 2, 1}, {4, 512, 4, 1}, {8, 256, 3, 1}, {-1, 512, 3, 8}, {-1, -1, -1, -1}};
+  struct Tu { int cg, threads, stages, kb, teams; } tus[] = {
+      {1, 512, 2, 1, 0}, {2, 256, 2, 1, 1}, {4, 256, 4, 1, 0}, {8, 256, 3, 1, 1}, {-1, 512, 3, 8, 1},
+      {-1, 512, 2, 1, 1}, {-1, -1, -1, -1, 0}, {-1, -1, -1, -1, -1}};
   struct S { int64_t b, h, n, d; } shapes[] = {{2, 3, 1000, 128}, {1, 2, 4097, 96}, {3, 1, 333, 64}, {1, 2, 2049, 256}};
   for (const Tu& tu : tus)
     for (Op op : {Op::act, Op::cos, Op::rot})
@@ -530,6 +531,7 @@ TEST(Kernels1d, ResidentTunings) {
           auto& g = opbench::kernels::tuning_1d();
           g = saved;
           g.res_cg = tu.cg, g.res_threads = tu.threads, g.res_stages = tu.stages, g.res_stage_kb = tu.kb;
+          g.res_teams = tu.teams;
           Case c;
           // float32 with the planned tuning only (a step of 512 threads of float32 backward
           // rows does not fit the shared memory)
@@ -540,33 +542,6 @@ TEST(Kernels1d, ResidentTunings) {
           expect_case(c, t);
         }
   t.report("resident tunings");
-}
-
-// Softmax over n, l2 strategy under its tunings: tiles of one step (up to 33 tiles a group, the
-// last partial), every column-group count, lags of 1 to 8 rounds (output tiles waiting for their
-// group, or long after), both layouts, every dtype, the scalar path.
-TEST(Kernels1d, L2Tunings) {
-  REQUIRE_GPU();
-  const TuningGuard guard;
-  const opbench::kernels::Tuning1d& saved = guard.saved;
-  Tally t;
-  struct Tu { int cg, steps, lag; } tus[] = {{1, 1, 1}, {2, 1, 2}, {4, 2, 8}, {8, 1, 3}, {-1, -1, -1}};
-  struct S { int64_t b, h, n, d; } shapes[] = {{2, 3, 1000, 128}, {1, 2, 4097, 96}, {3, 1, 333, 64}, {1, 2, 2049, 256}, {2, 2, 517, 20}};
-  for (const Tu& tu : tus)
-    for (Op op : {Op::act, Op::cos, Op::rot})
-      for (const S& sh : shapes)
-        for (bool bwd : {false, true}) {
-          auto& g = opbench::kernels::tuning_1d();
-          g = saved;
-          g.l2_cg = tu.cg, g.l2_steps = tu.steps, g.l2_lag = tu.lag;
-          Case c;
-          c.op = op, c.dt = kDtypes[(sh.n + sh.d + (bwd ? 1 : 0)) % 3];
-          c.act = Act::softmax, c.seq = true, c.bwd = bwd, c.strat = SeqStrategy::l2;
-          c.b = sh.b, c.h = sh.h, c.n = sh.n, c.d = op == Op::rot && sh.d == 20 ? 34 : sh.d;
-          c.offset = 11, c.theta_mode = int(sh.n % 3);
-          expect_case(c, t);
-        }
-  t.report("l2 tunings");
 }
 
 // fp32 at large positions (angles up to ~1e6 rad): sin/cos of the float32 angle, range-reduced.
