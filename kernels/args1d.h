@@ -117,7 +117,7 @@ struct ActArgs {
   const void* x = nullptr;     // (b, h, n, d)
   const void* dout = nullptr;  // backward: gradient of the output, (b, h, n, d)
   void* out = nullptr;         // forward: o; backward: dx
-  void* workspace = nullptr;   // softmax over n, split strategy: *_workspace_bytes() bytes
+  void* workspace = nullptr;   // softmax over n, split or resident: *_workspace_bytes() bytes
   size_t workspace_bytes = 0;
   SeqStrategy strategy = SeqStrategy::automatic;
   cudaStream_t stream = nullptr;

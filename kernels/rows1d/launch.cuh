@@ -250,7 +250,7 @@ template <class OP>
 Plan plan_for(const Call& c, const RowChoice& rc) {
   return make_plan(c, rows_per_step<OP>(c.bwd, rc.batch_rows, !c.seq && c.act == Act::softmax,
                                         c.dtype == DType::f32),
-                   rc.batch_rows, rc.max_steps);
+                   rc.batch_rows, rc.max_steps, rc.res_lo, rc.res_hi);
 }
 
 template <class OP>

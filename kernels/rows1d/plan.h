@@ -160,6 +160,9 @@ struct RowChoice {
   int max_steps = 16;
   bool batch_rows = true;
   bool prefetch = false;
+  // Softmax over n, automatic strategy: resident for res_lo < n <= res_hi (where it measured
+  // faster than block and split), else block or split.
+  int64_t res_lo = 0, res_hi = 0;
 };
 
 // A call is "large" when x holds at least 64 MiB: there the short tiles with prefetch pay;
@@ -169,8 +172,10 @@ inline bool large_call(const Call& c) {
 }
 
 // Geometry of a call. rpt: rows per step of the op's kernels; br: batch rows (rpt batches at
-// one s per step) for the row kernel; max_steps: the most steps per tile.
-inline Plan make_plan(const Call& c, int rpt, bool br, int max_steps) {
+// one s per step) for the row kernel; max_steps: the most steps per tile; softmax over n,
+// automatic: resident for res_lo < n <= res_hi.
+inline Plan make_plan(const Call& c, int rpt, bool br, int max_steps, int64_t res_lo = 0,
+                      int64_t res_hi = 0) {
   Plan p;
   p.br = br;
   const int esz = dtype_size(c.dtype);
@@ -209,12 +214,14 @@ inline Plan make_plan(const Call& c, int rpt, bool br, int max_steps) {
     p.cg_max_shift = ilog2(tpr / tprc_min);
     p.strat = c.strategy;
     if (p.strat == SeqStrategy::automatic) {
-      // block: one launch and no buffer, when b * h * groups fills the SMs and n is short;
-      // split: full occupancy in both passes otherwise. Measured (H100, b 12, h 12, d 128,
+      // resident in the op's measured range of n (one read of the inputs; where it does not fit,
+      // split); block: one launch and no buffer, when b * h * groups fills the SMs and n is
+      // short; split: full occupancy in both passes otherwise. Measured (H100, b 12, h 12, d 128,
       // bf16): block wins at n = 256 by ~8 us (2 launches fewer), split at n = 4096 by 5-25%;
       // the crossover lies at n ~ 500-800 (act forward ~2000).
       const bool fills = (c.B * c.H) << p.cg_max_shift >= sms;
-      p.strat = fills && c.N <= 512 ? SeqStrategy::block : SeqStrategy::resident;
+      if (c.N > res_lo && c.N <= res_hi) p.strat = SeqStrategy::resident;
+      else p.strat = fills && c.N <= 512 ? SeqStrategy::block : SeqStrategy::split;
     }
   }
   return p;

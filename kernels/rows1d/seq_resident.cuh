@@ -48,16 +48,19 @@ __device__ __forceinline__ void cp_async_wait_n(int n) {
   else cp_async_wait<3>();
 }
 
+// Merge of a lane's statistics with those of the lane `off` away (xor). All lanes take part.
+template <bool BWD>
+__device__ __forceinline__ void xor_merge(float& m, float& l, float& t, int off) {
+  const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
+  const float l2 = __shfl_xor_sync(0xffffffffu, l, off);
+  const float t2 = BWD ? __shfl_xor_sync(0xffffffffu, t, off) : 0.f;
+  merge_stats(m, l, t, m2, l2, t2);
+}
 // Merge of the statistics of W aligned lanes (W a power of two <= 32); every lane ends with the
-// total. All lanes of the warp take part.
+// total.
 template <bool BWD>
 __device__ __forceinline__ void lanes_merge(float& m, float& l, float& t, int W) {
-  for (int off = W >> 1; off > 0; off >>= 1) {
-    const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
-    const float l2 = __shfl_xor_sync(0xffffffffu, l, off);
-    const float t2 = BWD ? __shfl_xor_sync(0xffffffffu, t, off) : 0.f;
-    merge_stats(m, l, t, m2, l2, t2);
-  }
+  for (int off = W >> 1; off > 0; off >>= 1) xor_merge<BWD>(m, l, t, off);
 }
 
 // One item: its group (column group cg of slab (b, h)), its chunk and the chunk's first row.
@@ -131,6 +134,16 @@ struct ResBlock {
   }
   // Local column of statistic (i, p, e) of this thread within its group.
   __device__ __forceinline__ int col(int i, int p, int e) const { return t * K + (i * P + p) * V + e; }
+  // f(i, p, e) for every statistic of this thread.
+  template <class F>
+  static __device__ __forceinline__ void each(F f) {
+#pragma unroll
+    for (int i = 0; i < UPT; ++i)
+#pragma unroll
+      for (int p = 0; p < P; ++p)
+#pragma unroll
+        for (int e = 0; e < V; ++e) f(i, p, e);
+  }
 
   // The theta table of the k-th item's head (lrpe), in its half, by this team; its previous
   // readers finished before the block barrier that ends each item.
@@ -171,30 +184,15 @@ struct ResBlock {
     // Over the row groups of a warp (lanes t, t + tprc, ...), then over the team's warps: W
     // lanes a column, one warp's partial each.
     for (int off = tprc; off < 32; off <<= 1)
-#pragma unroll
-      for (int i = 0; i < UPT; ++i)
-#pragma unroll
-        for (int p = 0; p < P; ++p)
-#pragma unroll
-          for (int e = 0; e < V; ++e) {
-            const float m2 = __shfl_xor_sync(0xffffffffu, m[i][p][e], off);
-            const float l2 = __shfl_xor_sync(0xffffffffu, l[i][p][e], off);
-            const float t2 = BWD ? __shfl_xor_sync(0xffffffffu, tt[i][p][e], off) : 0.f;
-            merge_stats(m[i][p][e], l[i][p][e], tt[i][p][e], m2, l2, t2);
-          }
+      each([&](int i, int p, int e) { xor_merge<BWD>(m[i][p][e], l[i][p][e], tt[i][p][e], off); });
     const int W = tn / 32, ncg = r.ncg, rs = W * ncg;
     if ((tid & 31) < tprc) {
       const int w0 = (tid >> 5) * ncg;
-#pragma unroll
-      for (int i = 0; i < UPT; ++i)
-#pragma unroll
-        for (int p = 0; p < P; ++p)
-#pragma unroll
-          for (int e = 0; e < V; ++e) {
-            red[w0 + col(i, p, e)] = m[i][p][e];
-            red[rs + w0 + col(i, p, e)] = l[i][p][e];
-            if constexpr (BWD) red[2 * rs + w0 + col(i, p, e)] = tt[i][p][e];
-          }
+      each([&](int i, int p, int e) {
+        red[w0 + col(i, p, e)] = m[i][p][e];
+        red[rs + w0 + col(i, p, e)] = l[i][p][e];
+        if constexpr (BWD) red[2 * rs + w0 + col(i, p, e)] = tt[i][p][e];
+      });
     }
     sync();
     const int w = tid & (W - 1);
@@ -266,15 +264,10 @@ struct ResBlock {
     const L ln = lane(it, k);
     const float* f = fin + (k & 1) * 2 * r.ncg;
     Vals Mp, R;
-#pragma unroll
-    for (int i = 0; i < UPT; ++i)
-#pragma unroll
-      for (int p = 0; p < P; ++p)
-#pragma unroll
-        for (int e = 0; e < V; ++e) {
-          Mp[i][p][e] = f[col(i, p, e)];
-          R[i][p][e] = BWD ? f[r.ncg + col(i, p, e)] : 0.f;
-        }
+    each([&](int i, int p, int e) {
+      Mp[i][p][e] = f[col(i, p, e)];
+      R[i][p][e] = BWD ? f[r.ncg + col(i, p, e)] : 0.f;
+    });
     const bool more = refill < r.items;
     const ResItem nx = more ? res_item(r, refill) : it;
     const L nl = lane(nx, 0);
