@@ -10,7 +10,7 @@
 
 namespace opbench::kernels {
 
-// Bytes of workspace the call needs (softmax over n with the split strategy), else 0.
+// Bytes of workspace the call needs (softmax over n with the split or resident strategy), else 0.
 size_t act_workspace_bytes(const ActArgs& a, bool backward);
 // o = act(x): a.x -> a.out.
 void act_forward(const ActArgs& a);

@@ -14,15 +14,21 @@
 namespace opbench::kernels {
 
 // How softmax over the sequence (act_dim = the n axis) is computed. Its column statistics
-// (max and sum of exp over n) need the whole column before the first output, and at
-// n = 32768 a (b, h) slab does not fit on chip: every strategy reads the input twice.
+// (max and sum of exp over n) need the whole column before the first output. block and split
+// read the input twice; resident keeps each column group of a (b, h) slab in the shared memory
+// of the blocks that read it until its statistics are known, and reads it once.
 enum class SeqStrategy {
-  automatic,  // block for n <= 512 when b * h * column groups fills the device, else split
+  automatic,  // the measured choice per call (rows1d/plan.h, make_plan)
   block,      // one block per (batch, head, column group): both passes in one launch, no buffer
   split,      // n split in chunks: partial statistics, combine, apply (3 launches, stats buffer)
+  resident,   // one persistent launch: chunks of a column group staged in shared memory, their
+              // statistics merged through L2 behind a counter per group, applied from shared memory
 };
 inline const char* seq_strategy_name(SeqStrategy s) {
-  return s == SeqStrategy::block ? "block" : s == SeqStrategy::split ? "split" : "automatic";
+  return s == SeqStrategy::block      ? "block"
+         : s == SeqStrategy::split    ? "split"
+         : s == SeqStrategy::resident ? "resident"
+                                      : "automatic";
 }
 
 // Process-wide tuning of the 1d kernels, for benchmarks and tests (the defaults are the
@@ -48,6 +54,13 @@ struct Tuning1d {
                           // ld.global.nc (0); -1 by call size (act/act.cu flat_shape)
   int flat_lrpe = -1;     // lrpe_cosine backward, elementwise acts: the flat kernel (1), the row
                           // kernel (0), or -1 by call size (lrpe_cosine.cu)
+  // Softmax over n, resident strategy (rows1d/plan.h, resident_plan); -1: the planned value.
+  int res_threads = -1;   // threads per block (256 or 512)
+  int res_stages = -1;    // shared-memory stages per block (2 .. 4): chunks in flight
+  int res_stage_kb = -1;  // KiB of inputs per stage (one chunk of a column group)
+  int res_cg = -1;        // column groups a row is cut into (a power of two)
+  int res_teams = -1;     // two warp teams (statistics; copies and outputs) side by side (1), or
+                          // the whole block doing each step in turn (0)
 };
 inline Tuning1d& tuning_1d() {
   static Tuning1d t;
@@ -68,6 +81,9 @@ inline std::string apply_tuning_1d(const std::string& spec, Tuning1d& t) {
       {"batch_rows", &Tuning1d::batch_rows},
       {"feat_kernel", &Tuning1d::feat_kernel},   {"flat_lrpe", &Tuning1d::flat_lrpe},
       {"plain_loads", &Tuning1d::plain_loads},
+      {"res_threads", &Tuning1d::res_threads},   {"res_stages", &Tuning1d::res_stages},
+      {"res_stage_kb", &Tuning1d::res_stage_kb}, {"res_cg", &Tuning1d::res_cg},
+      {"res_teams", &Tuning1d::res_teams},
   };
   size_t pos = 0;
   while (pos < spec.size()) {
@@ -101,7 +117,7 @@ struct ActArgs {
   const void* x = nullptr;     // (b, h, n, d)
   const void* dout = nullptr;  // backward: gradient of the output, (b, h, n, d)
   void* out = nullptr;         // forward: o; backward: dx
-  void* workspace = nullptr;   // softmax over n, split strategy: *_workspace_bytes() bytes
+  void* workspace = nullptr;   // softmax over n, split or resident: *_workspace_bytes() bytes
   size_t workspace_bytes = 0;
   SeqStrategy strategy = SeqStrategy::automatic;
   cudaStream_t stream = nullptr;

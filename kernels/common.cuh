@@ -1,9 +1,11 @@
 // Device-side helpers shared by every kernel family: storage-type traits, 16-byte vector
-// loads and stores, the L2 prefetch, reductions inside a lane group, and the activation
-// functions in float32.
+// loads and stores, the L2 prefetch, cp.async into shared memory, counters between blocks,
+// reductions inside a lane group, and the activation functions in float32.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+
+#include <cstdint>
 
 #include "common.h"
 
@@ -57,6 +59,38 @@ __device__ __forceinline__ void store16_stream(T* p, const Vec<T>& v) {
 // follows hits L2).
 __device__ __forceinline__ void prefetch_l2(const void* p) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
+// Shared-memory address of a generic pointer, for PTX operands.
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16 bytes global -> shared without registers (cp.async, L2 only); ok false writes zeros and
+// reads nothing.
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
+               "r"(ok ? 16 : 0)
+               : "memory");
+}
+// cp.async groups: close the copies issued so far into a group; wait until at most N groups
+// are pending (the issuing thread then sees their bytes).
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Counters shared between blocks: an acq_rel add and an acquire load, at gpu scope.
+__device__ __forceinline__ unsigned atom_add_acq_rel(unsigned* p, unsigned v) {
+  unsigned old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
+__device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
 }
 
 // Reductions inside a group of `width` lanes (a power of two <= 32, aligned in the warp).

@@ -4,7 +4,7 @@
 // prepare validates the tensors (rank, dtype, contiguity, CUDA device, theta's shape and its
 // broadcasts) and the point's parameters, with a one-line error, and sizes the workspace; the
 // Call allocates only what the op must: the output (forward) or dx (backward), plus the small
-// per-column statistics buffer of softmax over the sequence (split strategy), on the current
+// statistics buffer of softmax over the sequence (split and resident strategies), on the current
 // stream. act none returns x itself (forward) or grad_out itself (backward): no copy, no bytes.
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
@@ -188,7 +188,7 @@ const ProviderRegistration registration([] {
   return std::vector<Provider>{
       provider("act",
                "our CUDA kernels: 16-byte elementwise, softmax over d in a lane group per row, "
-               "over n by column statistics (block or split)",
+               "over n by column statistics (block, split, or resident: one read)",
                prepare_act),
       provider("lrpe_cosine",
                "our CUDA kernels: act fused, one pass, sin/cos of the float32 angle range-reduced",

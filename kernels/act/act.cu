@@ -17,6 +17,8 @@
 // kernel of rows1d/row_kernel.cuh; softmax over the sequence the column statistics strategies
 // of rows1d/softmax_seq.cuh. This file: the act op in the row machinery (ActOp), the launch
 // shapes and the entry points of act.h.
+#include <cstdint>
+
 #include "kernels/act.h"
 #include "kernels/act/feat_kernel.cuh"
 #include "kernels/act/flat_kernel.cuh"
@@ -36,9 +38,11 @@ struct ActOp {
   static constexpr bool kElemRows = false;  // elementwise acts use act_flat_kernel
   // Row-kernel settings per variant from the measurements (docs/kernels.md, act): on large
   // calls feature softmax runs short tiles (1 step forward, 4 backward) with the prefetch;
-  // otherwise (and softmax over n) 16-step tiles, the prefetch only backward.
+  // otherwise (and softmax over n) 16-step tiles, the prefetch only backward. Softmax over n
+  // runs the resident strategy from n = 1024 (backward up to 16384).
   static rows1d::RowChoice choose(bool bwd, Act, bool seq, bool large) {
-    if (!seq && large) return {bwd ? 4 : 1, false, true};
+    if (seq) return {16, false, bwd, 512, bwd ? 16384 : INT64_MAX};
+    if (large) return {bwd ? 4 : 1, false, true};
     return {16, false, bwd};
   }
   template <int V>

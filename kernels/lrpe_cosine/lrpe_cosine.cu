@@ -30,9 +30,10 @@ struct CosOp {
   // Row-kernel settings per variant from the measurements (docs/kernels.md, lrpe_cosine). Large
   // calls: tiles of 2 steps (4 for feature softmax) with the prefetch, batch rows backward and
   // for feature softmax. Smaller calls: 16-step tiles, batch rows, the prefetch only for the
-  // backward with an exp per element. Softmax over n: the prefetch on.
+  // backward with an exp per element. Softmax over n: the prefetch on; the resident strategy
+  // for n in (512, 4096] forward, (256, 2048] backward.
   static rows1d::RowChoice choose(bool bwd, Act act, bool seq, bool large) {
-    if (seq) return {16, false, true};
+    if (seq) return {16, false, true, bwd ? 256 : 512, bwd ? 2048 : 4096};
     const bool feat = act == Act::softmax;
     if (large) return {feat ? 4 : 2, feat || bwd, true};
     return {16, true, !feat && bwd && (act == Act::sigmoid || act == Act::silu)};

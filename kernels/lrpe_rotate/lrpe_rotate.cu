@@ -25,9 +25,9 @@ struct RotOp {
   // Row-kernel settings per variant from the measurements (docs/kernels.md, lrpe_rotate). Large
   // calls: tiles of 2 steps with the prefetch, batch rows for feature softmax. Smaller calls:
   // 16-step tiles, batch rows, the prefetch for the forward with softmax. Softmax over n: the
-  // prefetch forward.
+  // prefetch forward; the resident strategy for n in (512, 8192] forward, (512, 4096] backward.
   static rows1d::RowChoice choose(bool bwd, Act act, bool seq, bool large) {
-    if (seq) return {16, false, !bwd};
+    if (seq) return {16, false, !bwd, 512, bwd ? 4096 : 8192};
     const bool feat = act == Act::softmax;
     if (large) return {2, feat, true};
     return {16, true, !bwd && feat};

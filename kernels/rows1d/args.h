@@ -44,4 +44,38 @@ struct Args {
   bool cs = true;      // streaming stores (st.global.cs) for the outputs
 };
 
+// n / d for 32-bit unsigned n by a multiply-high (Granlund-Montgomery): with l = ceil(log2 d)
+// and mul = floor(2^32 (2^l - d) / d) + 1, n / d = (umulhi(n, mul) + n) >> l for every n.
+struct FastDiv {
+  uint32_t d = 1, mul = 1, shift = 0;
+  FastDiv() = default;
+  explicit FastDiv(uint32_t divisor) : d(divisor < 1 ? 1 : divisor) {
+    while ((uint64_t(1) << shift) < d) ++shift;
+    mul = uint32_t(((uint64_t(1) << 32) * ((uint64_t(1) << shift) - d)) / d + 1);
+  }
+#ifdef __CUDACC__
+  __device__ __forceinline__ uint32_t div(uint32_t n) const {
+    return uint32_t((uint64_t(__umulhi(n, mul)) + n) >> shift);
+  }
+#endif
+};
+
+// Softmax over the sequence, resident strategy (seq_resident.cuh): the launch's geometry, from
+// resident_geometry (plan.h). A group is one column group of one (b, h) slab, cut along n into
+// G chunks of `rows` rows; item = group * G + chunk; block i takes items i, i + grid, ...
+struct ResArgs {
+  int stages = 3;          // shared-memory stages per block: chunks in flight
+  int sps = 1;             // steps (RPT rows per row group) per chunk
+  int64_t rows = 1;        // rows per chunk
+  int G = 1;               // chunks per group
+  int cgs = 1;             // column groups per row that hold units (groups per slab)
+  uint32_t groups = 0;     // B * H * cgs
+  uint32_t items = 0;      // groups * G (< 2^31)
+  FastDiv div_g, div_cgs, div_h;  // by G, cgs and H
+  int ncg = 0;             // statistics per group: its columns
+  int step_slots = 0;      // 16-byte slots of one step (a team's threads x units each)
+  unsigned* counters = nullptr;  // per group: chunks whose partial statistics are written
+  float* partial = nullptr;      // per item: its statistics [stat][ncg] (G > 1)
+};
+
 }  // namespace opbench::kernels::rows1d

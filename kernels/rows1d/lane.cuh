@@ -111,9 +111,27 @@ struct Lane {
                                           const Vals& R) const;
   __device__ __forceinline__ void row_softmax(const Vals& x, Vals& o) const;
 
-  // Online column statistics over a step's rows, softmax over the sequence (lane_stats.cuh).
+  // A step's rows staged in shared memory (softmax over the sequence, resident strategy;
+  // lane_io.cuh): the units load() reads, copied without registers (cp.async) into this thread's
+  // own slots, piece k of unit i of row j at slot[((j * UPT + i) * NP + k) * stride] (NP = P
+  // pieces of x, then Q of dout when NEEDD), and read back from there.
+  template <bool NEEDD>
+  static constexpr int kNP = P + (NEEDD ? Q : 0);
+  template <int RPT, bool NEEDD>
+  __device__ __forceinline__ void stage(int64_t s0, uint4* slot, int stride) const;
+  template <int RPT, bool NEEDD>
+  __device__ __forceinline__ void load_staged(const uint4* slot, int stride,
+                                              Raw<T, V> (&xr)[RPT][UPT][P],
+                                              Raw<T, V> (&dr)[RPT][UPT][Q]) const;
+
+  // Online column statistics over a step's rows, softmax over the sequence (lane_stats.cuh):
+  // loaded here (accumulate) or already loaded (accumulate_rows).
   template <bool BWD, int RPT>
   __device__ __forceinline__ void accumulate(int64_t s0, Vals& m, Vals& l, Vals& t) const;
+  template <bool BWD, int RPT>
+  __device__ __forceinline__ void accumulate_rows(int64_t s0, const Raw<T, V> (&xr)[RPT][UPT][P],
+                                                  const Raw<T, V> (&dr)[RPT][UPT][Q], Vals& m,
+                                                  Vals& l, Vals& t) const;
 };
 
 }  // namespace opbench::kernels::rows1d

@@ -17,6 +17,16 @@ __device__ __forceinline__ void Lane<OP, T, V>::accumulate(int64_t s0, Vals& m, 
   Raw<T, V> xr[RPT][UPT][P];
   Raw<T, V> dr[RPT][UPT][Q];
   load<RPT, true, BWD>(s0, xr, dr);
+  accumulate_rows<BWD, RPT>(s0, xr, dr, m, l, t);
+}
+
+// The same over rows already loaded (xr, dr: the rows s0 + j * ds).
+template <class OP, typename T, int V>
+template <bool BWD, int RPT>
+__device__ __forceinline__ void Lane<OP, T, V>::accumulate_rows(int64_t s0,
+                                                               const Raw<T, V> (&xr)[RPT][UPT][P],
+                                                               const Raw<T, V> (&dr)[RPT][UPT][Q],
+                                                               Vals& m, Vals& l, Vals& t) const {
   float xv[RPT][UPT][P][V];
 #pragma unroll
   for (int j = 0; j < RPT; ++j) {

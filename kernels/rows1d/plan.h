@@ -94,6 +94,59 @@ inline void block_groups(const Call& c, Plan& p, int64_t slots) {
   p.cg_shift = ilog2(cg);
 }
 
+// Softmax over n, resident strategy (seq_resident.cuh): a launch's geometry for `nt` threads a
+// block (two teams of nt / 2 with `teams`, each covering whole chunks), `stages` stages of about
+// `stage_bytes` of inputs each, rows cut into `cg` column groups; rpt rows per step; P pieces of
+// x and Q of dout per unit (the backward stages both).
+struct ResPlan {
+  ResArgs r;
+  int threads = 512;
+  bool teams = true;
+  int cg_shift = 0;     // a.tprc_shift = tpr_shift - cg_shift
+  size_t smem = 0;      // dynamic shared memory per block
+  size_t ws_bytes = 0;  // partial statistics, then the counters
+  int64_t grid = 0;     // blocks (set at launch planning: every block resident)
+  bool ok = false;
+};
+inline bool resident_geometry(const Call& c, const Plan& p, int rpt, int P, int Q, int nt, bool teams,
+                              int stages, int64_t stage_bytes, int cg, ResPlan& rp) {
+  const int vec = 16 / dtype_size(c.dtype);
+  const int tpr = 1 << p.tpr_shift;
+  const int tn = teams ? nt / 2 : nt;  // threads over a chunk
+  if (p.V != vec || cg < 1 || cg > tpr || (cg & (cg - 1)) != 0 || stages < 2 || stages > 4) return false;
+  const int tprc = tpr / cg, upt = 8 / p.V;
+  if (tprc > tn) return false;
+  const int np = P + (c.bwd ? Q : 0), nstat = c.bwd ? 3 : 2;
+  const int64_t step_slots = int64_t(tn) * rpt * upt * np;
+  const int64_t step_rows = int64_t(tn / tprc) * rpt;
+  int64_t sps = stage_bytes / (16 * step_slots);
+  const int64_t need = (c.N + step_rows - 1) / step_rows;
+  sps = sps < 1 ? 1 : sps > need ? need : sps;
+  ResArgs& r = rp.r;
+  r.stages = stages;
+  r.sps = int(sps);
+  r.rows = sps * step_rows;
+  r.G = int((c.N + r.rows - 1) / r.rows);
+  r.cgs = 0;
+  for (int k = 0; k < cg; ++k) r.cgs += k * tprc < p.U ? 1 : 0;  // groups holding units
+  const int64_t items = c.B * c.H * r.cgs * r.G;
+  if (items >= (int64_t(1) << 31)) return false;
+  r.groups = uint32_t(c.B * c.H * r.cgs);
+  r.items = uint32_t(items);
+  r.div_g = FastDiv(uint32_t(r.G));
+  r.div_cgs = FastDiv(uint32_t(r.cgs));
+  r.div_h = FastDiv(uint32_t(c.H));
+  r.ncg = tprc * upt * P * p.V;
+  r.step_slots = int(step_slots);
+  rp.threads = nt;
+  rp.teams = teams;
+  rp.cg_shift = ilog2(cg);
+  rp.smem = size_t(stages) * sps * step_slots * 16 + size_t(nstat) * (tn / 32) * r.ncg * 4 +
+            size_t(4) * r.ncg * 4;
+  rp.ws_bytes = r.G > 1 ? size_t(r.items) * nstat * r.ncg * 4 + size_t(r.groups) * 4 : 0;
+  return true;
+}
+
 // Whether a call takes 16-byte units (the piece a multiple of them, every tensor aligned).
 inline bool vector_plan(const Call& c) {
   const int vec = 16 / dtype_size(c.dtype);
@@ -107,6 +160,9 @@ struct RowChoice {
   int max_steps = 16;
   bool batch_rows = true;
   bool prefetch = false;
+  // Softmax over n, automatic strategy: resident for res_lo < n <= res_hi (where it measured
+  // faster than block and split), else block or split.
+  int64_t res_lo = 0, res_hi = 0;
 };
 
 // A call is "large" when x holds at least 64 MiB: there the short tiles with prefetch pay;
@@ -116,8 +172,10 @@ inline bool large_call(const Call& c) {
 }
 
 // Geometry of a call. rpt: rows per step of the op's kernels; br: batch rows (rpt batches at
-// one s per step) for the row kernel; max_steps: the most steps per tile.
-inline Plan make_plan(const Call& c, int rpt, bool br, int max_steps) {
+// one s per step) for the row kernel; max_steps: the most steps per tile; softmax over n,
+// automatic: resident for res_lo < n <= res_hi.
+inline Plan make_plan(const Call& c, int rpt, bool br, int max_steps, int64_t res_lo = 0,
+                      int64_t res_hi = 0) {
   Plan p;
   p.br = br;
   const int esz = dtype_size(c.dtype);
@@ -156,12 +214,14 @@ inline Plan make_plan(const Call& c, int rpt, bool br, int max_steps) {
     p.cg_max_shift = ilog2(tpr / tprc_min);
     p.strat = c.strategy;
     if (p.strat == SeqStrategy::automatic) {
-      // block: one launch and no buffer, when b * h * groups fills the SMs and n is short;
-      // split: full occupancy in both passes otherwise. Measured (H100, b 12, h 12, d 128,
+      // resident in the op's measured range of n (one read of the inputs; where it does not fit,
+      // split); block: one launch and no buffer, when b * h * groups fills the SMs and n is
+      // short; split: full occupancy in both passes otherwise. Measured (H100, b 12, h 12, d 128,
       // bf16): block wins at n = 256 by ~8 us (2 launches fewer), split at n = 4096 by 5-25%;
       // the crossover lies at n ~ 500-800 (act forward ~2000).
       const bool fills = (c.B * c.H) << p.cg_max_shift >= sms;
-      p.strat = fills && c.N <= 512 ? SeqStrategy::block : SeqStrategy::split;
+      if (c.N > res_lo && c.N <= res_hi) p.strat = SeqStrategy::resident;
+      else p.strat = fills && c.N <= 512 ? SeqStrategy::block : SeqStrategy::split;
     }
   }
   return p;

@@ -1,9 +1,12 @@
-// tpa_decode device helpers: PTX wrappers (exp2, shared-memory addresses, cp.async, ldmatrix,
-// programmatic dependent launch, acquire/release atomics) and small warp math.
+// tpa_decode device helpers: PTX wrappers (exp2, cp.async of 4 to 16 bytes, ldmatrix,
+// programmatic dependent launch) and small warp math; shared-memory addresses, cp.async groups
+// and the acquire/release atomics are in kernels/common.cuh.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstdint>
+
+#include "kernels/common.cuh"
 
 namespace opbench::kernels::tpa {
 
@@ -15,10 +18,6 @@ __device__ __forceinline__ float ex2(float x) {
 
 __device__ __forceinline__ int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
 
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
 // Copy `w` bytes (16, 8 or 4) global -> shared; nbytes 0 writes zeros.
 __device__ __forceinline__ void cp_async(void* dst, const void* src, int w, int nbytes) {
   const uint32_t d = smem_u32(dst);
@@ -28,11 +27,6 @@ __device__ __forceinline__ void cp_async(void* dst, const void* src, int w, int 
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d), "l"(src), "r"(nbytes));
   else
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(nbytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
 __device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], const void* p) {
@@ -57,18 +51,6 @@ __device__ __forceinline__ void pdl_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
-}
-
-// The fused merge's barrier word: an acq_rel add and an acquire load, at gpu scope.
-__device__ __forceinline__ unsigned atom_add_acq_rel(unsigned* p, unsigned v) {
-  unsigned old;
-  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-  return old;
-}
-__device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
 }
 
 // The maximum over the 32 lanes of a warp.

@@ -1,6 +1,9 @@
 // Benchmark of our 1d CUDA kernels (act, lrpe_cosine, lrpe_rotate) against their memory floor.
 // Standalone (no torch, no gtest).
-// Usage: kernels_1d_bench [csv_path] [--quick] [--default-only] [--small] [--op act|lrpe_cosine|lrpe_rotate]
+// Usage: kernels_1d_bench [csv_path] [--quick] [--default-only] [--small] [--seq] [--op act|lrpe_cosine|lrpe_rotate]
+// (--seq: softmax over the sequence only, every strategy at n = 256 .. 32768 and the resident
+// strategy's tunings, against the one-pass and the two-pass floor; with
+// --profile one call per configuration (for Nsight Compute), --n N that n alone.)
 // (--small: n = 256 .. 4096, the elementwise acts with a grid of flat-kernel launch shapes,
 // lrpe_cosine's backward (none and the elementwise acts) with its flat kernel against the row
 // kernel, and for silu the row kernel's blocks per SM x batch rows x prefetch x stores.)
@@ -100,16 +103,171 @@ Config config(std::string name, F set) {
   return c;
 }
 
+// The rows as CSV (none without a path); 3 when the file cannot be written.
+int write_csv(const char* csv, const std::vector<Row>& rows, double peak) {
+  if (!csv) return 0;
+  FILE* f = std::fopen(csv, "w");
+  if (!f) {
+    std::fprintf(stderr, "kernels_1d_bench: cannot write %s\n", csv);
+    return 3;
+  }
+  std::fprintf(f, "op,mode,act,strategy,config,n,ms,min_ms,floor_ms,pct_floor,floor2_ms,pct_floor2,peak_GBps\n");
+  for (const Row& r : rows)
+    std::fprintf(f, "%s,%s,%s,%s,%s,%lld,%.5f,%.5f,%.5f,%.2f,%.5f,%.2f,%.1f\n", r.op.c_str(),
+                 r.mode.c_str(), r.act.c_str(), r.strat.c_str(), r.config.c_str(), (long long)r.n,
+                 r.ms, r.min_ms, r.floor_ms, r.pct, r.floor2_ms, r.pct2, peak / 1e9);
+  std::fclose(f);
+  return 0;
+}
+
+// One call of an op at b, h, n, d = B, H, n, D on the given buffers (x, g: do, o, thd: theta,
+// ws: the workspace, grown to what the call needs).
+struct Bufs {
+  void *x, *g, *o;
+  float* th;
+  k1d::DevBuf* ws;
+};
+std::function<void()> make_call(Op op, Act act, bool seq, SeqStrategy st, bool bwd, int64_t B,
+                                int64_t H, int64_t n, int64_t D, DType dt, const Bufs& b) {
+  if (op == Op::act) {
+    ActArgs aa;
+    aa.dtype = dt, aa.act = act, aa.act_dim = seq ? -2 : -1;
+    aa.b = B, aa.h = H, aa.n = n, aa.d = D, aa.x = b.x, aa.dout = b.g, aa.out = b.o;
+    aa.strategy = st;
+    aa.workspace_bytes = opbench::kernels::act_workspace_bytes(aa, bwd);
+    aa.workspace = aa.workspace_bytes ? b.ws->get(aa.workspace_bytes) : nullptr;
+    if (bwd) return [aa] { opbench::kernels::act_backward(aa); };
+    return [aa] { opbench::kernels::act_forward(aa); };
+  }
+  LrpeArgs la;
+  la.dtype = dt, la.act = act, la.act_dim = seq ? 1 : -1;
+  la.b = B, la.n = n, la.h = H, la.d = D, la.offset = 0;
+  la.x = b.x, la.theta = b.th, la.theta_sh = op == Op::rot ? D / 2 : D, la.theta_sk = 1;
+  la.dout = b.g, la.out = b.o, la.strategy = st;
+  const bool rot = op == Op::rot;
+  la.workspace_bytes = rot ? opbench::kernels::lrpe_rotate_workspace_bytes(la, bwd)
+                           : opbench::kernels::lrpe_cosine_workspace_bytes(la, bwd);
+  la.workspace = la.workspace_bytes ? b.ws->get(la.workspace_bytes) : nullptr;
+  if (rot) {
+    if (bwd) return [la] { opbench::kernels::lrpe_rotate_backward(la); };
+    return [la] { opbench::kernels::lrpe_rotate_forward(la); };
+  }
+  if (bwd) return [la] { opbench::kernels::lrpe_cosine_backward(la); };
+  return [la] { opbench::kernels::lrpe_cosine_forward(la); };
+}
+
+// --seq: softmax over the sequence, every strategy at n = 256 .. 32768 (block up to 4096), and
+// at n = 32768 the resident strategy's tunings (column groups, stages, stage size, threads).
+// Rows: % of the one-pass floor (pct) and of the two-pass floor (pct2).
+// profile: one flushed call per configuration (for Nsight Compute); only_n: that n alone.
+void seq_sweep(Timer& tm, double peak, const std::string& only_op, const std::string& only_configs,
+               bool profile, int64_t only_n, std::vector<Row>& rows) {
+  const int64_t B = 12, H = 12, D = 128;
+  const DType dt = DType::bf16;
+  using T1 = opbench::kernels::Tuning1d;
+  for (int64_t n : {256, 512, 1024, 2048, 4096, 8192, 16384, 32768}) {
+    if (only_n > 0 && n != only_n) continue;
+    const int64_t nx = B * H * n * D;
+    const double xbytes = double(nx) * k1d::esize(dt);
+    k1d::DevBuf X, G, O, TH, WS;
+    Bufs bufs{X.get(size_t(nx) * 2), G.get(size_t(2 * nx) * 2), O.get(size_t(2 * nx) * 2), nullptr, &WS};
+    k1d::fill(bufs.x, dt, nx, 11);
+    k1d::fill(bufs.g, dt, 2 * nx, 12);
+    const std::vector<float> th = k1d::rotary_theta(H, D);
+    bufs.th = static_cast<float*>(TH.get(th.size() * 4));
+    K1D_CHECK(cudaMemcpy(bufs.th, th.data(), th.size() * 4, cudaMemcpyHostToDevice));
+    const int reps = n >= 8192 ? 25 : 100;
+    for (Op op : {Op::act, Op::cos, Op::rot}) {
+      if (!only_op.empty() && only_op != op_name(op)) continue;
+      for (bool bwd : {false, true})
+        for (SeqStrategy st : {SeqStrategy::block, SeqStrategy::split, SeqStrategy::resident}) {
+          if (st == SeqStrategy::block && n > 4096) continue;
+          std::vector<Config> configs = {config("default", [](T1&) {})};
+          if (st == SeqStrategy::resident && (n == 32768 || (n == 4096 && only_configs.empty()))) {
+            for (int cg : {1, 2, 4, 8})
+              configs.push_back(config("cg" + std::to_string(cg), [cg](T1& t) { t.res_cg = cg; }));
+            configs.push_back(config("whole", [](T1& t) { t.res_teams = 0; }));
+            configs.push_back(config("whole_cg2", [](T1& t) { t.res_teams = 0, t.res_cg = 2; }));
+            configs.push_back(config("st2", [](T1& t) { t.res_stages = 2; }));
+            configs.push_back(config("st4kb48", [](T1& t) { t.res_stages = 4, t.res_stage_kb = 48; }));
+            configs.push_back(config("kb32", [](T1& t) { t.res_stage_kb = 32; }));
+            configs.push_back(config("kb48", [](T1& t) { t.res_stage_kb = 48; }));
+            configs.push_back(config("st2kb96", [](T1& t) { t.res_stages = 2, t.res_stage_kb = 96; }));
+            configs.push_back(config("t256kb32", [](T1& t) { t.res_threads = 256, t.res_stage_kb = 32; }));
+            configs.push_back(config("t256kb16st4", [](T1& t) { t.res_threads = 256, t.res_stage_kb = 16, t.res_stages = 4; }));
+          }
+          for (const Config& cf : configs) {
+            if (!only_configs.empty() && only_configs.find("," + cf.name + ",") == std::string::npos) continue;
+            opbench::kernels::tuning_1d() = cf.t;
+            Row r;
+            r.op = op_name(op), r.mode = bwd ? "bwd" : "fwd", r.act = "softmax_n", r.n = n;
+            r.strat = opbench::kernels::seq_strategy_name(st);
+            r.config = cf.name;
+            r.floor_ms = floor_units(op, bwd, Act::softmax, true, false) * xbytes / peak * 1e3;
+            r.floor2_ms = floor_units(op, bwd, Act::softmax, true, true) * xbytes / peak * 1e3;
+            try {
+              const std::function<void()> call = make_call(op, Act::softmax, true, st, bwd, B, H, n, D, dt, bufs);
+              if (profile) {
+                r.ms = r.min_ms = tm.t.sample(call, 0);
+              } else {
+                auto [ms, mn] = tm.time(call, reps);
+                r.ms = ms, r.min_ms = mn;
+              }
+            } catch (const opbench::kernels::KernelError& e) {
+              std::printf("%-12s %s %-9s %-12s n=%-6lld n/a: %s\n", r.op.c_str(), r.mode.c_str(),
+                          r.strat.c_str(), r.config.c_str(), (long long)n, e.what());
+              K1D_CHECK(cudaGetLastError());
+              continue;
+            }
+            r.pct = 100.0 * r.floor_ms / r.ms;
+            r.pct2 = 100.0 * r.floor2_ms / r.ms;
+            rows.push_back(r);
+            std::printf("%-12s %s %-9s %-12s n=%-6lld %9.4f ms (min %.4f)  1-pass floor %.4f ms %6.1f%%  2-pass %6.1f%%\n",
+                        r.op.c_str(), r.mode.c_str(), r.strat.c_str(), r.config.c_str(), (long long)n,
+                        r.ms, r.min_ms, r.floor_ms, r.pct, r.pct2);
+            std::fflush(stdout);
+          }
+          opbench::kernels::tuning_1d() = T1{};
+        }
+    }
+  }
+  // Summary: per op and mode, the default of each strategy at every n, then n = 32768's tunings.
+  std::printf("\nSEQ SUMMARY (ms; resident: %% of the one-pass floor)\n");
+  std::printf("%-12s %-4s %6s %9s %9s %9s %7s\n", "op", "mode", "n", "block", "split", "resident", "%");
+  for (const char* opn : {"act", "lrpe_cosine", "lrpe_rotate"})
+    for (const char* mode : {"fwd", "bwd"})
+      for (int64_t n : {256, 512, 1024, 2048, 4096, 8192, 16384, 32768}) {
+        double v[3] = {0, 0, 0}, pct = 0;
+        bool any = false;
+        for (const Row& r : rows)
+          if (r.op == opn && r.mode == mode && r.n == n && r.config == "default") {
+            const int k = r.strat == "block" ? 0 : r.strat == "split" ? 1 : 2;
+            v[k] = r.ms, any = true;
+            if (k == 2) pct = r.pct;
+          }
+        if (any)
+          std::printf("%-12s %-4s %6lld %9.4f %9.4f %9.4f %6.1f%%\n", opn, mode, (long long)n, v[0], v[1], v[2], pct);
+      }
+  for (const Row& r : rows)
+    if (r.strat == "resident" && r.config != "default")
+      std::printf("  n=%-5lld %-12s %s %-12s %9.4f ms %6.1f%%\n", (long long)r.n, r.op.c_str(), r.mode.c_str(),
+                  r.config.c_str(), r.ms, r.pct);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* csv = nullptr;
-  bool quick = false, default_only = false, small = false;
+  bool quick = false, default_only = false, small = false, seq = false, profile = false;
+  int64_t only_n = 0;
   std::string only_op, only_configs;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     else if (std::strcmp(argv[i], "--default-only") == 0) default_only = true;
     else if (std::strcmp(argv[i], "--small") == 0) small = true;
+    else if (std::strcmp(argv[i], "--seq") == 0) seq = true;
+    else if (std::strcmp(argv[i], "--profile") == 0) profile = true;
+    else if (std::strcmp(argv[i], "--n") == 0 && i + 1 < argc) only_n = std::atoll(argv[++i]);
     else if (std::strcmp(argv[i], "--op") == 0 && i + 1 < argc) only_op = argv[++i];
     else if (std::strcmp(argv[i], "--configs") == 0 && i + 1 < argc) only_configs = "," + std::string(argv[++i]) + ",";
     else csv = argv[i];
@@ -159,6 +317,12 @@ int main(int argc, char** argv) {
                 ms * 1e3, tot * 1e3 / k);
   }
 
+  std::vector<Row> rows;
+  if (seq) {
+    seq_sweep(tm, peak, only_op, only_configs, profile, only_n, rows);
+    return write_csv(csv, rows, peak);
+  }
+
   // 3. The sweep.
   const int64_t B = 12, H = 12, D = 128;
   const DType dt = DType::bf16;
@@ -171,8 +335,8 @@ int main(int argc, char** argv) {
       {Act::softmax, true, SeqStrategy::automatic, "softmax_n"},
       {Act::softmax, true, SeqStrategy::block, "softmax_n"},
       {Act::softmax, true, SeqStrategy::split, "softmax_n"},
+      {Act::softmax, true, SeqStrategy::resident, "softmax_n"},
   };
-  std::vector<Row> rows;
   std::vector<int64_t> sizes = {32768, 4096, 1024, 256};
   if (small) sizes = {256, 512, 1024, 2048, 4096};
   for (int64_t n : sizes) {
@@ -280,33 +444,8 @@ int main(int argc, char** argv) {
             if (cf.name == "default") rows.push_back(r);
             continue;
           }
-          std::function<void()> call;
-          ActArgs aa;
-          LrpeArgs la;
-          if (op == Op::act) {
-            aa.dtype = dt, aa.act = v.act, aa.act_dim = v.seq ? -2 : -1;
-            aa.b = B, aa.h = H, aa.n = n, aa.d = D, aa.x = x, aa.dout = g, aa.out = o;
-            aa.strategy = v.st;
-            aa.workspace_bytes = opbench::kernels::act_workspace_bytes(aa, bwd);
-            aa.workspace = aa.workspace_bytes ? WS.get(aa.workspace_bytes) : nullptr;
-            call = bwd ? std::function<void()>([&] { opbench::kernels::act_backward(aa); })
-                       : std::function<void()>([&] { opbench::kernels::act_forward(aa); });
-          } else {
-            la.dtype = dt, la.act = v.act, la.act_dim = v.seq ? 1 : -1;
-            la.b = B, la.n = n, la.h = H, la.d = D, la.offset = 0;
-            la.x = x, la.theta = thd, la.theta_sh = op == Op::rot ? D / 2 : D, la.theta_sk = 1;
-            la.dout = g, la.out = o, la.strategy = v.st;
-            const bool rot = op == Op::rot;
-            la.workspace_bytes = rot ? opbench::kernels::lrpe_rotate_workspace_bytes(la, bwd)
-                                     : opbench::kernels::lrpe_cosine_workspace_bytes(la, bwd);
-            la.workspace = la.workspace_bytes ? WS.get(la.workspace_bytes) : nullptr;
-            if (rot)
-              call = bwd ? std::function<void()>([&] { opbench::kernels::lrpe_rotate_backward(la); })
-                         : std::function<void()>([&] { opbench::kernels::lrpe_rotate_forward(la); });
-            else
-              call = bwd ? std::function<void()>([&] { opbench::kernels::lrpe_cosine_backward(la); })
-                         : std::function<void()>([&] { opbench::kernels::lrpe_cosine_forward(la); });
-          }
+          const Bufs bufs{x, g, o, thd, &WS};
+          const std::function<void()> call = make_call(op, v.act, v.seq, v.st, bwd, B, H, n, D, dt, bufs);
           auto [ms, mn] = tm.time(call, reps);
           r.ms = ms, r.min_ms = mn;
           r.floor_ms = floor_units(op, bwd, v.act, v.seq, false) * xbytes / peak * 1e3;
@@ -322,19 +461,7 @@ int main(int argc, char** argv) {
         }
     opbench::kernels::tuning_1d() = opbench::kernels::Tuning1d{};
   }
-  if (csv) {
-    FILE* f = std::fopen(csv, "w");
-    if (!f) {
-      std::fprintf(stderr, "kernels_1d_bench: cannot write %s\n", csv);
-      return 3;
-    }
-    std::fprintf(f, "op,mode,act,strategy,config,n,ms,min_ms,floor_ms,pct_floor,floor2_ms,pct_floor2,peak_GBps\n");
-    for (const Row& r : rows)
-      std::fprintf(f, "%s,%s,%s,%s,%s,%lld,%.5f,%.5f,%.5f,%.2f,%.5f,%.2f,%.1f\n", r.op.c_str(),
-                   r.mode.c_str(), r.act.c_str(), r.strat.c_str(), r.config.c_str(), (long long)r.n,
-                   r.ms, r.min_ms, r.floor_ms, r.pct, r.floor2_ms, r.pct2, peak / 1e9);
-    std::fclose(f);
-  }
+  if (int rc = write_csv(csv, rows, peak)) return rc;
   // Summary (n = 32768): % of the floor (softmax over n: of its two-pass floor), default
   // configuration first, then the alternatives measured against it (name ms (%)).
   auto alternatives = [&](const Row& r, bool seq) {

@@ -6,7 +6,7 @@
 // output and the workspace poisoned with NaN before the call, then
 //   rel = ||out - ref|| / ||ref||  < 1e-2 (bf16, fp16), < 1e-5 (fp32); any NaN/inf fails.
 // Coverage: n in {1, 7, 1000, 4097} x d in {16, 64, 96, 128, 256} x every act variant (none,
-// relu, sigmoid, silu, softmax over d, softmax over n with both strategies) x fwd/bwd x
+// relu, sigmoid, silu, softmax over d, softmax over n with every strategy) x fwd/bwd x
 // bf16/fp16/fp32 x the three ops; b, h > 1 with every theta broadcast; offset > 0; the scalar
 // path (d not a multiple of the vector, misaligned pointers); fp32 angles at n = 32768 with
 // large offsets; the benchmark shape (b 12, h 12, n 32768, d 128, bf16) on sampled (b, h) slabs;
@@ -48,6 +48,7 @@ const Variant kVariants[] = {{Act::none, false, "none"},       {Act::relu, false
                              {Act::sigmoid, false, "sigmoid"}, {Act::silu, false, "silu"},
                              {Act::softmax, false, "softmax_d"}, {Act::softmax, true, "softmax_n"}};
 const DType kDtypes[] = {DType::bf16, DType::f16, DType::f32};
+const SeqStrategy kSeqStrategies[] = {SeqStrategy::block, SeqStrategy::split, SeqStrategy::resident};
 
 struct Case {
   Op op = Op::act;
@@ -379,7 +380,7 @@ void grid_for(Op op, Tally& t) {
             c.offset = op == Op::act ? 0 : 37;
             c.theta_mode = int((n + d) % 3);
             if (v.seq) {
-              for (SeqStrategy st : {SeqStrategy::block, SeqStrategy::split}) {
+              for (SeqStrategy st : kSeqStrategies) {
                 c.strat = st;
                 expect_case(c, t);
               }
@@ -449,7 +450,7 @@ TEST(Kernels1d, BatchHeadsBroadcast) {
             c.bwd = bwd, c.b = s.b, c.h = s.h, c.n = s.n, c.d = s.d, c.theta_mode = tm;
             c.offset = 5 + tm;
             if (v.seq) {
-              for (SeqStrategy st : {SeqStrategy::block, SeqStrategy::split}) {
+              for (SeqStrategy st : kSeqStrategies) {
                 c.strat = st;
                 expect_case(c, t);
               }
@@ -491,8 +492,9 @@ TEST(Kernels1d, Sanitize) {
     for (int path = 0; path < 3; ++path)
       for (const Variant& v : kVariants)
         for (bool bwd : {false, true})
-          for (SeqStrategy st : {SeqStrategy::block, SeqStrategy::split}) {
-            if (!v.seq && st == SeqStrategy::split) continue;
+          for (SeqStrategy st : kSeqStrategies) {
+            if (!v.seq && st != SeqStrategy::block) continue;
+            if (path == 2 && st == SeqStrategy::resident) continue;  // 16-byte units only
             Case c;
             c.op = op, c.act = v.act, c.seq = v.seq, c.bwd = bwd, c.strat = st;
             c.dt = path == 1 ? DType::f32 : DType::bf16;
@@ -501,6 +503,45 @@ TEST(Kernels1d, Sanitize) {
             expect_case(c, t);
           }
   t.report("sanitize subset");
+}
+
+// Restores the process-wide tuning when a test that changes it ends (also on a failure).
+struct TuningGuard {
+  const opbench::kernels::Tuning1d saved = opbench::kernels::tuning_1d();
+  ~TuningGuard() { opbench::kernels::tuning_1d() = saved; }
+};
+
+// Softmax over n, resident strategy under its tunings: chunks of one step (so that the odd n
+// below cut a group into up to 65 chunks, the last one partial), every column-group count,
+// 256 and 512 threads, 2 to 4 stages, two warp teams or one; d = 96 leaves column groups
+// without units; both layouts.
+TEST(Kernels1d, ResidentTunings) {
+  REQUIRE_GPU();
+  const TuningGuard guard;
+  const opbench::kernels::Tuning1d& saved = guard.saved;
+  Tally t;
+  struct Tu { int cg, threads, stages, kb, teams; } tus[] = {
+      {1, 512, 2, 1, 0}, {2, 256, 2, 1, 1}, {4, 256, 4, 1, 0}, {8, 256, 3, 1, 1}, {-1, 512, 3, 8, 1},
+      {-1, 512, 2, 1, 1}, {-1, -1, -1, -1, 0}, {-1, -1, -1, -1, -1}};
+  struct S { int64_t b, h, n, d; } shapes[] = {{2, 3, 1000, 128}, {1, 2, 4097, 96}, {3, 1, 333, 64}, {1, 2, 2049, 256}};
+  for (const Tu& tu : tus)
+    for (Op op : {Op::act, Op::cos, Op::rot})
+      for (const S& sh : shapes)
+        for (bool bwd : {false, true}) {
+          auto& g = opbench::kernels::tuning_1d();
+          g = saved;
+          g.res_cg = tu.cg, g.res_threads = tu.threads, g.res_stages = tu.stages, g.res_stage_kb = tu.kb;
+          g.res_teams = tu.teams;
+          Case c;
+          // float32 with the planned tuning only (a step of 512 threads of float32 backward
+          // rows does not fit the shared memory)
+          const bool f32 = (sh.n + sh.d) % 3 == 0 && tu.threads < 0;
+          c.op = op, c.dt = f32 ? DType::f32 : (sh.n % 2 ? DType::bf16 : DType::f16);
+          c.act = Act::softmax, c.seq = true, c.bwd = bwd, c.strat = SeqStrategy::resident;
+          c.b = sh.b, c.h = sh.h, c.n = sh.n, c.d = sh.d, c.offset = 11, c.theta_mode = int(sh.n % 3);
+          expect_case(c, t);
+        }
+  t.report("resident tunings");
 }
 
 // fp32 at large positions (angles up to ~1e6 rad): sin/cos of the float32 angle, range-reduced.
@@ -526,7 +567,7 @@ TEST(Kernels1d, BenchShapeSlabs) {
   struct V2 { Act act; bool seq; SeqStrategy st; } vs[] = {
       {Act::relu, false, SeqStrategy::automatic}, {Act::silu, false, SeqStrategy::automatic},
       {Act::softmax, false, SeqStrategy::automatic}, {Act::softmax, true, SeqStrategy::block},
-      {Act::softmax, true, SeqStrategy::split}};
+      {Act::softmax, true, SeqStrategy::split}, {Act::softmax, true, SeqStrategy::resident}};
   for (Op op : {Op::act, Op::cos, Op::rot})
     for (const V2& v : vs)
       for (bool bwd : {false, true}) {
@@ -574,6 +615,11 @@ TEST(Kernels1d, Errors) {
   expect_error([&] { opbench::kernels::lrpe_rotate_backward(l); }, "theta");
   l.theta = th, l.dout = nullptr;
   expect_error([&] { opbench::kernels::lrpe_cosine_backward(l); }, "null");
+  // The resident strategy asked for where it cannot run (single elements: d = 20 in bf16).
+  a.act = Act::softmax, a.act_dim = -2, a.d = 20, a.n = 64, a.strategy = SeqStrategy::resident;
+  a.workspace_bytes = opbench::kernels::act_workspace_bytes(a, false);
+  a.workspace = a.workspace_bytes ? g_ws.get(a.workspace_bytes) : nullptr;
+  expect_error([&] { opbench::kernels::act_forward(a); }, "resident");
 }
 
 }  // namespace

@@ -12,7 +12,15 @@
 #   bench-tpa     kernels_md_tpa_bench --only tpa
 #   trace-tpa     kernels_md_tpa_trace --only tpa --trace: timelines of the bn variants
 #   bench-small   kernels_1d_bench --small with the write flush (the harness's): small calls
+#   test-resident kernels_1d_test's tunings of the resident and l2 strategies, the benchmark
+#                 shape's slabs and the errors
+#   test-seq      kernels_1d_test once, default tuning (softmax over n: every strategy and the
+#                 resident strategy's tunings)
+#   bench-seq     kernels_1d_bench --seq (softmax over n, every strategy, n = 256 .. 32768), read
+#                 flush, then the write flush with samples queued back to back (the harness's)
 #   ncu-tpa       Nsight Compute sections of the tpa kernels (one call per configuration)
+#   ncu-seq       Nsight Compute sections of act's softmax over n kernels at n = 32768 (every
+#                 strategy, default configurations)
 #   memcheck      compute-sanitizer memcheck on small subsets of both tests
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -65,6 +73,20 @@ for step in "${steps[@]}"; do
     trace-tpa)
       run trace-tpa 200 "$B/kernels_md_tpa_trace" "$OUTDIR/trace-tpa.csv" --only tpa --trace
       grep -E "^(peak|tpa|trace|launch)" "$OUTDIR/trace-tpa.log" | cut -c1-260 ;;
+    test-resident)
+      run test-resident 120 "$B/kernels_1d_test" --gtest_brief=1 \
+        --gtest_filter='Kernels1d.ResidentTunings:Kernels1d.L2Tunings:Kernels1d.BenchShapeSlabs:Kernels1d.Errors'
+      grep -E "^\[kernels_1d_test\]|FAILED|PASSED|Failure|rel " "$OUTDIR/test-resident.log" | head -40 ;;
+    test-seq)
+      run test-seq 300 "$B/kernels_1d_test" --gtest_brief=1
+      grep -E "^\[kernels_1d_test\]|FAILED|PASSED|Failure|rel " "$OUTDIR/test-seq.log" | head -40 ;;
+    bench-seq)
+      run bench-seq 150 "$B/kernels_1d_bench" "$OUTDIR/bench-seq.csv" --seq
+      OPBENCH_FLUSH=write OPBENCH_SAMPLES=stream run bench-seq-write 150 "$B/kernels_1d_bench" \
+        "$OUTDIR/bench-seq-write.csv" --seq
+      for f in bench-seq bench-seq-write; do
+        echo "-- $f"; grep -E "^(peak|empty)" "$OUTDIR/$f.log"; sed -n '/^SEQ SUMMARY/,$p' "$OUTDIR/$f.log"
+      done ;;
     bench-small)
       OPBENCH_FLUSH=write run bench-small 200 "$B/kernels_1d_bench" "$OUTDIR/bench-small.csv" --small
       grep -E "^(peak|empty|flush)" "$OUTDIR/bench-small.log" ;;
@@ -77,6 +99,15 @@ for step in "${steps[@]}"; do
         "$B/kernels_md_tpa_bench" --only tpa --quick --profile
       grep -E "tpa_|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\)|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued" \
         "$OUTDIR/ncu-tpa.log" | head -80 ;;
+    ncu-seq)
+      NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+      if [ -z "$NCU" ]; then echo "ncu not found"; continue; fi
+      run ncu-seq 240 "$NCU" --clock-control none -k regex:'seq_|rows_kernel' \
+        --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
+        --section MemoryWorkloadAnalysis --section SchedulerStats \
+        "$B/kernels_1d_bench" --seq --profile --n 32768 --op act --configs default
+      grep -E "seq_|rows_kernel|Duration|DRAM Throughput|L2 Hit Rate|Memory Throughput|Compute \(SM\)|Issued Warp|Warp Cycles Per Issued|Achieved Occupancy|Registers Per" \
+        "$OUTDIR/ncu-seq.log" | cut -c1-150 | head -90 ;;
     memcheck)
       CS=$(command -v compute-sanitizer || true)
       if [ -z "$CS" ]; then echo "compute-sanitizer not found"; continue; fi
