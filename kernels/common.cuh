@@ -110,7 +110,7 @@ __device__ __forceinline__ float sigmoidf_(float x) { return 1.f / (1.f + __expf
 
 template <Act A>
 __device__ __forceinline__ float act_fwd(float x) {
-  if constexpr (A == Act::relu) return x >= 0.f ? x : 0.f;
+  if constexpr (A == Act::relu) return x > 0.f ? x : 0.f;
   else if constexpr (A == Act::sigmoid) return sigmoidf_(x);
   else if constexpr (A == Act::silu) return x * sigmoidf_(x);
   else return x;
@@ -118,7 +118,7 @@ __device__ __forceinline__ float act_fwd(float x) {
 // dx from x and the gradient of the activation's output.
 template <Act A>
 __device__ __forceinline__ float act_bwd(float x, float g) {
-  if constexpr (A == Act::relu) return x >= 0.f ? g : 0.f;
+  if constexpr (A == Act::relu) return x > 0.f ? g : 0.f;  // relu'(0) = 0, as PyTorch
   else if constexpr (A == Act::sigmoid) { float s = sigmoidf_(x); return g * s * (1.f - s); }
   else if constexpr (A == Act::silu) { float s = sigmoidf_(x); return g * s * (1.f + x * (1.f - s)); }
   else return g;

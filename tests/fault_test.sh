@@ -229,7 +229,7 @@ read -r n ended failed status < <(spread_state)
 # --- merge while a run is measured: refused; a copy of an unfinished run completes later ------
 mdb=$work/merge-src.db
 dest=$work/merge-dest.db
-sed 's/rep_ms: 40/rep_ms: 1500/' "$work/tiny.yaml" > "$work/slow.yaml"  # a sweep still running when merged
+sed 's/rep_ms: 40/rep_ms: 1500, stop: budget, interleave: 1/' "$work/tiny.yaml" > "$work/slow.yaml"  # a sweep still running when merged
 slow=("$bin" sweep "$work/slow.yaml" --db "$mdb" --device cpu --providers torch,torch_naive --no-report --progress lines)
 job "${slow[@]}" >"$work/out" 2>"$work/err" &
 pid=$!

@@ -195,7 +195,9 @@ TEST(Runner, AResumeOnAnotherMachineIsRefusedUnlessAllowed) {
   EXPECT_EQ(out.measured, 7u);
   const RunInfo r = *store.run(run);
   EXPECT_EQ(r.status, "done");
-  EXPECT_EQ(r.devices, (std::vector<RunDevice>{{"cpu", "Fake GPU", 1000}, {"cpu@gpu-b", "Fake GPU", 1000}}));
+  std::vector<std::string> devices;  // each as "name model peak" (their shares aside)
+  for (const auto& d : r.devices) devices.push_back(d.device + " " + d.gpu + " " + std::to_string(int(d.peak_gbps)));
+  EXPECT_EQ(devices, (std::vector<std::string>{"cpu Fake GPU 1000", "cpu@gpu-b Fake GPU 1000"}));
   std::map<std::string, int> per_device;
   for (const auto& p : store.points(run)) ++per_device[p.device];
   EXPECT_EQ(per_device, (std::map<std::string, int>{{"cpu", 5}, {"cpu@gpu-b", 7}}));

@@ -18,20 +18,22 @@ using namespace opbench;
 
 static std::string temp_db(const std::string& name) { return fresh_db_path("store", name); }
 
-// Takes a database back from schema 11 (the check's reference figures, the control) to 10.
-#define kDropSchema11                                                                                              \
+// Takes a database back from schema 12 (the check's reference figures, the control) to 11.
+#define kDropSchema12                                                                                              \
   "ALTER TABLE points DROP COLUMN max_err; ALTER TABLE points DROP COLUMN ref_err; ALTER TABLE points DROP "    \
   "COLUMN ref_max_err; ALTER TABLE points DROP COLUMN control; "
 
-// Takes a database back from schema 11 to 9 (schema 10: stop rules, stages).
+// Takes a database back from schema 12 to 9 (schema 10: stop rules, stages).
 #define kDropSchema10                                                                                              \
   kDropSchema11                                                                                                    \
   "ALTER TABLE runs DROP COLUMN stop; ALTER TABLE runs DROP COLUMN noise_pct; ALTER TABLE runs DROP COLUMN "   \
   "min_rounds; ALTER TABLE runs DROP COLUMN min_samples; ALTER TABLE runs DROP COLUMN stages; ALTER TABLE "    \
   "points DROP COLUMN stop; ALTER TABLE points DROP COLUMN precision; "
 
-// What schema 11 added (each device's share and placement), dropped to make an older database.
+// What schema 11 added (each device's share and placement), dropped to make an older database
+// (with what came after it).
 #define kDropSchema11                                                                                              \
+  kDropSchema12                                                                                                    \
   "ALTER TABLE run_devices DROP COLUMN cells; ALTER TABLE run_devices DROP COLUMN points; ALTER TABLE "         \
   "run_devices DROP COLUMN busy_s; ALTER TABLE run_devices DROP COLUMN cpus; ALTER TABLE run_devices DROP "     \
   "COLUMN pinned; ALTER TABLE run_devices DROP COLUMN threads; ALTER TABLE run_devices DROP COLUMN memory; "
@@ -319,8 +321,8 @@ TEST(Store, PointsRecordTheirDeviceAndOlderPointsTheirRuns) {
     s.add_point(make_point(swept.id, 0, "torch", 256, 0.5));
     s.add_point(make_point(imported.id, 0, "torch", 256, 0.5));
     ASSERT_EQ(sqlite3_exec(s.handle(),
-                           "ALTER TABLE points DROP COLUMN device; DROP TABLE run_devices; ALTER TABLE runs DROP COLUMN "
-                           "interleave; ALTER TABLE runs DROP COLUMN processes; " kDropSchema10 "PRAGMA user_version = 7;",
+                           kDropSchema10 "ALTER TABLE points DROP COLUMN device; DROP TABLE run_devices; ALTER TABLE "
+                           "runs DROP COLUMN interleave; ALTER TABLE runs DROP COLUMN processes; PRAGMA user_version = 7;",
                            nullptr, nullptr, nullptr),
               SQLITE_OK);
   }
@@ -407,7 +409,7 @@ TEST(Store, StopRulesStagesAndOlderSweepsAsBudget) {
     old_import.source = "import";
     s.begin_run(old_sweep);
     s.begin_run(old_import);
-    ASSERT_EQ(sqlite3_exec(s.handle(), kDropSchema11 kDropSchema10 "PRAGMA user_version = 9;", nullptr, nullptr, nullptr),
+    ASSERT_EQ(sqlite3_exec(s.handle(), kDropSchema10 "PRAGMA user_version = 9;", nullptr, nullptr, nullptr),
               SQLITE_OK);
   }
   Store s(path);

@@ -238,7 +238,7 @@ void run_probe(const std::string& python, const std::string& file, std::string& 
   if (file.empty() || why.find("signal") != std::string::npos) return;
   try {
     fs::make_dirs(cache_dir());
-    fs::write_atomic(file, out + kStatus + (why.empty() ? "ok" : why) + "\n");
+    fs::write_file(file, out + kStatus + (why.empty() ? "ok" : why) + "\n");
   } catch (const std::exception&) {
     // an unwritable cache: the next process asks python again
   }

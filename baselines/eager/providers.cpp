@@ -122,6 +122,7 @@ Provider tpa_decode_provider(const char* name, const char* help, TpaForward fwd,
   pr.help = help;
   pr.unavailable = runs_anywhere;
   pr.reference = reference;
+  pr.reference_form = !reference;  // the naive form: the same op as a PyTorch user writes it too
   pr.prepare = [fwd](const Params& p, const Inputs& in) -> Call {
     checked_mode("tpa_decode", p, /*has_bwd=*/false);
     eager::require(in.tensors.size() == 6, "tpa_decode: expects aq, ak, av, bq, bk, bv");

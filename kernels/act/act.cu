@@ -1,6 +1,6 @@
 // act: o = f(x) for x (b, h, n, d), f one of
 //   none     o = x                          dx = do
-//   relu     o = x >= 0 ? x : 0             dx = x >= 0 ? do : 0
+//   relu     o = x > 0 ? x : 0              dx = x > 0 ? do : 0
 //   sigmoid  o = s(x) = 1 / (1 + e^-x)      dx = do s (1 - s)
 //   silu     o = x s(x)                     dx = do s (1 + x (1 - s))
 //   softmax  o = exp(x - max) / sum exp(x - max) along act_dim,   dx = o (do - sum(o do))

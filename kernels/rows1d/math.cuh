@@ -42,14 +42,14 @@ __device__ __forceinline__ void sincos_angle(float p, float& s, float& c) {
 __device__ __forceinline__ float fsig(float x) { return __fdividef(1.f, 1.f + __expf(-x)); }
 template <Act A>
 __device__ __forceinline__ float fact_fwd(float x) {
-  if constexpr (A == Act::relu) return x >= 0.f ? x : 0.f;
+  if constexpr (A == Act::relu) return x > 0.f ? x : 0.f;
   else if constexpr (A == Act::sigmoid) return fsig(x);
   else if constexpr (A == Act::silu) return __fdividef(x, 1.f + __expf(-x));
   else return x;
 }
 template <Act A>
 __device__ __forceinline__ float fact_bwd(float x, float g) {
-  if constexpr (A == Act::relu) return x >= 0.f ? g : 0.f;
+  if constexpr (A == Act::relu) return x > 0.f ? g : 0.f;  // relu'(0) = 0, as PyTorch
   else if constexpr (A == Act::sigmoid) { const float s = fsig(x); return g * s * (1.f - s); }
   else if constexpr (A == Act::silu) { const float s = fsig(x); return g * s * fmaf(x, 1.f - s, 1.f); }
   else return g;

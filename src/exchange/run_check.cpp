@@ -164,12 +164,11 @@ Problem point_problem(const StoredPoint& p, const std::string& source) {
   c.name("section", p.section);
   c.name("x_name", pt.x_name, false);
   c.name("provider", pt.provider, false);
-  c.label("label", pt.label);
+  if (!pt.label.empty()) c.label("label", pt.label);  // (older opbench versions stored none)
   c.op("op", pt.op);
-  if (source == "sweep" && !c.problem) {
-    const OpSpec* op = pt.op.empty() ? nullptr : find_op(pt.op);
-    if (!op) c.fail("op", "a swept point names its op");
-    else if (std::none_of(op->providers.begin(), op->providers.end(), [&](const auto& e) { return e.first == pt.provider; }))
+  if (source == "sweep" && !pt.op.empty() && !c.problem) {  // (nor an op, before they did)
+    const OpSpec* op = find_op(pt.op);
+    if (std::none_of(op->providers.begin(), op->providers.end(), [&](const auto& e) { return e.first == pt.provider; }))
       c.fail("provider", "'" + pt.provider + "' is no provider of " + pt.op);
   }
   check_params(c, pt.params);

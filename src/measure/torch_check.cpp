@@ -69,14 +69,29 @@ static Inputs upcast(const Inputs& in, at::ScalarType wide) {
   return out;
 }
 
+// The reference code's own error: the largest of the reference's and of the op's other forms
+// of it (Provider::reference_form), each run in the storage dtype. A form that cannot run here
+// (out of memory) adds nothing.
+void ReferenceCheck::widen_by_forms(const Point& point, const Inputs& inputs, const std::vector<at::Tensor>& truth) {
+  for (const Provider& form : all_providers()) {
+    if (form.op != point.op || !form.reference_form) continue;
+    try {
+      const OutputErrors e = output_errors(form.prepare(point.params, inputs)(), truth);
+      own_.norm = std::max(own_.norm, e.norm);
+      own_.max = std::max(own_.max, e.max);
+    } catch (const std::exception&) {
+    }
+  }
+}
+
 void ReferenceCheck::compute(const Provider& reference, const Point& point, const Inputs& inputs,
                              const at::Device& device) {
   release();
   try {
     const at::ScalarType wide = reference_dtype(device, scalar_type(point.params.s("dtype")));
     std::vector<at::Tensor> truth = reference.prepare(point.params, upcast(inputs, wide))();
-    const std::vector<at::Tensor> own = reference.prepare(point.params, inputs)();
-    own_ = output_errors(own, truth);
+    own_ = output_errors(reference.prepare(point.params, inputs)(), truth);
+    widen_by_forms(point, inputs, truth);
     truth_ = std::move(truth);
   } catch (const std::exception&) {
     // Out of memory in the wider dtype, or a reference that cannot take these inputs: the

@@ -43,6 +43,7 @@ class ReferenceCheck {
 
  private:
   void compute(const Provider& reference, const Point& point, const Inputs& inputs, const at::Device& device);
+  void widen_by_forms(const Point& point, const Inputs& inputs, const std::vector<at::Tensor>& truth);
   std::string key_;                 // the cell whose truth is held ("" none)
   std::vector<at::Tensor> truth_;   // its reference outputs in the wider dtype (empty: unavailable)
   OutputErrors own_;                // the reference code's own errors in the storage dtype

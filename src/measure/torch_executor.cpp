@@ -185,6 +185,7 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
       check_.check(point, inputs_key_, in, device_->torch_device(), call, r);
     } else {
       check_.release();
+      control_.reset();  // nor the control workload's tensor
     }
     device_->synchronize();
 

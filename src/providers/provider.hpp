@@ -45,6 +45,10 @@ struct Provider {
   // checked against (measure/torch_check.hpp), so it must compute in its inputs' dtype, or a
   // wider one, never casting down to a fixed one.
   bool reference = false;
+  // Another form of the op's reference code, as a PyTorch user may also write it (tpa_decode's
+  // naive form). The reference code's own error, which the check's tolerance scales from, is
+  // the largest of the reference's and these forms' (each run in the storage dtype).
+  bool reference_form = false;
 };
 
 // Registers providers: one static instance in the providers' own file,

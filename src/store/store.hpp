@@ -41,6 +41,14 @@ struct RunDevice {
            busy_s == o.busy_s && cpus == o.cpus && pinned == o.pinned && threads == o.threads && memory == o.memory;
   }
 };
+// A device as a run first records it: its name, model and peak (its share and placement later).
+inline RunDevice run_device(const std::string& device, const std::string& gpu, double peak_gbps) {
+  RunDevice d;
+  d.device = device;
+  d.gpu = gpu;
+  d.peak_gbps = peak_gbps;
+  return d;
+}
 
 struct RunInfo {
   int64_t id = 0;

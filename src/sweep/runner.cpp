@@ -180,11 +180,11 @@ class SweepLoop {
                            machine(env.gpu, opt_.host) +
                            ": a resumed run stays on its machine (--allow-mixed to add points measured here)");
     std::vector<RunDevice> out = run_.devices;
-    if (out.empty()) out.push_back({run_.env.device, run_.env.gpu, run_.env.peak_gbps});
+    if (out.empty()) out.push_back(run_device(run_.env.device, run_.env.gpu, run_.env.peak_gbps));
     if (opt_.host != run_.host) suffix_ = "@" + opt_.host;
     else suffix_ = "#" + std::to_string(out.size() + 1);  // the same host, another model: cuda:0#2
-    if (here.empty()) out.push_back({device_name(opt_.device), env.gpu, env.peak_gbps});
-    for (const auto& d : here) out.push_back({device_name(d.device), d.gpu, d.peak_gbps});
+    if (here.empty()) out.push_back(run_device(device_name(opt_.device), env.gpu, env.peak_gbps));
+    for (const auto& d : here) out.push_back(run_device(device_name(d.device), d.gpu, d.peak_gbps));
     return out;
   }
 

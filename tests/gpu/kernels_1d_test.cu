@@ -136,7 +136,7 @@ void act_fwd_ref(Act a, bool seq, int64_t n, int64_t d, const std::vector<double
   y.resize(x.size());
   for (size_t i = 0; i < x.size(); ++i) {
     const double v = x[i];
-    y[i] = a == Act::relu ? (v >= 0 ? v : 0) : a == Act::sigmoid ? sig(v) : a == Act::silu ? v * sig(v) : v;
+    y[i] = a == Act::relu ? (v > 0 ? v : 0) : a == Act::sigmoid ? sig(v) : a == Act::silu ? v * sig(v) : v;
   }
 }
 
@@ -157,7 +157,7 @@ void act_bwd_ref(Act a, bool seq, int64_t n, int64_t d, const std::vector<double
   }
   for (size_t i = 0; i < x.size(); ++i) {
     const double v = x[i], s = sig(v);
-    dx[i] = a == Act::relu      ? (v >= 0 ? g[i] : 0)
+    dx[i] = a == Act::relu      ? (v > 0 ? g[i] : 0)
             : a == Act::sigmoid ? g[i] * s * (1 - s)
             : a == Act::silu    ? g[i] * s * (1 + v * (1 - s))
                                 : g[i];

@@ -233,7 +233,7 @@ std::vector<double> md_ref_fwd(const MdCase& c, const MdVariant& v, const std::v
   } else {
     for (size_t i = 0; i < x.size(); ++i) {
       const double t = x[i];
-      xa[i] = v.act == Act::relu ? (t >= 0 ? t : 0)
+      xa[i] = v.act == Act::relu ? (t > 0 ? t : 0)
             : v.act == Act::sigmoid ? sigm(t)
             : v.act == Act::silu ? t * sigm(t) : t;
     }
@@ -292,7 +292,7 @@ std::vector<double> md_ref_bwd(const MdCase& c, const MdVariant& v, const std::v
   } else {
     for (size_t i = 0; i < x.size(); ++i) {
       const double t = x[i], sg = sigm(t);
-      dx[i] = v.act == Act::relu ? (t >= 0 ? g[i] : 0)
+      dx[i] = v.act == Act::relu ? (t > 0 ? g[i] : 0)
             : v.act == Act::sigmoid ? g[i] * sg * (1 - sg)
             : v.act == Act::silu ? g[i] * sg * (1 + t * (1 - sg)) : g[i];
     }
