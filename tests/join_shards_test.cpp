@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "exchange/join_shards.hpp"
+#include "sweep/join_shards.hpp"
 #include "exchange/runs_json.hpp"
 #include "quick_executor.hpp"
 #include "sweep/runner.hpp"

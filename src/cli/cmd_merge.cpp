@@ -5,7 +5,7 @@
 #include "cli/cli.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
-#include "exchange/join_shards.hpp"
+#include "sweep/join_shards.hpp"
 #include "exchange/merge.hpp"
 
 namespace opbench {

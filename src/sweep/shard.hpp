@@ -1,7 +1,7 @@
 // A sweep split over hosts: `sweep --shard i/N` measures the i-th of N slices of its table
 // cells, the same slices on every host for the same config, providers and filter, balanced by
 // each cell's estimated time (plan.hpp: cell_seconds). The runs of the N shards are joined into
-// one afterwards (exchange/join_shards.hpp). Torch-free.
+// one afterwards (sweep/join_shards.hpp). Torch-free.
 #pragma once
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "exchange/join_shards.hpp"
+#include "sweep/join_shards.hpp"
 
 #include <algorithm>
 #include <map>
