@@ -41,9 +41,9 @@ class Browser:
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(to_chrome_r)
         os.close(from_chrome_w)
-        self._buf, self._next_id, self.events, self.session = b"", 0, [], None
+        self._buf, self._next_id, self.events, self.attached = b"", 0, [], None
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.attached = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Runtime.enable", "Log.enable", "Page.enable"):
             self.call(domain)
         self.call("Emulation.setDeviceMetricsOverride",
@@ -71,8 +71,8 @@ class Browser:
     def call(self, method, params=None):
         self._next_id += 1
         msg = {"id": self._next_id, "method": method, "params": params or {}}
-        if self.session and not method.startswith("Target."):
-            msg["sessionId"] = self.session
+        if self.attached and not method.startswith("Target."):
+            msg["sessionId"] = self.attached
         os.write(self._to_chrome, json.dumps(msg).encode() + b"\0")
         deadline = time.monotonic() + self.timeout
         while True:

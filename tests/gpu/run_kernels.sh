@@ -45,18 +45,18 @@ for step in "${steps[@]}"; do
   case "$step" in
     test-1d)  # every kernel with and without its L2 prefetch (both ship; the default picks per variant)
       for tu in prefetch=1 prefetch=0; do
-        OPBENCH_TUNING_1D=$tu run "test-1d-${tu//=/}" 240 "$B/kernels_1d_test" --gtest_brief=1
+        OPBENCH_TUNING_1D=$tu run "test-1d-${tu//=/}" 240 "$B/kernels_1d_test"
         grep -E "^\[kernels_1d_test\]|FAILED|PASSED" "$OUTDIR/test-1d-${tu//=/}.log" | head -20
       done
       # act's flat kernel in its other launch shapes (threads x units per thread) and load paths
       for tu in flat_units=2,flat_threads=512,plain_loads=1 flat_units=4,flat_threads=128,plain_loads=1 \
                 plain_loads=0; do
-        OPBENCH_TUNING_1D=$tu run "test-1d-${tu//[=,]/}" 120 "$B/kernels_1d_test" --gtest_brief=1 \
+        OPBENCH_TUNING_1D=$tu run "test-1d-${tu//[=,]/}" 120 "$B/kernels_1d_test" \
           --gtest_filter='Kernels1d.ActGrid:Kernels1d.ScalarPath:Kernels1d.Sanitize'
         grep -E "FAILED|PASSED" "$OUTDIR/test-1d-${tu//[=,]/}.log" | head -10
       done ;;
     test-md-tpa)
-      run test-md-tpa 240 "$B/kernels_md_tpa_test" --gtest_brief=1
+      run test-md-tpa 240 "$B/kernels_md_tpa_test"
       grep -E "FAILED|PASSED|Failure" "$OUTDIR/test-md-tpa.log" | head -20 ;;
     bench-1d)
       run bench-1d 150 "$B/kernels_1d_bench" "$OUTDIR/bench-1d.csv"
@@ -74,11 +74,11 @@ for step in "${steps[@]}"; do
       run trace-tpa 200 "$B/kernels_md_tpa_trace" "$OUTDIR/trace-tpa.csv" --only tpa --trace
       grep -E "^(peak|tpa|trace|launch)" "$OUTDIR/trace-tpa.log" | cut -c1-260 ;;
     test-resident)
-      run test-resident 120 "$B/kernels_1d_test" --gtest_brief=1 \
+      run test-resident 120 "$B/kernels_1d_test" \
         --gtest_filter='Kernels1d.ResidentTunings:Kernels1d.L2Tunings:Kernels1d.BenchShapeSlabs:Kernels1d.Errors'
       grep -E "^\[kernels_1d_test\]|FAILED|PASSED|Failure|rel " "$OUTDIR/test-resident.log" | head -40 ;;
     test-seq)
-      run test-seq 300 "$B/kernels_1d_test" --gtest_brief=1
+      run test-seq 300 "$B/kernels_1d_test"
       grep -E "^\[kernels_1d_test\]|FAILED|PASSED|Failure|rel " "$OUTDIR/test-seq.log" | head -40 ;;
     bench-seq)
       run bench-seq 150 "$B/kernels_1d_bench" "$OUTDIR/bench-seq.csv" --seq
@@ -112,10 +112,10 @@ for step in "${steps[@]}"; do
       CS=$(command -v compute-sanitizer || true)
       if [ -z "$CS" ]; then echo "compute-sanitizer not found"; continue; fi
       run memcheck-1d 120 "$CS" --tool memcheck --print-limit 5 "$B/kernels_1d_test" \
-        --gtest_filter='Kernels1d.Sanitize:Kernels1d.Errors' --gtest_brief=1
+        --gtest_filter='Kernels1d.Sanitize:Kernels1d.Errors'
       grep -E "ERROR SUMMARY|Invalid" "$OUTDIR/memcheck-1d.log" | head -5
       OPBENCH_TEST_QUICK=1 run memcheck-md-tpa 200 "$CS" --tool memcheck --print-limit 5 "$B/kernels_md_tpa_test" \
-        --gtest_brief=1
+       
       grep -E "ERROR SUMMARY|Invalid" "$OUTDIR/memcheck-md-tpa.log" | head -5 ;;
     *) echo "unknown step $step" ;;
   esac
