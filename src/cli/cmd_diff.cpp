@@ -1,5 +1,6 @@
 // opbench diff BASE HEAD: two runs point by point with a noise-aware verdict each
-// (src/diff/verdict.hpp); exit 1 under --fail-on-regression when a point got slower.
+// (src/diff/verdict.hpp); exit 1 under --fail-on-regression when a point got slower, or a
+// provider as a whole (src/diff/provider_verdict.hpp).
 #include <iostream>
 
 #include "cli/cli.hpp"
@@ -17,7 +18,7 @@ void add_diff_command(CLI::App& app, Cli& cli) {
   cmd->add_option("base", o->base, "the base run: ID, latest, label:TEXT or gpu:TEXT")->required();
   cmd->add_option("head", o->head, "the head run: ID, latest, label:TEXT or gpu:TEXT")->required();
   add_judge_options(cmd, cli, *o, "only speed or only memory points (default: both)");
-  cmd->add_flag("--fail-on-regression", o->fail, "exit 1 when a point is SLOWER by more than the threshold (or newly fails)");
+  cmd->add_flag("--fail-on-regression", o->fail, "exit 1 when a point is SLOWER by more than the threshold (or newly fails), or a provider is SLOWER as a whole");
   cmd->add_option("--map", o->map, "BASE_LABEL=HEAD_LABEL,...: match a base column to a head provider or label (e.g. tr=cuda)");
   cmd->callback([o, &cli] {
     check_out_path(o->out, cli.db);

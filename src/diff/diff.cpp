@@ -298,6 +298,7 @@ DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOpt
   // Summary per provider pair.
   std::map<std::string, size_t> idx;
   std::map<std::string, std::pair<double, size_t>> logs, logs_pct;
+  std::map<std::string, WholeJudge> wholes;
   for (const auto& r : d.rows) {
     auto [it, fresh] = idx.emplace(r.provider(), d.summary.size());
     if (fresh) {
@@ -308,6 +309,7 @@ DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOpt
     }
     ProviderSummary& s = d.summary[it->second];
     s.points++;
+    if (r.metric == "speed") wholes[s.provider].add(r.j);
     s.counts[r.j.verdict]++;
     if (r.j.regression) {
       s.regressions++;
@@ -328,6 +330,8 @@ DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOpt
     auto l = logs[s.provider], lp = logs_pct[s.provider];
     s.geomean = l.second ? std::exp(l.first / double(l.second)) : std::nan("");
     s.geomean_pct = lp.second ? std::exp(lp.first / double(lp.second)) : std::nan("");
+    s.whole = wholes[s.provider].verdict(d.opt.threshold);
+    if (s.whole.judged && s.whole.verdict == Verdict::Slower && d.opt.versus.empty()) d.regressions++;
   }
   std::stable_sort(d.summary.begin(), d.summary.end(), [](const ProviderSummary& a, const ProviderSummary& b) {
     if (a.regressions != b.regressions) return a.regressions > b.regressions;
@@ -372,9 +376,14 @@ std::string diff_markdown(const DiffResult& d) {
   if (flagged)
     o << "**" << flagged << " " << flagged_w << (flagged == 1 ? "" : "s") << "** (SLOWER"
       << (vs ? " than the best against" : "") << " by more than " << num(tpct)
-      << (vs ? "%, beyond the noise).\n\n" : "%, or newly failing).\n\n");
+      << (vs ? "%, beyond the noise).\n\n" : "%, or newly failing, or a provider SLOWER as a whole).\n\n");
   else
     o << "No " << flagged_w << "s.\n\n";
+  for (const auto& s : d.summary)
+    if (s.whole.judged) o << "- " << md_cell(whole_sentence(s.provider, s.whole)) << "\n";
+  if (std::any_of(d.summary.begin(), d.summary.end(), [](const ProviderSummary& s) { return s.whole.judged; }))
+    o << "\nA provider whose points carry a control workload is also judged as a whole: SLOWER when the geometric "
+         "mean of its points' changes against the control exceeds the band and at least 80% of them moved up.\n\n";
   o << "A point is SLOWER / FASTER when " << ratio_w << " moves past the threshold and, where both " << sides
     << " kept samples, the change is clear (the 95% interval of the ratio of medians wholly beyond the "
        "threshold, or every sample of one side beyond every sample of the other) or, near the threshold, a "
@@ -545,6 +554,9 @@ std::string diff_json(const DiffResult& d) {
     else e["regressions"] = s.regressions;
     e["worst_ratio"] = num_or_null(s.worst);
     if (d.peaks) e["geomean_pct_peak_ratio"] = num_or_null(s.geomean_pct);
+    if (s.whole.judged)
+      e["whole"] = {{"verdict", verdict_name(s.whole.verdict)}, {"geomean_against_control", num_or_null(s.whole.geomean)},
+                    {"points", s.whole.points}, {"up", s.whole.up}, {"down", s.whole.down}, {"band_pct", s.whole.band * 100}};
     sum.push_back(e);
   }
   j["summary"] = sum;

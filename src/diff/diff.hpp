@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "diff/provider_verdict.hpp"
 #include "diff/verdict.hpp"
 #include "report/report.hpp"
 
@@ -59,6 +60,7 @@ struct ProviderSummary {
   std::map<Verdict, size_t> counts;
   size_t regressions = 0;
   double worst = 0;  // the largest ratio among its regressions (NaN when none)
+  WholeVerdict whole;  // the provider judged as a whole against the control (provider_verdict.hpp)
 };
 
 struct DiffResult {
@@ -68,7 +70,7 @@ struct DiffResult {
   std::vector<DiffRow> rows;  // in base order
   std::vector<Unmatched> only_base, only_head;
   std::vector<ProviderSummary> summary;  // worst first
-  size_t regressions = 0;
+  size_t regressions = 0;  // SLOWER points and newly failing ones, and providers SLOWER as a whole
   // Why the two runs' numbers may not compare: timed with different L2 flushes, rounds,
   // budgets, thread counts or tuning variables, showing different statistics (what both runs
   // recorded), or points measured while the GPU throttled for power or heat.

@@ -197,7 +197,7 @@ namespace {
 Judgement judge_samples(const StoredPoint& base, const StoredPoint& head, double threshold) {
   Judgement j;
   const double nan = std::nan("");
-  j.ratio = j.p_value = j.ci_lo = j.ci_hi = j.noise = j.round_p = j.control_ratio = j.control_drift = nan;
+  j.ratio = j.p_value = j.ci_lo = j.ci_hi = j.noise = j.round_p = j.control_ratio = j.control_drift = j.against = nan;
   const bool base_ok = base.result.ok(), head_ok = head.result.ok();
   if (!head_ok) {
     j.verdict = Verdict::Error;
@@ -284,6 +284,7 @@ Judgement judge(const StoredPoint& base, const StoredPoint& head, double thresho
   if (!against_control(base, nb) || !against_control(head, nh)) return j;
   const std::vector<double> cb = controls_of(base.result), ch = controls_of(head.result);
   j.control_ratio = median_of(ch) / median_of(cb);
+  if (j.ratio > 0 && std::isfinite(j.ratio)) j.against = median_of(nh.result.samples) / median_of(nb.result.samples);
   // What the machine did over these rounds: the control's move between the runs, or between
   // the rounds of either run, whichever is larger.
   const double drift = std::max({std::fabs(std::log(j.control_ratio)), log_spread(cb), log_spread(ch)});

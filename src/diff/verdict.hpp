@@ -53,7 +53,8 @@
 //      machine its time moved 0.6 to 3 times as much as the control's). Otherwise UNSURE, with
 //      the reason (Judgement::reason). So the whole machine slower is no regression, one
 //      provider slower on a steady machine is, and a machine too unsteady to resolve a change
-//      of the threshold's size says UNSURE.
+//      of the threshold's size says UNSURE. A provider is also judged as a whole over its
+//      points against the control (diff/provider_verdict.hpp).
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -83,6 +84,9 @@ struct Judgement {
   // drifted over them (rule 5: the larger of that move and of the control's spread across the
   // rounds of either side, as a fraction); NaN: a side without a control.
   double control_ratio = 0, control_drift = 0;
+  // head's median over base's with every sample divided by its round's control median (NaN: a
+  // side without a control): the change a provider is judged on as a whole (provider_verdict.hpp)
+  double against = 0;
   std::string reason;  // why a change past the threshold is UNSURE against the control ("" none)
 };
 
