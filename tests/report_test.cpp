@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "report/document.hpp"
+#include "exchange/markdown_parser.hpp"
 #include "report/table.hpp"
 #include "reference_docs.hpp"
 

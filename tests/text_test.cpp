@@ -39,6 +39,14 @@ TEST(Text, NamesThatWouldBreakADocument) {
   EXPECT_EQ(one_line("a\r\nb\x1b"), "a  b ");
 }
 
+TEST(Text, TrimTakesTheBlanksAtEitherEnd) {
+  EXPECT_EQ(trim(" \t a b \r\f\v"), "a b");
+  EXPECT_EQ(trim("a"), "a");
+  EXPECT_EQ(trim(" \t "), "");
+  EXPECT_EQ(trim(""), "");
+  EXPECT_EQ(trim("\na\n"), "\na\n");  // line breaks are kept
+}
+
 TEST(Text, InputErrorsAreOneLine) {
   InputError e("f.yaml", "op", "unknown op 'a\nb'");
   EXPECT_EQ(std::string(e.what()), "f.yaml: op: unknown op 'a b'");

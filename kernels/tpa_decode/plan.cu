@@ -61,71 +61,67 @@ KernelFn kernel_for(const Plan& p, DType dt) {
   return p.tc ? tc_kernel_for(dt, p.tt, p.stages) : cc_kernel_for(dt);
 }
 
-Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions& opt) {
-  Plan p;
-  const int sz = dtype_size(dt);
-  p.tc = dt != DType::f32 && strat != TpaStrategy::bh;
-  if (p.tc) {
-    p.d_pad = static_cast<int>(round_up(s.d, 16));
-    p.e_pad = static_cast<int>(round_up(s.e, 16));
-    p.NS = static_cast<int>(ceil_div(p.e_pad, kEW));
-    p.q_stride = p.d_pad + 8;
-    p.bk_stride = p.d_pad + 8;
-    p.bv_stride = p.e_pad + 8;
-    // Tile x stages: the option, else the first that fits of the strategy's list. b runs few
-    // blocks (one per batch element), so it wants a deep pipeline per block (64x4 measured 16%
-    // faster than 64x2 at b = 8, m = 32768); bn fills the chip with blocks: 64x2 measured best
-    // (2 blocks of ~98 KB per multiprocessor; docs/kernels.md, tpa_decode).
-    std::vector<std::pair<int, int>> cands;
-    if (opt.tile || opt.stages) cands = {{opt.tile ? opt.tile : 64, opt.stages ? opt.stages : 2}};
-    else if (strat == TpaStrategy::b) cands = {{64, 4}, {64, 3}, {64, 2}, {32, 2}};
-    else cands = {{64, 2}, {32, 2}};
-    for (const auto& c : cands) {
-      p.tt = c.first;
-      p.stages = c.second;
-      const KernelFn fn = tc_kernel_for(DType::f16, p.tt, p.stages);
-      if (!fn)
-        throw KernelError("tpa_decode: no tensor-core kernel for tile " + std::to_string(p.tt) +
-                          " with " + std::to_string(p.stages) +
-                          " stages (have 64x2, 64x3, 64x4, 32x2, 32x4)");
-      // warps: 16-head groups x NS column parts x TT/16 token slices, at most kMaxWarpsTc
-      const int slices = p.tt / 16;
-      const int mh = static_cast<int>(
-          std::min<int64_t>(ceil_div(s.h, 16), std::max(1, kMaxWarpsTc / (p.NS * slices))));
-      p.HG = 16 * mh;
-      p.threads = 32 * mh * p.NS * slices;
-      p.a_stride = p.HG + 8;
-      tc_layout(p, s, sz);
-      if (p.smem <= static_cast<size_t>(max_dynamic_smem(fn))) break;
-    }
-  } else {
-    p.HG = strat == TpaStrategy::bh ? 1 : static_cast<int>(std::min<int64_t>(s.h, 32));
-    p.a_full = strat == TpaStrategy::bh && s.h <= 128;
-    p.tt = strat == TpaStrategy::bh ? 64 : 32;
-    p.threads = kCcThreads;
-    const int64_t d4 = ceil_div(s.d, 4) * 4, e4 = ceil_div(s.e, 4) * 4;
-    const int64_t pad = 16 / sz;  // one 16-byte step between rows: fewer bank conflicts
-    p.q_stride = static_cast<int>(d4 + 4);
-    p.bk_stride = static_cast<int>(round_up(d4, pad) + pad);
-    p.bv_stride = static_cast<int>(round_up(e4, pad) + pad);
-    p.a_stride = static_cast<int>(round_up(p.a_full ? s.h : p.HG, 8) + 8);
-    cc_layout(p, s, sz);
-    if (p.smem > static_cast<size_t>(max_dynamic_smem(kernel_for(p, dt)))) {
-      p.tt = 16;
-      cc_layout(p, s, sz);
-    }
-  }
-  const int limit = max_dynamic_smem(kernel_for(p, dt));
-  if (p.smem > static_cast<size_t>(limit))
-    throw KernelError("tpa_decode: d=" + std::to_string(s.d) + " e=" + std::to_string(s.e) +
-                      " r=" + std::to_string(s.r) + " needs " + std::to_string(p.smem) +
-                      " bytes of shared memory, a block can have " + std::to_string(limit));
-  p.ngroups = static_cast<int>(ceil_div(s.h, p.HG));
+namespace {
 
-  p.chunk_len = s.m;
-  p.nchunks = 1;
-  if (strat != TpaStrategy::bn) return p;
-  // Blocks of the main kernel resident on the device at once: the default chunks fill them.
+// The tensor-core kernels' plan: padded sizes, strides, and the tile x stages of the option,
+// else the first of the strategy's list whose shared memory fits.
+void plan_tensor_cores(Plan& p, const TpaShape& s, TpaStrategy strat, const TpaOptions& opt, int sz) {
+  p.d_pad = static_cast<int>(round_up(s.d, 16));
+  p.e_pad = static_cast<int>(round_up(s.e, 16));
+  p.NS = static_cast<int>(ceil_div(p.e_pad, kEW));
+  p.q_stride = p.d_pad + 8;
+  p.bk_stride = p.d_pad + 8;
+  p.bv_stride = p.e_pad + 8;
+  // b runs few blocks (one per batch element), so it wants a deep pipeline per block (64x4
+  // measured 16% faster than 64x2 at b = 8, m = 32768); bn fills the chip with blocks: 64x2
+  // measured best (2 blocks of ~98 KB per multiprocessor; docs/kernels.md, tpa_decode).
+  std::vector<std::pair<int, int>> cands;
+  if (opt.tile || opt.stages) cands = {{opt.tile ? opt.tile : 64, opt.stages ? opt.stages : 2}};
+  else if (strat == TpaStrategy::b) cands = {{64, 4}, {64, 3}, {64, 2}, {32, 2}};
+  else cands = {{64, 2}, {32, 2}};
+  for (const auto& c : cands) {
+    p.tt = c.first;
+    p.stages = c.second;
+    const KernelFn fn = tc_kernel_for(DType::f16, p.tt, p.stages);
+    if (!fn)
+      throw KernelError("tpa_decode: no tensor-core kernel for tile " + std::to_string(p.tt) +
+                        " with " + std::to_string(p.stages) +
+                        " stages (have 64x2, 64x3, 64x4, 32x2, 32x4)");
+    // warps: 16-head groups x NS column parts x TT/16 token slices, at most kMaxWarpsTc
+    const int slices = p.tt / 16;
+    const int mh = static_cast<int>(
+        std::min<int64_t>(ceil_div(s.h, 16), std::max(1, kMaxWarpsTc / (p.NS * slices))));
+    p.HG = 16 * mh;
+    p.threads = 32 * mh * p.NS * slices;
+    p.a_stride = p.HG + 8;
+    tc_layout(p, s, sz);
+    if (p.smem <= static_cast<size_t>(max_dynamic_smem(fn))) break;
+  }
+}
+
+// The CUDA-core kernel's plan: head groups, tile, padded strides; a 16-token tile when the
+// default one's shared memory does not fit.
+void plan_cuda_cores(Plan& p, const TpaShape& s, DType dt, TpaStrategy strat, int sz) {
+  p.HG = strat == TpaStrategy::bh ? 1 : static_cast<int>(std::min<int64_t>(s.h, 32));
+  p.a_full = strat == TpaStrategy::bh && s.h <= 128;
+  p.tt = strat == TpaStrategy::bh ? 64 : 32;
+  p.threads = kCcThreads;
+  const int64_t d4 = ceil_div(s.d, 4) * 4, e4 = ceil_div(s.e, 4) * 4;
+  const int64_t pad = 16 / sz;  // one 16-byte step between rows: fewer bank conflicts
+  p.q_stride = static_cast<int>(d4 + 4);
+  p.bk_stride = static_cast<int>(round_up(d4, pad) + pad);
+  p.bv_stride = static_cast<int>(round_up(e4, pad) + pad);
+  p.a_stride = static_cast<int>(round_up(p.a_full ? s.h : p.HG, 8) + 8);
+  cc_layout(p, s, sz);
+  if (p.smem > static_cast<size_t>(max_dynamic_smem(kernel_for(p, dt)))) {
+    p.tt = 16;
+    cc_layout(p, s, sz);
+  }
+}
+
+// bn's chunks of m: by default as many as fill the blocks resident on the device at once; and
+// whether the merge can be fused into the main kernel.
+void plan_chunks(Plan& p, const TpaShape& s, DType dt, const TpaOptions& opt) {
   const int per_sm = std::max(1, blocks_per_sm(kernel_for(p, dt), p.threads, p.smem));
   const int64_t slots = static_cast<int64_t>(per_sm) * device_attr(cudaDevAttrMultiProcessorCount);
   int64_t len = opt.chunk_len > 0 ? opt.chunk_len
@@ -143,6 +139,25 @@ Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions&
                                                s.e % 4 == 0 ? 4 : 1);
     p.fused = s.b * p.ngroups * p.nchunks <= slots && p.stage_off + need <= static_cast<int64_t>(p.smem);
   }
+}
+
+}  // namespace
+
+Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions& opt) {
+  Plan p;
+  const int sz = dtype_size(dt);
+  p.tc = dt != DType::f32 && strat != TpaStrategy::bh;
+  if (p.tc) plan_tensor_cores(p, s, strat, opt, sz);
+  else plan_cuda_cores(p, s, dt, strat, sz);
+  const int limit = max_dynamic_smem(kernel_for(p, dt));
+  if (p.smem > static_cast<size_t>(limit))
+    throw KernelError("tpa_decode: d=" + std::to_string(s.d) + " e=" + std::to_string(s.e) +
+                      " r=" + std::to_string(s.r) + " needs " + std::to_string(p.smem) +
+                      " bytes of shared memory, a block can have " + std::to_string(limit));
+  p.ngroups = static_cast<int>(ceil_div(s.h, p.HG));
+  p.chunk_len = s.m;
+  p.nchunks = 1;
+  if (strat == TpaStrategy::bn) plan_chunks(p, s, dt, opt);
   return p;
 }
 

@@ -111,6 +111,10 @@ std::string run_plot_script(const std::string& data_json, const std::string& out
 std::map<std::string, std::string> make_plots(const std::vector<ReportRun>& runs, Show show, const std::string& dir,
                                               std::ostream& log, const std::string& option,
                                               const std::vector<std::string>& databases);
+// The run with its status as it stands now: "abandoned" when its process died.
+RunInfo as_it_stands(const Store& store, RunInfo run);
+// For a run that did not finish: how to continue it (empty for the others).
+std::string resume_hint(const Store& store, const RunInfo& run, const std::string& db);
 // Opens a database that must exist (InputError naming --db otherwise, also for a path that is
 // not a regular file) for reading only: never creates, migrates or writes it
 // (Store::open_read_only).

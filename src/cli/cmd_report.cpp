@@ -1,45 +1,17 @@
-// opbench report / runs: read the store.
-#include <unistd.h>
-
+// opbench report: the stored runs as markdown tables, JSON or CSV.
 #include <algorithm>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "cli/cli.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
-#include "core/text.hpp"
 #include "exchange/runs_json.hpp"
 #include "report/csv.hpp"
 #include "report/report.hpp"
-#include "sweep/resume.hpp"
 
 namespace opbench {
 
 namespace {
-
-// The run with its status as it stands now: "abandoned" when its process died.
-RunInfo as_it_stands(const Store& store, RunInfo run) {
-  run.status = effective_status(store, run);
-  return run;
-}
-
-// For a run that did not finish: how to continue it (empty for the others).
-std::string resume_hint(const Store& store, const RunInfo& run, const std::string& db) {
-  if (run.status != "interrupted" && run.status != "abandoned") return "";
-  return resume_command(stored_shape(store, run), db, run.id);
-}
-
-// The devices that measured a run, with their shares and placement (as export writes them).
-nlohmann::ordered_json devices_json(const std::vector<RunDevice>& devices) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const auto& d : devices) out.push_back(run_device_to_json(d));
-  return out;
-}
-
-std::string holder_text(const RunLock& l) {
-  return "pid " + std::to_string(l.holder.pid) + " on " + l.holder.host + " since " + l.since;
-}
 
 std::vector<std::string> path_parts(const std::string& path) {
   std::vector<std::string> parts;
@@ -75,17 +47,6 @@ std::string relative_to_file(const std::string& path, const std::string& from) {
   for (size_t i = common; i < f.size(); ++i) out += "../";
   for (size_t i = common; i < p.size(); ++i) out += p[i] + (i + 1 < p.size() ? "/" : "");
   return out;
-}
-
-// Where a run's time went: {"wall_s", "timed_s", "wall_per_timed", "stages": {stage: seconds}};
-// null when it was not recorded.
-nlohmann::ordered_json time_json(const StageTimes& t) {
-  if (t.empty()) return nullptr;
-  const double wall = t.wall(), timed = t.timed();
-  return {{"wall_s", wall},
-          {"timed_s", timed},
-          {"wall_per_timed", timed > 0 ? nlohmann::ordered_json(wall / timed) : nlohmann::ordered_json()},
-          {"stages", stages_json(t)}};
 }
 
 }  // namespace
@@ -141,83 +102,6 @@ void add_report_command(CLI::App& app, Cli& cli) {
       for (auto& [title, path] : make_plots(runs, show, o->plots, std::cerr, "--plots", {cli.db}))
         links[title] = o->out.empty() ? path : relative_to_file(path, o->out);
     write_output(render_report(runs, show, links), o->out);
-    cli.status = kExitOk;
-  });
-}
-
-void add_runs_command(CLI::App& app, Cli& cli) {
-  auto format = std::make_shared<std::string>("table");
-  auto out = std::make_shared<std::string>();
-  auto* cmd = app.add_subcommand("runs", "list the runs in a database");
-  cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(db_arg());
-  cmd->add_option("--format", *format, "table or json")->check(CLI::IsMember({"table", "json"}));
-  cmd->add_option("--out", *out, "write to this file instead of stdout")->check(file_arg());
-  cmd->callback([format, out, &cli] {
-    check_out_path(*out, cli.db);
-    auto store = open_existing_store(cli.db);
-    std::vector<RunInfo> runs;
-    for (const auto& r : store->runs()) runs.push_back(as_it_stands(*store, r));
-    std::string text;
-    if (*format == "json") {
-      auto tuning_json = [](const RunInfo& r) {  // variable -> value; null when not recorded
-        if (!r.env.tuning) return nlohmann::ordered_json();
-        nlohmann::ordered_json o = nlohmann::ordered_json::object();
-        for (const auto& [k, v] : *r.env.tuning) o[k] = v;
-        return o;
-      };
-      nlohmann::ordered_json a = nlohmann::ordered_json::array();
-      for (const auto& r : runs) {
-        a.push_back({{"id", r.id}, {"label", r.label}, {"gpu", r.env.gpu}, {"device", r.env.device},
-                     {"torch", r.env.torch_version}, {"started_at", r.started_at},
-                     {"finished_at", r.finished_at}, {"status", r.status}, {"points", r.points},
-                     {"op", r.op}, {"config", r.config_path}, {"commit", r.git_commit},
-                     {"peak_gbps", r.env.peak_gbps}, {"source", r.source},
-                     {"flush_l2", r.flush_l2.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.flush_l2)},
-                     {"rounds", r.rounds > 0 ? nlohmann::ordered_json(r.rounds) : nlohmann::ordered_json()},
-                     {"interleave", r.interleave > 0 ? nlohmann::ordered_json(r.interleave) : nlohmann::ordered_json()},
-                     {"processes", r.processes > 0 ? nlohmann::ordered_json(r.processes) : nlohmann::ordered_json()},
-                     {"threads", r.threads >= 0 ? nlohmann::ordered_json(r.threads) : nlohmann::ordered_json()},
-                     {"stop", r.stop.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.stop)},
-                     {"noise_pct", r.noise_pct > 0 ? nlohmann::ordered_json(r.noise_pct) : nlohmann::ordered_json()},
-                     {"tuning", tuning_json(r)},
-                     {"time", time_json(r.stages)}});
-        if (const auto stops = store->stop_counts(r.id); !stops.empty())
-          for (const auto& [reason, n] : stops) a.back()["stops"][reason] = n;
-        if (!r.shard.empty()) a.back()["shard"] = r.shard;
-        if (!r.shards.empty()) a.back()["shards"] = std::stoll(r.shards);
-        if (!r.devices.empty()) a.back()["devices"] = devices_json(r.devices);
-        const std::string hint = resume_hint(*store, r, cli.db);
-        if (!hint.empty()) a.back()["resume"] = hint;
-        if (auto lock = store->run_lock(r.id))
-          a.back()["holder"] = {{"host", lock->holder.host}, {"pid", lock->holder.pid}, {"since", lock->since}};
-      }
-      // replace: a text an older opbench stored unchecked cannot stop the listing
-      text = a.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-    } else {
-      // Each column padded to its width (as printf's %-Ns), never cut: a long label widens its row.
-      auto row = [](const std::vector<std::pair<std::string, size_t>>& cells) {
-        std::string line;
-        for (const auto& [text, width] : cells) line += pad_right(text, width) + " ";
-        line.pop_back();
-        return line + "\n";
-      };
-      text = row({{"id", 5}, {"started_at", 24}, {"status", 12}, {"points", 10}, {"torch", 8}, {"op", 12}, {"label", 16}, {"gpu", 0}});
-      for (const auto& r : runs)
-        text += row({{std::to_string(r.id), 5}, {r.started_at, 24}, {r.status, 12}, {std::to_string(r.points), 10},
-                     {r.env.torch_version, 8}, {r.op, 12}, {one_line(r.label), 16}, {one_line(r.env.gpu), 0}});
-      for (const auto& r : runs) {
-        const std::string hint = resume_hint(*store, r, cli.db);
-        if (!r.shard.empty()) text += "run " + std::to_string(r.id) + ": shard " + r.shard + " of its sweep\n";
-        if (!r.shards.empty()) text += "run " + std::to_string(r.id) + ": joined from " + r.shards + " shards\n";
-        if (r.status == "running")
-          if (auto lock = store->run_lock(r.id)) text += "run " + std::to_string(r.id) + ": measured by " + holder_text(*lock) + "\n";
-        if (r.status == "abandoned")
-          if (auto lock = store->run_lock(r.id))
-            text += "run " + std::to_string(r.id) + ": abandoned by " + holder_text(*lock) + " (the process is gone)\n";
-        if (!hint.empty()) text += "run " + std::to_string(r.id) + ": continue with `" + hint + "`\n";
-      }
-    }
-    write_output(text, *out);
     cli.status = kExitOk;
   });
 }

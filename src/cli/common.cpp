@@ -12,10 +12,21 @@
 #include "core/fs.hpp"
 #include "core/text.hpp"
 #include "store/selector.hpp"
+#include "sweep/resume.hpp"
 
 namespace opbench {
 
 void ensure_parent_dir(const std::string& path) { fs::make_parent_dirs(path); }
+
+RunInfo as_it_stands(const Store& store, RunInfo run) {
+  run.status = effective_status(store, run);
+  return run;
+}
+
+std::string resume_hint(const Store& store, const RunInfo& run, const std::string& db) {
+  if (run.status != "interrupted" && run.status != "abandoned") return "";
+  return resume_command(stored_shape(store, run), db, run.id);
+}
 
 std::unique_ptr<Store> open_existing_store(const std::string& path) {
   check_db_path(path, false);

@@ -428,6 +428,136 @@ Timing parse_timing(const json& block, const Checker& c) {
   return timing;
 }
 
+// `op`: one of the registered ops.
+const OpSpec& parse_op(const json& root, const Checker& c, Config& cfg) {
+  if (!root.contains("op")) c.fail("op", "missing (one of the ops `opbench list` shows)");
+  if (!root["op"].is_string()) c.fail("op", "must be a word, got " + show(root["op"]));
+  cfg.op = root["op"].get<std::string>();
+  const OpSpec* op = find_op(cfg.op);
+  if (!op) {
+    std::vector<std::string> names;
+    for (auto* o : all_ops()) names.push_back(o->name);
+    c.fail("op", "unknown op '" + cfg.op + "'" + suggest_names(cfg.op, names));
+  }
+  return *op;
+}
+
+// `x`: exactly one axis, one of the op's index axes, a list of positive integers.
+void parse_x(const json& root, const Checker& c, const OpSpec& op, Config& cfg) {
+  if (!root.contains("x")) c.fail("x", "missing (the table's index axis, e.g. x: {n: [256, 512]})");
+  const json& x = c.object(root["x"], "x");
+  if (x.size() != 1) c.fail("x", "must name exactly one axis, got " + std::to_string(x.size()));
+  cfg.x_name = x.begin().key();
+  bool allowed = false;
+  for (const auto& a : op.x_axes) allowed = allowed || a == cfg.x_name;
+  if (!allowed) c.fail("x." + cfg.x_name, "not an index axis of " + cfg.op + " (use " + op.x_axes.at(0) + ")");
+  const AxisSpec* a = op.axis(cfg.x_name);
+  for (const auto& v : c.axis_values(*a, x.begin().value(), "x." + cfg.x_name))
+    cfg.x_values.push_back(std::get<int64_t>(v));
+}
+
+// `params`: axis -> values, for axes of the op other than x; returns the axes it sets.
+std::set<std::string> parse_params(const json& root, const Checker& c, const OpSpec& op, Config& cfg) {
+  std::set<std::string> seen;
+  if (!root.contains("params")) return seen;
+  const json& params = c.object(root["params"], "params");
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    const std::string field = "params." + it.key();
+    const AxisSpec* a = op.axis(it.key());
+    if (!a) c.fail(field, "unknown axis for " + cfg.op + suggest_names(it.key(), axis_names(op)));
+    if (it.key() == cfg.x_name) c.fail(field, "is the x axis already");
+    cfg.params.emplace_back(it.key(), c.axis_values(*a, it.value(), field));
+    seen.insert(it.key());
+  }
+  return seen;
+}
+
+// One row of `variants`: a value for each axis it names (none set under params), and its own
+// x values when it names the x axis.
+void parse_variant(const json& row, const std::string& field, const Checker& c, const OpSpec& op,
+                   const std::set<std::string>& in_params, Config& cfg) {
+  if (row.empty()) c.fail(field, "empty mapping");
+  std::vector<std::pair<std::string, Value>> out;
+  std::vector<int64_t> xs;
+  for (auto it = row.begin(); it != row.end(); ++it) {
+    if (it.key() == cfg.x_name) {  // this row's own x values
+      for (const auto& v : c.axis_values(*op.axis(cfg.x_name), it.value(), field + "." + it.key()))
+        xs.push_back(std::get<int64_t>(v));
+      continue;
+    }
+    const AxisSpec* a = op.axis(it.key());
+    if (!a) c.fail(field + "." + it.key(), "unknown axis for " + cfg.op + suggest_names(it.key(), axis_names(op)));
+    if (in_params.count(it.key())) c.fail(field + "." + it.key(), "already set under params");
+    out.emplace_back(it.key(), c.axis_value(*a, it.value(), field + "." + it.key()));
+  }
+  cfg.variants.push_back(std::move(out));
+  cfg.variant_x.push_back(std::move(xs));
+}
+
+// `variants`: a non-empty list of rows (parse_variant).
+void parse_variants(const json& root, const Checker& c, const OpSpec& op, const std::set<std::string>& in_params,
+                    Config& cfg) {
+  if (!root.contains("variants")) return;
+  const json& vs = root["variants"];
+  if (!vs.is_array()) c.fail("variants", "must be a list of mappings");
+  if (vs.empty()) c.fail("variants", "empty list");
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const std::string field = "variants[" + std::to_string(i) + "]";
+    parse_variant(c.object(vs[i], field), field, c, op, in_params, cfg);
+  }
+}
+
+// A provider of the op with its column label, each listed once (labels compared ignoring case,
+// as the Notation list matches them).
+void add_provider(const std::string& name, const std::string& label, const std::string& field, const Checker& c,
+                  const OpSpec& op, Config& cfg) {
+  bool known = false;
+  for (const auto& p : op.providers) known = known || p.first == name;
+  if (!known) {
+    c.fail(field, "unknown provider '" + name + "' for " + cfg.op + suggest_names(name, provider_names(op)));
+  }
+  const std::string why = label_problem(label);
+  if (!why.empty()) c.fail(field, "column label '" + label + "' " + why);
+  for (const auto& p : cfg.providers)
+    if (p.first == name || to_lower(p.second) == to_lower(label)) c.fail(field, "listed twice");
+  cfg.providers.emplace_back(name, label);
+}
+
+// `providers`: a mapping provider -> label or a list of providers (each its own label); every
+// provider of the op when left out.
+void parse_providers(const json& root, const Checker& c, const OpSpec& op, Config& cfg) {
+  if (!root.contains("providers")) {
+    for (const auto& p : op.providers) cfg.providers.emplace_back(p.first, p.first);
+    return;
+  }
+  const json& ps = root["providers"];
+  if (ps.is_object()) {
+    if (ps.empty()) c.fail("providers", "empty mapping");
+    for (auto it = ps.begin(); it != ps.end(); ++it) {
+      if (!it.value().is_string()) c.fail("providers." + it.key(), "label must be a word, got " + show(it.value()));
+      add_provider(it.key(), it.value().get<std::string>(), "providers." + it.key(), c, op, cfg);
+    }
+  } else if (ps.is_array()) {
+    if (ps.empty()) c.fail("providers", "empty list");
+    for (size_t i = 0; i < ps.size(); ++i) {
+      if (!ps[i].is_string()) c.fail("providers[" + std::to_string(i) + "]", "must be a provider name");
+      add_provider(ps[i].get<std::string>(), ps[i].get<std::string>(), "providers[" + std::to_string(i) + "]", c,
+                   op, cfg);
+    }
+  } else {
+    c.fail("providers", "must be a mapping provider: label, or a list of providers");
+  }
+}
+
+// `title`: a non-empty template that prints as one line.
+void parse_title(const json& root, const Checker& c, Config& cfg) {
+  if (!root.contains("title")) return;
+  if (!root["title"].is_string() || root["title"].get<std::string>().empty())
+    c.fail("title", "must be a non-empty template string");
+  cfg.title = root["title"].get<std::string>();
+  c.printable_name(cfg.title, "title", "the title");
+}
+
 }  // namespace
 
 Config parse_config(const std::string& text, const std::string& path) {
@@ -440,110 +570,12 @@ Config parse_config(const std::string& text, const std::string& path) {
   cfg.path = path;
   cfg.text = text;
   cfg.hash = content_hash(text);
-
-  if (!root.contains("op")) c.fail("op", "missing (one of the ops `opbench list` shows)");
-  if (!root["op"].is_string()) c.fail("op", "must be a word, got " + show(root["op"]));
-  cfg.op = root["op"].get<std::string>();
-  const OpSpec* op = find_op(cfg.op);
-  if (!op) {
-    std::vector<std::string> names;
-    for (auto* o : all_ops()) names.push_back(o->name);
-    c.fail("op", "unknown op '" + cfg.op + "'" + suggest_names(cfg.op, names));
-  }
-
-  // x: exactly one axis, a list of positive integers.
-  if (!root.contains("x")) c.fail("x", "missing (the table's index axis, e.g. x: {n: [256, 512]})");
-  const json& x = c.object(root["x"], "x");
-  if (x.size() != 1) c.fail("x", "must name exactly one axis, got " + std::to_string(x.size()));
-  cfg.x_name = x.begin().key();
-  {
-    bool allowed = false;
-    for (const auto& a : op->x_axes) allowed = allowed || a == cfg.x_name;
-    if (!allowed) c.fail("x." + cfg.x_name, "not an index axis of " + cfg.op + " (use " + op->x_axes.at(0) + ")");
-    const AxisSpec* a = op->axis(cfg.x_name);
-    for (const auto& v : c.axis_values(*a, x.begin().value(), "x." + cfg.x_name))
-      cfg.x_values.push_back(std::get<int64_t>(v));
-  }
-
-  std::set<std::string> seen;
-  if (root.contains("params")) {
-    const json& params = c.object(root["params"], "params");
-    for (auto it = params.begin(); it != params.end(); ++it) {
-      const std::string field = "params." + it.key();
-      const AxisSpec* a = op->axis(it.key());
-      if (!a) c.fail(field, "unknown axis for " + cfg.op + suggest_names(it.key(), axis_names(*op)));
-      if (it.key() == cfg.x_name) c.fail(field, "is the x axis already");
-      cfg.params.emplace_back(it.key(), c.axis_values(*a, it.value(), field));
-      seen.insert(it.key());
-    }
-  }
-
-  if (root.contains("variants")) {
-    const json& vs = root["variants"];
-    if (!vs.is_array()) c.fail("variants", "must be a list of mappings");
-    if (vs.empty()) c.fail("variants", "empty list");
-    for (size_t i = 0; i < vs.size(); ++i) {
-      const std::string field = "variants[" + std::to_string(i) + "]";
-      const json& row = c.object(vs[i], field);
-      if (row.empty()) c.fail(field, "empty mapping");
-      std::vector<std::pair<std::string, Value>> out;
-      std::vector<int64_t> xs;
-      for (auto it = row.begin(); it != row.end(); ++it) {
-        if (it.key() == cfg.x_name) {  // this row's own x values
-          for (const auto& v : c.axis_values(*op->axis(cfg.x_name), it.value(), field + "." + it.key()))
-            xs.push_back(std::get<int64_t>(v));
-          continue;
-        }
-        const AxisSpec* a = op->axis(it.key());
-        if (!a) c.fail(field + "." + it.key(), "unknown axis for " + cfg.op + suggest_names(it.key(), axis_names(*op)));
-        if (seen.count(it.key())) c.fail(field + "." + it.key(), "already set under params");
-        out.emplace_back(it.key(), c.axis_value(*a, it.value(), field + "." + it.key()));
-      }
-      cfg.variants.push_back(std::move(out));
-      cfg.variant_x.push_back(std::move(xs));
-    }
-  }
-
-  if (!root.contains("providers")) {
-    for (const auto& p : op->providers) cfg.providers.emplace_back(p.first, p.first);
-  } else {
-    const json& ps = root["providers"];
-    auto add = [&](const std::string& name, const std::string& label, const std::string& field) {
-      bool known = false;
-      for (const auto& p : op->providers) known = known || p.first == name;
-      if (!known) {
-        c.fail(field, "unknown provider '" + name + "' for " + cfg.op + suggest_names(name, provider_names(*op)));
-      }
-      const std::string why = label_problem(label);
-      if (!why.empty()) c.fail(field, "column label '" + label + "' " + why);
-      for (const auto& p : cfg.providers)  // labels as the Notation list matches them: ignoring case
-        if (p.first == name || to_lower(p.second) == to_lower(label)) c.fail(field, "listed twice");
-      cfg.providers.emplace_back(name, label);
-    };
-    if (ps.is_object()) {
-      if (ps.empty()) c.fail("providers", "empty mapping");
-      for (auto it = ps.begin(); it != ps.end(); ++it) {
-        if (!it.value().is_string()) c.fail("providers." + it.key(), "label must be a word, got " + show(it.value()));
-        add(it.key(), it.value().get<std::string>(), "providers." + it.key());
-      }
-    } else if (ps.is_array()) {
-      if (ps.empty()) c.fail("providers", "empty list");
-      for (size_t i = 0; i < ps.size(); ++i) {
-        if (!ps[i].is_string()) c.fail("providers[" + std::to_string(i) + "]", "must be a provider name");
-        add(ps[i].get<std::string>(), ps[i].get<std::string>(), "providers[" + std::to_string(i) + "]");
-      }
-    } else {
-      c.fail("providers", "must be a mapping provider: label, or a list of providers");
-    }
-  }
-
-  if (root.contains("title")) {
-    if (!root["title"].is_string() || root["title"].get<std::string>().empty())
-      c.fail("title", "must be a non-empty template string");
-    cfg.title = root["title"].get<std::string>();
-    c.printable_name(cfg.title, "title", "the title");
-  }
-
+  const OpSpec& op = parse_op(root, c, cfg);
+  parse_x(root, c, op, cfg);
+  const std::set<std::string> in_params = parse_params(root, c, op, cfg);
+  parse_variants(root, c, op, in_params, cfg);
+  parse_providers(root, c, op, cfg);
+  parse_title(root, c, cfg);
   if (root.contains("timing")) cfg.timing = parse_timing(root["timing"], c);
   return cfg;
 }

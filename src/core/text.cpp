@@ -92,6 +92,14 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
+std::string_view trim(std::string_view s) {
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
+  size_t b = 0, e = s.size();
+  while (b < e && blank(s[b])) ++b;
+  while (e > b && blank(s[e - 1])) --e;
+  return s.substr(b, e - b);
+}
+
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 std::string one_line(const std::string& s) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace opbench {
 
@@ -40,6 +41,9 @@ std::string one_line(const std::string& s);
 
 // `s` followed by spaces up to `width` bytes (printf's %-*s), never cut.
 std::string pad_right(const std::string& s, size_t width);
+
+// `s` without the blanks at either end: spaces, tabs, '\r', '\f' and '\v' (a view into it).
+std::string_view trim(std::string_view s);
 
 // `s` up to its first newline (a message's headline).
 std::string first_line(const std::string& s);

@@ -18,11 +18,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
 std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
@@ -64,11 +59,12 @@ std::vector<std::pair<std::string, std::string>> parse_label_map(const std::stri
   std::vector<std::pair<std::string, std::string>> out;
   std::stringstream ss(text);
   for (std::string item; std::getline(ss, item, ',');) {
-    item = trim(item);
+    item = std::string(trim(item));
     if (item.empty()) continue;
-    size_t eq = item.find('=');
-    std::string a = eq == std::string::npos ? "" : trim(item.substr(0, eq));
-    std::string b = eq == std::string::npos ? "" : trim(item.substr(eq + 1));
+    const size_t eq = item.find('=');
+    const std::string_view whole(item);
+    const std::string a(eq == std::string::npos ? std::string_view() : trim(whole.substr(0, eq)));
+    const std::string b(eq == std::string::npos ? std::string_view() : trim(whole.substr(eq + 1)));
     if (a.empty() || b.empty() || b.find('=') != std::string::npos)
       throw InputError("--map", item, "expected BASE_LABEL=HEAD_LABEL (e.g. tr=cuda), comma-separated");
     for (const auto& [x, y] : out)
@@ -178,126 +174,174 @@ std::string throttle_warning(const std::vector<DiffRow>& rows) {
          std::to_string(h) + "): their ratios include the lower clock";
 }
 
-}  // namespace
+// The points of one side that diff compares (those of --metric), and every metric the side holds.
+struct SidePoints {
+  std::vector<const StoredPoint*> points;
+  std::set<std::string> metrics;
+};
 
-DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOptions& opt) {
-  DiffResult d;
-  d.base = base.run;
-  d.head = head.run;
-  d.opt = opt;
-  d.warnings = comparability_warnings(base.run, head.run);
-  d.peaks = base.run.env.peak_gbps > 0 && head.run.env.peak_gbps > 0;
+SidePoints points_of_metric(const ReportRun& run, const std::string& metric) {
+  SidePoints s;
+  for (const auto& p : run.points) {
+    s.metrics.insert(point_metric(p));
+    if (metric.empty() || point_metric(p) == metric) s.points.push_back(&p);
+  }
+  return s;
+}
+
+// Both runs hold points, and points of --metric.
+void require_points(const ReportRun& base, const SidePoints& bp, const ReportRun& head, const SidePoints& hp,
+                    const std::string& metric) {
   const std::string base_where = "run " + std::to_string(base.run.id);
   const std::string head_where = "run " + std::to_string(head.run.id);
-
-  auto keep = [&](const StoredPoint& p) { return opt.metric.empty() || point_metric(p) == opt.metric; };
-  std::vector<const StoredPoint*> bp, hp;
-  std::set<std::string> base_metrics, head_metrics;
-  for (const auto& p : base.points) {
-    base_metrics.insert(point_metric(p));
-    if (keep(p)) bp.push_back(&p);
-  }
-  for (const auto& p : head.points) {
-    head_metrics.insert(point_metric(p));
-    if (keep(p)) hp.push_back(&p);
-  }
   if (base.points.empty()) throw InputError(base_where, "", "the base run holds no points");
   if (head.points.empty()) throw InputError(head_where, "", "the head run holds no points");
-  if (bp.empty()) throw InputError(base_where, "--metric", "the base run holds no " + opt.metric + " points");
-  if (hp.empty()) throw InputError(head_where, "--metric", "the head run holds no " + opt.metric + " points");
+  if (bp.points.empty()) throw InputError(base_where, "--metric", "the base run holds no " + metric + " points");
+  if (hp.points.empty()) throw InputError(head_where, "--metric", "the head run holds no " + metric + " points");
+}
 
-  // head points by (title, x)
-  std::map<std::pair<std::string, int64_t>, std::vector<size_t>> at;
-  for (size_t i = 0; i < hp.size(); ++i) at[{hp[i]->point.title, hp[i]->point.x_value}].push_back(i);
-  std::vector<bool> used(hp.size(), false);
+// "run B vs run H": where an error of the pair is.
+std::string pair_where(const ReportRun& base, const ReportRun& head) {
+  return "run " + std::to_string(base.run.id) + " vs run " + std::to_string(head.run.id);
+}
 
-  for (const StoredPoint* b : bp) {
-    const std::string* target = nullptr;
-    for (const auto& [from, to] : opt.map)
-      if (from == b->point.label || from == b->point.provider) target = &to;
-    const StoredPoint* h = nullptr;
-    auto it = at.find({b->point.title, b->point.x_value});
-    if (it != at.end())
-      for (size_t i : it->second) {
-        if (used[i]) continue;
-        const Point& hpnt = hp[i]->point;
-        bool match = target ? (hpnt.provider == *target || hpnt.label == *target)
-                            : hpnt.provider == b->point.provider;
-        if (match) {
-          used[i] = true;
-          h = hp[i];
-          break;
-        }
+Unmatched unmatched_point(const StoredPoint& p) {
+  return {p.point.title, p.point.x_value, p.point.provider, p.point.label};
+}
+
+// The head points, found by (title, x); each one matches at most one base point.
+class HeadMatcher {
+ public:
+  HeadMatcher(const std::vector<const StoredPoint*>& points, const DiffOptions& opt)
+      : points_(points), opt_(opt), used_(points.size(), false) {
+    for (size_t i = 0; i < points.size(); ++i) at_[{points[i]->point.title, points[i]->point.x_value}].push_back(i);
+  }
+
+  // The first unused head point at the base point's title and x whose provider is the base
+  // point's, or the one --map names for its label or provider; nullptr when none.
+  const StoredPoint* take(const Point& b) {
+    const std::string* target = mapped_target(b);
+    auto it = at_.find({b.title, b.x_value});
+    if (it == at_.end()) return nullptr;
+    for (size_t i : it->second) {
+      if (used_[i]) continue;
+      const Point& h = points_[i]->point;
+      if (target ? (h.provider == *target || h.label == *target) : h.provider == b.provider) {
+        used_[i] = true;
+        return points_[i];
       }
-    if (!h) {
-      d.only_base.push_back({b->point.title, b->point.x_value, b->point.provider, b->point.label});
-      continue;
     }
-    DiffRow r;
-    r.title = b->point.title;
-    r.section = h->section;
-    r.x_name = b->point.x_name;
-    r.x = b->point.x_value;
-    r.base_provider = b->point.provider;
-    r.base_label = b->point.label;
-    r.head_provider = h->point.provider;
-    r.head_label = h->point.label;
-    const std::string mb = point_metric(*b), mh = point_metric(*h);
-    if ((!mb.empty() && !mh.empty() && mb != mh) ||
-        (!b->result.unit.empty() && !h->result.unit.empty() && b->result.unit != h->result.unit))
-      throw InputError(base_where + " vs " + head_where, r.title,
-                       "mismatched metrics at " + r.x_name + "=" + std::to_string(r.x) + " " +
-                           r.provider() + ": base is " + (mb.empty() ? "?" : mb) + " (" + b->result.unit +
-                           "), head is " + (mh.empty() ? "?" : mh) + " (" + h->result.unit + ")");
-    r.metric = mb.empty() ? mh : mb;
-    r.unit = b->result.unit.empty() ? h->result.unit : b->result.unit;
-    r.base = b->value;
-    r.head = h->value;
-    r.base_error = b->result.error;
-    r.head_error = h->result.error;
-    r.j = judge(*b, *h, opt.threshold);
-    r.base_throttled = b->state.known && b->state.throttled;
-    r.head_throttled = h->state.known && h->state.throttled;
-    r.pct_base = r.pct_head = r.pct_ratio = std::nan("");
-    if (d.peaks) {
-      r.pct_base = pct_of(*b, base.run);
-      r.pct_head = pct_of(*h, head.run);
-      if (r.pct_base > 0 && r.pct_head > 0) r.pct_ratio = r.pct_head / r.pct_base;
-    }
-    d.rows.push_back(std::move(r));
-  }
-  for (size_t i = 0; i < hp.size(); ++i)
-    if (!used[i]) d.only_head.push_back({hp[i]->point.title, hp[i]->point.x_value, hp[i]->point.provider, hp[i]->point.label});
-
-  if (const std::string t = throttle_warning(d.rows); !t.empty()) d.warnings.push_back(t);
-  if (d.rows.empty()) {
-    auto list = [](const std::set<std::string>& s) {
-      std::string o;
-      for (const auto& m : s) o += (o.empty() ? "" : ", ") + (m.empty() ? std::string("unknown") : m);
-      return o;
-    };
-    std::set<std::string> base_titles, base_prov, head_prov;
-    for (auto* p : bp) base_titles.insert(p->point.title), base_prov.insert(p->point.provider);
-    size_t shared_titles = 0;
-    for (auto* p : hp) {
-      head_prov.insert(p->point.provider);
-      shared_titles += base_titles.count(p->point.title) ? 1 : 0;
-    }
-    std::string why;
-    if (list(base_metrics) != list(head_metrics) && opt.metric.empty())
-      why = "mismatched metrics: the base run holds " + list(base_metrics) + " points, the head run " +
-            list(head_metrics);
-    else if (shared_titles)
-      why = "the runs share titles but no provider (base: " + list(base_prov) + "; head: " +
-            list(head_prov) + "); map labels with --map BASE=HEAD";
-    else
-      why = "the runs share no table title";
-    throw InputError(base_where + " vs " + head_where, "", "nothing matched: " + why);
+    return nullptr;
   }
 
-  // Summary per provider pair.
+  // The head points no base point matched, in head order.
+  std::vector<Unmatched> unused() const {
+    std::vector<Unmatched> out;
+    for (size_t i = 0; i < points_.size(); ++i)
+      if (!used_[i]) out.push_back(unmatched_point(*points_[i]));
+    return out;
+  }
+
+ private:
+  // The head provider or label --map gives the base point's label or provider (the last
+  // mapping that names it), or nullptr.
+  const std::string* mapped_target(const Point& b) const {
+    const std::string* target = nullptr;
+    for (const auto& [from, to] : opt_.map)
+      if (from == b.label || from == b.provider) target = &to;
+    return target;
+  }
+
+  const std::vector<const StoredPoint*>& points_;
+  const DiffOptions& opt_;
+  std::map<std::pair<std::string, int64_t>, std::vector<size_t>> at_;
+  std::vector<bool> used_;
+};
+
+// Throws when the two matched points measured different metrics or units.
+void require_same_metric(const StoredPoint& b, const StoredPoint& h, const DiffRow& r, const std::string& where) {
+  const std::string mb = point_metric(b), mh = point_metric(h);
+  if ((!mb.empty() && !mh.empty() && mb != mh) ||
+      (!b.result.unit.empty() && !h.result.unit.empty() && b.result.unit != h.result.unit))
+    throw InputError(where, r.title,
+                     "mismatched metrics at " + r.x_name + "=" + std::to_string(r.x) + " " + r.provider() +
+                         ": base is " + (mb.empty() ? "?" : mb) + " (" + b.result.unit + "), head is " +
+                         (mh.empty() ? "?" : mh) + " (" + h.result.unit + ")");
+}
+
+// The row of a matched pair: what each side measured, and the verdict.
+DiffRow matched_row(const StoredPoint& b, const StoredPoint& h, const ReportRun& base, const ReportRun& head,
+                    const DiffResult& d) {
+  DiffRow r;
+  r.title = b.point.title;
+  r.section = h.section;
+  r.x_name = b.point.x_name;
+  r.x = b.point.x_value;
+  r.base_provider = b.point.provider;
+  r.base_label = b.point.label;
+  r.head_provider = h.point.provider;
+  r.head_label = h.point.label;
+  require_same_metric(b, h, r, pair_where(base, head));
+  const std::string mb = point_metric(b);
+  r.metric = mb.empty() ? point_metric(h) : mb;
+  r.unit = b.result.unit.empty() ? h.result.unit : b.result.unit;
+  r.base = b.value;
+  r.head = h.value;
+  r.base_error = b.result.error;
+  r.head_error = h.result.error;
+  r.j = judge(b, h, d.opt.threshold);
+  r.base_throttled = b.state.known && b.state.throttled;
+  r.head_throttled = h.state.known && h.state.throttled;
+  r.pct_base = r.pct_head = r.pct_ratio = std::nan("");
+  if (d.peaks) {
+    r.pct_base = pct_of(b, base.run);
+    r.pct_head = pct_of(h, head.run);
+    if (r.pct_base > 0 && r.pct_head > 0) r.pct_ratio = r.pct_head / r.pct_base;
+  }
+  return r;
+}
+
+// "a, b, unknown": the names of a set, "unknown" for "".
+std::string names_list(const std::set<std::string>& s) {
+  std::string o;
+  for (const auto& m : s) o += (o.empty() ? "" : ", ") + (m.empty() ? std::string("unknown") : m);
+  return o;
+}
+
+// Why no point matched: the metrics differ, the titles agree but no provider does, or no title does.
+std::string why_nothing_matched(const SidePoints& bp, const SidePoints& hp, const DiffOptions& opt) {
+  std::set<std::string> base_titles, base_prov, head_prov;
+  for (auto* p : bp.points) base_titles.insert(p->point.title), base_prov.insert(p->point.provider);
+  size_t shared_titles = 0;
+  for (auto* p : hp.points) {
+    head_prov.insert(p->point.provider);
+    shared_titles += base_titles.count(p->point.title) ? 1 : 0;
+  }
+  if (names_list(bp.metrics) != names_list(hp.metrics) && opt.metric.empty())
+    return "mismatched metrics: the base run holds " + names_list(bp.metrics) + " points, the head run " +
+           names_list(hp.metrics);
+  if (shared_titles)
+    return "the runs share titles but no provider (base: " + names_list(base_prov) + "; head: " +
+           names_list(head_prov) + "); map labels with --map BASE=HEAD";
+  return "the runs share no table title";
+}
+
+// A running sum of logarithms, for a geometric mean.
+struct LogSum {
+  double sum = 0;
+  size_t n = 0;
+  void add(double ratio) {
+    sum += std::log(ratio);
+    n++;
+  }
+  double geomean() const { return n ? std::exp(sum / double(n)) : std::nan(""); }
+};
+
+// One ProviderSummary per provider pair, in the order of their first rows, worst first after
+// summary_worst_first; counts the regressions of the whole diff on the way.
+void summarize_providers(DiffResult& d) {
   std::map<std::string, size_t> idx;
-  std::map<std::string, std::pair<double, size_t>> logs, logs_pct;
+  std::map<std::string, LogSum> logs, logs_pct;
   std::map<std::string, WholeJudge> wholes;
   for (const auto& r : d.rows) {
     auto [it, fresh] = idx.emplace(r.provider(), d.summary.size());
@@ -316,44 +360,91 @@ DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOpt
       d.regressions++;
       if (r.j.verdict == Verdict::Slower && !(s.worst >= r.j.ratio)) s.worst = r.j.ratio;
     }
-    if (r.j.verdict != Verdict::Error && r.j.verdict != Verdict::Fixed && r.j.ratio > 0 &&
-        std::isfinite(r.j.ratio)) {
-      logs[s.provider].first += std::log(r.j.ratio);
-      logs[s.provider].second++;
-    }
-    if (r.pct_ratio > 0 && std::isfinite(r.pct_ratio)) {
-      logs_pct[s.provider].first += std::log(r.pct_ratio);
-      logs_pct[s.provider].second++;
-    }
+    if (r.j.verdict != Verdict::Error && r.j.verdict != Verdict::Fixed && r.j.ratio > 0 && std::isfinite(r.j.ratio))
+      logs[s.provider].add(r.j.ratio);
+    if (r.pct_ratio > 0 && std::isfinite(r.pct_ratio)) logs_pct[s.provider].add(r.pct_ratio);
   }
   for (auto& s : d.summary) {
-    auto l = logs[s.provider], lp = logs_pct[s.provider];
-    s.geomean = l.second ? std::exp(l.first / double(l.second)) : std::nan("");
-    s.geomean_pct = lp.second ? std::exp(lp.first / double(lp.second)) : std::nan("");
+    s.geomean = logs[s.provider].geomean();
+    s.geomean_pct = logs_pct[s.provider].geomean();
     s.whole = wholes[s.provider].verdict(d.opt.threshold);
     if (s.whole.judged && s.whole.verdict == Verdict::Slower && d.opt.versus.empty()) d.regressions++;
   }
+}
+
+// The provider pairs with the most regressions first, then the largest geomean.
+void summary_worst_first(DiffResult& d) {
   std::stable_sort(d.summary.begin(), d.summary.end(), [](const ProviderSummary& a, const ProviderSummary& b) {
     if (a.regressions != b.regressions) return a.regressions > b.regressions;
     double ga = std::isnan(a.geomean) ? 0 : a.geomean, gb = std::isnan(b.geomean) ? 0 : b.geomean;
     return ga > gb;
   });
+}
+
+}  // namespace
+
+DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOptions& opt) {
+  DiffResult d;
+  d.base = base.run;
+  d.head = head.run;
+  d.opt = opt;
+  d.warnings = comparability_warnings(base.run, head.run);
+  d.peaks = base.run.env.peak_gbps > 0 && head.run.env.peak_gbps > 0;
+  const SidePoints bp = points_of_metric(base, opt.metric), hp = points_of_metric(head, opt.metric);
+  require_points(base, bp, head, hp, opt.metric);
+
+  HeadMatcher heads(hp.points, opt);
+  for (const StoredPoint* b : bp.points) {
+    if (const StoredPoint* h = heads.take(b->point)) d.rows.push_back(matched_row(*b, *h, base, head, d));
+    else d.only_base.push_back(unmatched_point(*b));
+  }
+  d.only_head = heads.unused();
+
+  if (const std::string t = throttle_warning(d.rows); !t.empty()) d.warnings.push_back(t);
+  if (d.rows.empty()) throw InputError(pair_where(base, head), "", "nothing matched: " + why_nothing_matched(bp, hp, opt));
+  summarize_providers(d);
+  summary_worst_first(d);
   return d;
 }
 
-std::string diff_markdown(const DiffResult& d) {
-  std::ostringstream o;
-  const double tpct = d.opt.threshold * 100;
-  // A diff of two runs, or (versus) one run's provider against the best of others: the same
-  // document in other words, flagging SLOWER points only (a failing provider is an ERROR row).
-  const bool vs = !d.opt.versus.empty();
-  const std::string cmd = vs ? "versus" : "diff", sides = vs ? "sides" : "runs";
-  const std::string ratio_w = vs ? "provider/against" : "head/base";
-  const size_t flagged = vs ? d.count(Verdict::Slower) : d.regressions;
-  const std::string flagged_w = vs ? "slower point" : "regression";
-  auto flags = [&](const DiffRow& r) { return vs ? r.j.verdict == Verdict::Slower : r.j.regression; };
-  o << "# opbench " << cmd << "\n\n";
-  if (vs) {
+namespace {
+
+// The words of the document: a diff of two runs, or versus (one run's provider against the
+// best of others), the same document in other words, flagging SLOWER points only (a failing
+// provider is an ERROR row).
+struct Wording {
+  explicit Wording(const DiffResult& d)
+      : vs(!d.opt.versus.empty()),
+        cmd(vs ? "versus" : "diff"),
+        sides(vs ? "sides" : "runs"),
+        ratio(vs ? "provider/against" : "head/base"),
+        flagged(vs ? d.count(Verdict::Slower) : d.regressions),
+        flagged_what(vs ? "slower point" : "regression") {}
+  bool flags(const DiffRow& r) const { return vs ? r.j.verdict == Verdict::Slower : r.j.regression; }
+
+  bool vs;
+  std::string cmd, sides, ratio;
+  size_t flagged;
+  std::string flagged_what;
+};
+
+// The providers judged as a whole against the control (provider_verdict.hpp), a line each.
+void write_whole_verdicts(std::ostream& o, const DiffResult& d) {
+  bool any = false;
+  for (const auto& s : d.summary)
+    if (s.whole.judged) {
+      o << "- " << md_cell(whole_sentence(s.provider, s.whole)) << "\n";
+      any = true;
+    }
+  if (any)
+    o << "\nA provider whose points carry a control workload is also judged as a whole: SLOWER when the geometric "
+         "mean of its points' changes against the control exceeds the band and at least 80% of them moved up.\n\n";
+}
+
+// The title and the list of what was compared: the runs, the metric, the threshold, the counts.
+void write_heading(std::ostream& o, const DiffResult& d, const Wording& w) {
+  o << "# opbench " << w.cmd << "\n\n";
+  if (w.vs) {
     o << "- run: " << run_brief(d.head) << "\n";
     o << "- " << d.opt.versus << "\n";
   } else {
@@ -361,41 +452,45 @@ std::string diff_markdown(const DiffResult& d) {
     o << "- head: " << run_brief(d.head) << "\n";
   }
   o << "- metric: " << (d.opt.metric.empty() ? "speed and memory" : d.opt.metric) << "; threshold "
-    << num(tpct) << "%";
-  if (!d.opt.map.empty() && !vs) {
+    << num(d.opt.threshold * 100) << "%";
+  if (!d.opt.map.empty() && !w.vs) {
     o << "; mapped:";
     for (const auto& [a, b] : d.opt.map) o << " " << a << "=" << b;
   }
-  if (vs)
+  if (w.vs)
     o << "\n- compared " << d.rows.size() << " points; unmatched: " << d.only_head.size()
       << " without an against point, " << d.only_base.size() << " without a provider point\n\n";
   else
     o << "\n- matched " << d.rows.size() << " points; unmatched: " << d.only_base.size() << " in base, "
       << d.only_head.size() << " in head\n\n";
-  for (const auto& w : d.warnings) o << "> **Warning:** " << w << ".\n\n";
-  if (flagged)
-    o << "**" << flagged << " " << flagged_w << (flagged == 1 ? "" : "s") << "** (SLOWER"
-      << (vs ? " than the best against" : "") << " by more than " << num(tpct)
-      << (vs ? "%, beyond the noise).\n\n" : "%, or newly failing, or a provider SLOWER as a whole).\n\n");
+}
+
+// The warnings, how many points are flagged (and providers as a whole), and the rule that
+// judges a point.
+void write_verdict_rule(std::ostream& o, const DiffResult& d, const Wording& w) {
+  for (const auto& warning : d.warnings) o << "> **Warning:** " << warning << ".\n\n";
+  if (w.flagged)
+    o << "**" << w.flagged << " " << w.flagged_what << (w.flagged == 1 ? "" : "s") << "** (SLOWER"
+      << (w.vs ? " than the best against" : "") << " by more than " << num(d.opt.threshold * 100)
+      << (w.vs ? "%, beyond the noise).\n\n" : "%, or newly failing, or a provider SLOWER as a whole).\n\n");
   else
-    o << "No " << flagged_w << "s.\n\n";
-  for (const auto& s : d.summary)
-    if (s.whole.judged) o << "- " << md_cell(whole_sentence(s.provider, s.whole)) << "\n";
-  if (std::any_of(d.summary.begin(), d.summary.end(), [](const ProviderSummary& s) { return s.whole.judged; }))
-    o << "\nA provider whose points carry a control workload is also judged as a whole: SLOWER when the geometric "
-         "mean of its points' changes against the control exceeds the band and at least 80% of them moved up.\n\n";
-  o << "A point is SLOWER / FASTER when " << ratio_w << " moves past the threshold and, where both " << sides
+    o << "No " << w.flagged_what << "s.\n\n";
+  write_whole_verdicts(o, d);
+  o << "A point is SLOWER / FASTER when " << w.ratio << " moves past the threshold and, where both " << w.sides
     << " kept samples, the change is clear (the 95% interval of the ratio of medians wholly beyond the "
        "threshold, or every sample of one side beyond every sample of the other) or, near the threshold, a "
        "Mann-Whitney U test (p < 0.05), that interval and a shift beyond the p20-p80 noise of both "
-    << sides
+    << w.sides
     << " agree; and the medians of their timing rounds (each round on newly placed memory) do not disagree "
        "(rounds p, or every round beyond the other side's when too few to test; one round a side neither "
        "confirms nor vetoes); and, where both sides timed a control workload in each round (a CPU), the change "
        "holds against it too. UNSURE when it moved past the threshold without that; SAME within the threshold.\n\n";
+}
 
-  o << "## Summary\n\n| " << (vs ? "against -> provider" : "provider") << " | points | geomean " << ratio_w << " |";
-  if (d.peaks) o << " geomean % of peak " << ratio_w << " |";
+// A row per provider pair: its points, geomeans and verdict counts, its worst regression.
+void write_summary(std::ostream& o, const DiffResult& d, const Wording& w) {
+  o << "## Summary\n\n| " << (w.vs ? "against -> provider" : "provider") << " | points | geomean " << w.ratio << " |";
+  if (d.peaks) o << " geomean % of peak " << w.ratio << " |";
   o << " SLOWER | ERROR | UNSURE | FASTER | SAME | FIXED | worst |\n|---|---:|---:|";
   if (d.peaks) o << "---:|";
   o << "---:|---:|---:|---:|---:|---:|---:|\n";
@@ -410,95 +505,191 @@ std::string diff_markdown(const DiffResult& d) {
       << c(Verdict::Faster) << " | " << c(Verdict::Same) << " | " << c(Verdict::Fixed) << " | "
       << (std::isnan(s.worst) ? std::string("-") : pct_change(s.worst)) << " |\n";
   }
+}
 
-  auto table = [&](const std::vector<const DiffRow*>& rows) {
-    if (vs) o << "| title | x | against -> provider | against | provider | " << ratio_w << " | change | verdict | p | rounds p |";
-    else o << "| title | x | provider | base | head | head/base | change | verdict | p | rounds p |";
-    if (d.peaks) o << (vs ? " % of peak against -> provider |" : " % of peak base -> head |");
-    o << "\n|---|---:|---|---:|---:|---:|---:|---|---:|---:|";
-    if (d.peaks) o << "---:|";
+// A table of points: both sides' values, the ratio, the verdict and its tests' p values.
+void write_point_table(std::ostream& o, const DiffResult& d, const Wording& w, const std::vector<const DiffRow*>& rows) {
+  if (w.vs) o << "| title | x | against -> provider | against | provider | " << w.ratio << " | change | verdict | p | rounds p |";
+  else o << "| title | x | provider | base | head | head/base | change | verdict | p | rounds p |";
+  if (d.peaks) o << (w.vs ? " % of peak against -> provider |" : " % of peak base -> head |");
+  o << "\n|---|---:|---|---:|---:|---:|---:|---|---:|---:|";
+  if (d.peaks) o << "---:|";
+  o << "\n";
+  for (const DiffRow* r : rows) {
+    o << "| " << md_cell(r->title) << " | " << r->x_name << "=" << r->x << " | " << md_cell(r->provider()) << " | "
+      << (r->base_error.empty() ? num(r->base) : "error") << " | "
+      << (r->head_error.empty() ? num(r->head) : "error") << " | "
+      << (std::isfinite(r->j.ratio) ? fmt("%.3f", r->j.ratio) : "-") << " | " << pct_change(r->j.ratio)
+      << " | " << verdict_name(r->j.verdict) << " | "
+      << (std::isnan(r->j.p_value) ? std::string("-") : fmt("%.2g", r->j.p_value)) << " | "
+      << (std::isnan(r->j.round_p) ? std::string("-") : fmt("%.2g", r->j.round_p)) << " |";
+    if (d.peaks)
+      o << " " << (std::isnan(r->pct_base) ? std::string("-") : fmt("%.1f", r->pct_base)) << " -> "
+        << (std::isnan(r->pct_head) ? std::string("-") : fmt("%.1f", r->pct_head)) << " |";
     o << "\n";
-    for (const DiffRow* r : rows) {
-      o << "| " << md_cell(r->title) << " | " << r->x_name << "=" << r->x << " | " << md_cell(r->provider()) << " | "
-        << (r->base_error.empty() ? num(r->base) : "error") << " | "
-        << (r->head_error.empty() ? num(r->head) : "error") << " | "
-        << (std::isfinite(r->j.ratio) ? fmt("%.3f", r->j.ratio) : "-") << " | " << pct_change(r->j.ratio)
-        << " | " << verdict_name(r->j.verdict) << " | "
-        << (std::isnan(r->j.p_value) ? std::string("-") : fmt("%.2g", r->j.p_value)) << " | "
-        << (std::isnan(r->j.round_p) ? std::string("-") : fmt("%.2g", r->j.round_p)) << " |";
-      if (d.peaks)
-        o << " " << (std::isnan(r->pct_base) ? std::string("-") : fmt("%.1f", r->pct_base)) << " -> "
-          << (std::isnan(r->pct_head) ? std::string("-") : fmt("%.1f", r->pct_head)) << " |";
-      o << "\n";
-    }
-  };
-  auto sorted = d.by_severity();
-  std::vector<const DiffRow*> regs;
-  for (auto* r : sorted)
-    if (flags(*r)) regs.push_back(r);
-  if (!regs.empty()) {
-    o << (vs ? "\n## Slower\n\n" : "\n## Regressions\n\n");
-    table(regs);
   }
-  // Every change (all but SAME), worst first; the SAME points are only counted, which keeps
-  // the document small enough to post (the JSON output lists every point).
+}
+
+// The flagged points (regressions, or versus's slower points), worst first.
+void write_flagged(std::ostream& o, const DiffResult& d, const Wording& w, const std::vector<const DiffRow*>& sorted) {
+  std::vector<const DiffRow*> flagged;
+  for (auto* r : sorted)
+    if (w.flags(*r)) flagged.push_back(r);
+  if (flagged.empty()) return;
+  o << (w.vs ? "\n## Slower\n\n" : "\n## Regressions\n\n");
+  write_point_table(o, d, w, flagged);
+}
+
+// Every change (all but SAME), worst first; the SAME points are only counted, which keeps the
+// document small enough to post (the JSON output lists every point). Returns the changes.
+std::vector<const DiffRow*> write_changes(std::ostream& o, const DiffResult& d, const Wording& w,
+                                          const std::vector<const DiffRow*>& sorted) {
   std::vector<const DiffRow*> changed;
   for (auto* r : sorted)
     if (r->j.verdict != Verdict::Same) changed.push_back(r);
   o << "\n## Changes\n\n";
   if (changed.empty()) o << "None: every matched point is SAME.\n";
-  else table(changed);
+  else write_point_table(o, d, w, changed);
   if (changed.size() < sorted.size())
     o << "\n" << sorted.size() - changed.size() << " of " << sorted.size()
-      << " points are SAME (not listed; `opbench " << cmd << " --format json` lists every point).\n";
+      << " points are SAME (not listed; `opbench " << w.cmd << " --format json` lists every point).\n";
+  return changed;
+}
+
+// The changes left UNSURE because the control workload moved with them, each with its reason.
+void write_drifted(std::ostream& o, const std::vector<const DiffRow*>& changed) {
   std::vector<const DiffRow*> drifted;
   for (auto* r : changed)
     if (!r->j.reason.empty()) drifted.push_back(r);
-  if (!drifted.empty()) {
-    o << "\nUNSURE against the control workload (timed in the same rounds, it moved as much as the point: "
-         "the machine drifted):\n\n";
-    for (const DiffRow* r : drifted)
-      o << "- " << one_line(r->title) << " " << r->x_name << "=" << r->x << " " << one_line(r->provider()) << ": "
-        << r->j.reason << "\n";
+  if (drifted.empty()) return;
+  o << "\nUNSURE against the control workload (timed in the same rounds, it moved as much as the point: "
+       "the machine drifted):\n\n";
+  for (const DiffRow* r : drifted)
+    o << "- " << one_line(r->title) << " " << r->x_name << "=" << r->x << " " << one_line(r->provider()) << ": "
+      << r->j.reason << "\n";
+}
+
+// A list of unmatched points under its heading, the first 50 of them.
+void write_unmatched_list(std::ostream& o, const char* heading, const std::vector<Unmatched>& v) {
+  if (v.empty()) return;
+  o << heading << " (" << v.size() << "):\n\n";
+  const size_t shown = std::min<size_t>(v.size(), 50);
+  for (size_t i = 0; i < shown; ++i)
+    o << "- " << v[i].title << " x=" << v[i].x << " " << v[i].provider
+      << (v[i].label.empty() || v[i].label == v[i].provider ? "" : " (" + v[i].label + ")") << "\n";
+  if (shown < v.size()) o << "- ... and " << v.size() - shown << " more\n";
+  o << "\n";
+}
+
+// The points of either side that matched none of the other's.
+void write_unmatched(std::ostream& o, const DiffResult& d, const Wording& w) {
+  if (d.only_base.empty() && d.only_head.empty()) return;
+  o << "\n## Unmatched\n\n";
+  if (w.vs) {
+    write_unmatched_list(o, "Without an against point", d.only_head);
+    write_unmatched_list(o, "Without a provider point", d.only_base);
+  } else {
+    write_unmatched_list(o, "Only in base", d.only_base);
+    write_unmatched_list(o, "Only in head", d.only_head);
   }
-  if (!d.only_base.empty() || !d.only_head.empty()) {
-    o << "\n## Unmatched\n\n";
-    auto list = [&](const char* heading, const std::vector<Unmatched>& v) {
-      if (v.empty()) return;
-      o << heading << " (" << v.size() << "):\n\n";
-      const size_t shown = std::min<size_t>(v.size(), 50);
-      for (size_t i = 0; i < shown; ++i)
-        o << "- " << v[i].title << " x=" << v[i].x << " " << v[i].provider
-          << (v[i].label.empty() || v[i].label == v[i].provider ? "" : " (" + v[i].label + ")") << "\n";
-      if (shown < v.size()) o << "- ... and " << v.size() - shown << " more\n";
-      o << "\n";
-    };
-    if (vs) {
-      list("Without an against point", d.only_head);
-      list("Without a provider point", d.only_base);
-    } else {
-      list("Only in base", d.only_base);
-      list("Only in head", d.only_head);
-    }
-  }
+}
+
+}  // namespace
+
+std::string diff_markdown(const DiffResult& d) {
+  std::ostringstream o;
+  const Wording w(d);
+  write_heading(o, d, w);
+  write_verdict_rule(o, d, w);
+  write_summary(o, d, w);
+  const std::vector<const DiffRow*> sorted = d.by_severity();
+  write_flagged(o, d, w, sorted);
+  const std::vector<const DiffRow*> changed = write_changes(o, d, w, sorted);
+  write_drifted(o, changed);
+  write_unmatched(o, d, w);
   return o.str();
 }
 
+namespace {
+
+json run_json(const RunInfo& r) {
+  return json{{"id", r.id},           {"label", r.label},  {"gpu", r.env.gpu},
+              {"source", r.source},   {"commit", r.git_commit}, {"started_at", r.started_at},
+              {"peak_gbps", r.env.peak_gbps}, {"uuid", r.uuid}};
+}
+
+json point_json(const DiffRow& r, bool peaks) {
+  json p{{"title", r.title},
+         {"x", r.x},
+         {"x_name", r.x_name},
+         {"provider", r.head_provider},
+         {"label", r.head_label},
+         {"base_provider", r.base_provider},
+         {"base_label", r.base_label},
+         {"metric", r.metric},
+         {"unit", r.unit},
+         {"base", num_or_null(r.base)},
+         {"head", num_or_null(r.head)},
+         {"ratio", num_or_null(r.j.ratio)},
+         {"verdict", verdict_name(r.j.verdict)},
+         {"regression", r.j.regression},
+         {"tested", r.j.tested},
+         {"p_value", num_or_null(r.j.p_value)},
+         {"ratio_ci", json::array({num_or_null(r.j.ci_lo), num_or_null(r.j.ci_hi)})},
+         {"noise", num_or_null(r.j.noise)},
+         {"rounds", json::array({r.j.rounds_base, r.j.rounds_head})},
+         {"rounds_p", num_or_null(r.j.round_p)},
+         {"control_ratio", num_or_null(r.j.control_ratio)},
+         {"control_drift", num_or_null(r.j.control_drift)},
+         {"throttled", json::array({r.base_throttled, r.head_throttled})}};
+  if (!r.j.reason.empty()) p["reason"] = r.j.reason;
+  if (!r.base_error.empty()) p["base_error"] = r.base_error;
+  if (!r.head_error.empty()) p["head_error"] = r.head_error;
+  if (peaks) {
+    p["pct_peak_base"] = num_or_null(r.pct_base);
+    p["pct_peak_head"] = num_or_null(r.pct_head);
+    p["pct_peak_ratio"] = num_or_null(r.pct_ratio);
+  }
+  return p;
+}
+
+// A provider pair's summary; versus counts its SLOWER points, diff its regressions.
+json summary_json(const ProviderSummary& s, bool vs, bool peaks) {
+  json counts = json::object();
+  for (Verdict v : {Verdict::Slower, Verdict::Error, Verdict::Unsure, Verdict::Faster, Verdict::Same, Verdict::Fixed}) {
+    auto it = s.counts.find(v);
+    counts[verdict_name(v)] = it == s.counts.end() ? 0 : it->second;
+  }
+  json e{{"provider", s.provider}, {"points", s.points}, {"geomean_ratio", num_or_null(s.geomean)},
+         {"counts", counts}};
+  if (vs) e["slower"] = counts["SLOWER"];
+  else e["regressions"] = s.regressions;
+  e["worst_ratio"] = num_or_null(s.worst);
+  if (peaks) e["geomean_pct_peak_ratio"] = num_or_null(s.geomean_pct);
+  if (s.whole.judged)
+    e["whole"] = {{"verdict", verdict_name(s.whole.verdict)}, {"geomean_against_control", num_or_null(s.whole.geomean)},
+                  {"points", s.whole.points}, {"up", s.whole.up}, {"down", s.whole.down}, {"band_pct", s.whole.band * 100}};
+  return e;
+}
+
+json unmatched_json(const std::vector<Unmatched>& v) {
+  json a = json::array();
+  for (const auto& u : v) a.push_back({{"title", u.title}, {"x", u.x}, {"provider", u.provider}, {"label", u.label}});
+  return a;
+}
+
+}  // namespace
+
 std::string diff_json(const DiffResult& d) {
-  auto run = [](const RunInfo& r) {
-    return json{{"id", r.id},           {"label", r.label},  {"gpu", r.env.gpu},
-                {"source", r.source},   {"commit", r.git_commit}, {"started_at", r.started_at},
-                {"peak_gbps", r.env.peak_gbps}, {"uuid", r.uuid}};
-  };
   // versus (one run's provider against the best of others): the run once, SLOWER points counted
   const bool vs = !d.opt.versus.empty();
   json j;
   if (vs) {
-    j["run"] = run(d.head);
+    j["run"] = run_json(d.head);
     j["versus"] = d.opt.versus;
   } else {
-    j["base"] = run(d.base);
-    j["head"] = run(d.head);
+    j["base"] = run_json(d.base);
+    j["head"] = run_json(d.head);
   }
   j["metric"] = d.opt.metric.empty() ? "all" : d.opt.metric;
   j["warnings"] = d.warnings;
@@ -506,67 +697,13 @@ std::string diff_json(const DiffResult& d) {
   if (vs) j["slower"] = d.count(Verdict::Slower);
   else j["regressions"] = d.regressions;
   json pts = json::array();
-  for (const auto& r : d.rows) {
-    json p{{"title", r.title},
-           {"x", r.x},
-           {"x_name", r.x_name},
-           {"provider", r.head_provider},
-           {"label", r.head_label},
-           {"base_provider", r.base_provider},
-           {"base_label", r.base_label},
-           {"metric", r.metric},
-           {"unit", r.unit},
-           {"base", num_or_null(r.base)},
-           {"head", num_or_null(r.head)},
-           {"ratio", num_or_null(r.j.ratio)},
-           {"verdict", verdict_name(r.j.verdict)},
-           {"regression", r.j.regression},
-           {"tested", r.j.tested},
-           {"p_value", num_or_null(r.j.p_value)},
-           {"ratio_ci", json::array({num_or_null(r.j.ci_lo), num_or_null(r.j.ci_hi)})},
-           {"noise", num_or_null(r.j.noise)},
-           {"rounds", json::array({r.j.rounds_base, r.j.rounds_head})},
-           {"rounds_p", num_or_null(r.j.round_p)},
-           {"control_ratio", num_or_null(r.j.control_ratio)},
-           {"control_drift", num_or_null(r.j.control_drift)},
-           {"throttled", json::array({r.base_throttled, r.head_throttled})}};
-    if (!r.j.reason.empty()) p["reason"] = r.j.reason;
-    if (!r.base_error.empty()) p["base_error"] = r.base_error;
-    if (!r.head_error.empty()) p["head_error"] = r.head_error;
-    if (d.peaks) {
-      p["pct_peak_base"] = num_or_null(r.pct_base);
-      p["pct_peak_head"] = num_or_null(r.pct_head);
-      p["pct_peak_ratio"] = num_or_null(r.pct_ratio);
-    }
-    pts.push_back(p);
-  }
+  for (const auto& r : d.rows) pts.push_back(point_json(r, d.peaks));
   j["points"] = pts;
   json sum = json::array();
-  for (const auto& s : d.summary) {
-    json counts = json::object();
-    for (Verdict v : {Verdict::Slower, Verdict::Error, Verdict::Unsure, Verdict::Faster, Verdict::Same, Verdict::Fixed}) {
-      auto it = s.counts.find(v);
-      counts[verdict_name(v)] = it == s.counts.end() ? 0 : it->second;
-    }
-    json e{{"provider", s.provider}, {"points", s.points}, {"geomean_ratio", num_or_null(s.geomean)},
-           {"counts", counts}};
-    if (vs) e["slower"] = counts["SLOWER"];
-    else e["regressions"] = s.regressions;
-    e["worst_ratio"] = num_or_null(s.worst);
-    if (d.peaks) e["geomean_pct_peak_ratio"] = num_or_null(s.geomean_pct);
-    if (s.whole.judged)
-      e["whole"] = {{"verdict", verdict_name(s.whole.verdict)}, {"geomean_against_control", num_or_null(s.whole.geomean)},
-                    {"points", s.whole.points}, {"up", s.whole.up}, {"down", s.whole.down}, {"band_pct", s.whole.band * 100}};
-    sum.push_back(e);
-  }
+  for (const auto& s : d.summary) sum.push_back(summary_json(s, vs, d.peaks));
   j["summary"] = sum;
-  auto un = [](const std::vector<Unmatched>& v) {
-    json a = json::array();
-    for (const auto& u : v) a.push_back({{"title", u.title}, {"x", u.x}, {"provider", u.provider}, {"label", u.label}});
-    return a;
-  };
-  if (vs) j["unmatched"] = {{"without_against", un(d.only_head)}, {"without_provider", un(d.only_base)}};
-  else j["unmatched"] = {{"base", un(d.only_base)}, {"head", un(d.only_head)}};
+  if (vs) j["unmatched"] = {{"without_against", unmatched_json(d.only_head)}, {"without_provider", unmatched_json(d.only_base)}};
+  else j["unmatched"] = {{"base", unmatched_json(d.only_base)}, {"head", unmatched_json(d.only_head)}};
   return j.dump(2) + "\n";
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "diff/diff.hpp"
 
 namespace opbench {
@@ -35,14 +36,12 @@ std::string held(const std::vector<const StoredPoint*>& points) {
   return joined(out);
 }
 
-}  // namespace
-
-DiffResult versus_run(const ReportRun& run, const VersusOptions& opt) {
-  const std::string where = "run " + std::to_string(run.run.id);
-  std::vector<std::string> against;  // trimmed, without empties or repeats
-  for (std::string a : opt.against) {
-    a.erase(0, a.find_first_not_of(" \t"));
-    a.erase(a.find_last_not_of(" \t") + 1);
+// The --against providers, trimmed, without empties or repeats; refuses an empty --provider or
+// --against, and --provider among the against.
+std::vector<std::string> against_names(const VersusOptions& opt, const std::string& where) {
+  std::vector<std::string> against;
+  for (const std::string& given : opt.against) {
+    const std::string a(trim(given));
     if (!a.empty() && std::find(against.begin(), against.end(), a) == against.end()) against.push_back(a);
   }
   if (opt.provider.empty()) throw InputError(where, "--provider", "name the provider to compare");
@@ -50,54 +49,66 @@ DiffResult versus_run(const ReportRun& run, const VersusOptions& opt) {
     throw InputError(where, "--against", "name the providers to compare against, comma-separated");
   for (const auto& a : against)
     if (a == opt.provider) throw InputError(where, "--against", "'" + a + "' is the --provider itself");
+  return against;
+}
 
-  const std::string what = opt.metric.empty() ? "points" : opt.metric + " points";
-  std::vector<const StoredPoint*> pts;
-  for (const auto& p : run.points)
-    if (opt.metric.empty() || point_metric(p) == opt.metric) pts.push_back(&p);
-  if (pts.empty()) throw InputError(where, "--metric", "the run holds no " + what);
-
-  // The head side: the provider's points. The candidates of the base side: the against
-  // providers' points by (title, x), in run order.
-  ReportRun base{run.run, {}}, head{run.run, {}};
-  std::map<std::pair<std::string, int64_t>, size_t> slot;
+// The run's points split in two: the head side holds the provider's points; the base side's
+// candidates are the against providers' points by (title, x), in run order.
+struct Split {
+  ReportRun head;
+  std::map<std::pair<std::string, int64_t>, size_t> slot;  // (title, x) -> its candidates
   std::vector<std::vector<const StoredPoint*>> candidates;
-  std::vector<bool> present(against.size(), false);
+  std::vector<bool> present;  // per against provider: it has a point
+};
+
+Split split_points(const ReportRun& run, const std::vector<const StoredPoint*>& pts, const std::string& provider,
+                   const std::vector<std::string>& against, const std::string& where) {
+  Split s{{run.run, {}}, {}, {}, std::vector<bool>(against.size(), false)};
   for (const StoredPoint* p : pts) {
     size_t which = 0;
     while (which < against.size() && !names(*p, against[which])) ++which;
-    const bool is_head = names(*p, opt.provider);
+    const bool is_head = names(*p, provider);
     if (is_head && which < against.size())
-      throw InputError(where, "--against", "'" + against[which] + "' names the points of --provider " + opt.provider);
-    if (is_head) head.points.push_back(*p);
+      throw InputError(where, "--against", "'" + against[which] + "' names the points of --provider " + provider);
+    if (is_head) s.head.points.push_back(*p);
     if (is_head || which == against.size()) continue;
-    present[which] = true;
-    auto [it, fresh] = slot.emplace(std::make_pair(p->point.title, p->point.x_value), candidates.size());
-    if (fresh) candidates.emplace_back();
-    candidates[it->second].push_back(p);
+    s.present[which] = true;
+    auto [it, fresh] = s.slot.emplace(std::make_pair(p->point.title, p->point.x_value), s.candidates.size());
+    if (fresh) s.candidates.emplace_back();
+    s.candidates[it->second].push_back(p);
   }
-  if (head.points.empty())
-    throw InputError(where, "--provider", "the run holds no " + what + " of " + opt.provider + " (it holds " + held(pts) + ")");
+  return s;
+}
+
+// The against providers with no point in the run; refuses a run with none of them.
+std::vector<std::string> missing_against(const Split& s, const std::vector<std::string>& against,
+                                         const std::vector<const StoredPoint*>& pts, const std::string& what,
+                                         const std::string& where) {
   std::vector<std::string> missing;
   for (size_t i = 0; i < against.size(); ++i)
-    if (!present[i]) missing.push_back(against[i]);
+    if (!s.present[i]) missing.push_back(against[i]);
   if (missing.size() == against.size())
     throw InputError(where, "--against", "the run holds no " + what + " of " + joined(against) + " (it holds " + held(pts) + ")");
+  return missing;
+}
 
-  // Per (title, x) the against point with the lowest shown value; a failed point only when
-  // every candidate failed.
-  for (const auto& c : candidates) {
+// The base side: per (title, x) the against point with the lowest shown value; a failed point
+// only when every candidate failed.
+ReportRun best_against(const ReportRun& run, const Split& s) {
+  ReportRun base{run.run, {}};
+  for (const auto& c : s.candidates) {
     const StoredPoint* best = c.front();
     for (const StoredPoint* p : c)
       if (!failed(*p) && (failed(*best) || p->value < best->value)) best = p;
     base.points.push_back(*best);
   }
-  bool any_pair = false;
-  for (const auto& p : head.points) any_pair = any_pair || slot.count({p.point.title, p.point.x_value});
-  if (!any_pair)
-    throw InputError(where, "--against", "no table and x of the run has points of both " + opt.provider + " and " +
-                                             joined(against));
+  return base;
+}
 
+// How diff_runs judges the two sides: each against provider mapped to the provider, and the
+// versus line naming both (and the against providers the run holds no points of).
+DiffOptions versus_diff_options(const VersusOptions& opt, const std::vector<std::string>& against,
+                                const std::vector<std::string>& missing, const std::string& what) {
   DiffOptions d;
   d.metric = opt.metric;
   d.threshold = opt.threshold;
@@ -106,7 +117,31 @@ DiffResult versus_run(const ReportRun& run, const VersusOptions& opt) {
              (against.size() == 1 ? against[0]
                                   : std::string(opt.metric == "speed" ? "the faster" : "the best") + " of " + joined(against));
   if (!missing.empty()) d.versus += " (the run holds no " + what + " of " + joined(missing) + ")";
-  return diff_runs(base, head, d);
+  return d;
+}
+
+}  // namespace
+
+DiffResult versus_run(const ReportRun& run, const VersusOptions& opt) {
+  const std::string where = "run " + std::to_string(run.run.id);
+  const std::vector<std::string> against = against_names(opt, where);
+  const std::string what = opt.metric.empty() ? "points" : opt.metric + " points";
+  std::vector<const StoredPoint*> pts;
+  for (const auto& p : run.points)
+    if (opt.metric.empty() || point_metric(p) == opt.metric) pts.push_back(&p);
+  if (pts.empty()) throw InputError(where, "--metric", "the run holds no " + what);
+
+  const Split s = split_points(run, pts, opt.provider, against, where);
+  if (s.head.points.empty())
+    throw InputError(where, "--provider", "the run holds no " + what + " of " + opt.provider + " (it holds " + held(pts) + ")");
+  const std::vector<std::string> missing = missing_against(s, against, pts, what, where);
+  const ReportRun base = best_against(run, s);
+  bool any_pair = false;
+  for (const auto& p : s.head.points) any_pair = any_pair || s.slot.count({p.point.title, p.point.x_value});
+  if (!any_pair)
+    throw InputError(where, "--against", "no table and x of the run has points of both " + opt.provider + " and " +
+                                             joined(against));
+  return diff_runs(base, s.head, versus_diff_options(opt, against, missing, what));
 }
 
 }  // namespace opbench

@@ -13,9 +13,9 @@
 #include "core/fs.hpp"
 #include "core/hash.hpp"
 #include "core/text.hpp"
+#include "exchange/markdown_parser.hpp"
 #include "exchange/run_check.hpp"
 #include "ops/op.hpp"
-#include "report/document.hpp"
 
 namespace opbench {
 
@@ -166,7 +166,7 @@ std::vector<std::pair<std::string, std::string>> run_notation(
   return notation;
 }
 
-// The document read table by table (report/document.hpp): each table goes to the run of its
+// The document read table by table (exchange/markdown_parser.hpp): each table goes to the run of its
 // GPU, each cell becomes a point handed to the sink as it is read; what a run is made of (its
 // titles, labels, ops) is kept, its points are not.
 class Importer final : public DocumentVisitor {

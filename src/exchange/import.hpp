@@ -2,7 +2,7 @@
 // report opbench wrote) becomes runs in the store, one per GPU the document names. Torch-free.
 //
 // Mapping (document -> store):
-//   - each table's GPU is the nearest heading above it that names a device (document.hpp);
+//   - each table's GPU is the nearest heading above it that names a device (markdown_parser.hpp);
 //     tables of one GPU form one run (source 'import', config_path = the file, config_text =
 //     its text). Should a title come back for a GPU whose current run already holds it (a
 //     report of several runs on one GPU), a further run for that GPU starts there;
@@ -25,12 +25,12 @@
 //     as is a run heading (one followed by a run line) with no name;
 //   - each run and point is checked as every one the store takes (exchange/run_check.hpp).
 //
-// A document is read as it is parsed (report/document.hpp): no more than the table being read
-// is held beside the text, and points go to the store in batches as they are read, so memory
-// stays within a small multiple of the file and time linear in it. `opbench import` reads a
-// document twice: once to check all of it and count its points (nothing stored, no database
-// made), then once more storing it in one transaction. Limits: kMaxDocumentBytes a file,
-// --max-points points a document.
+// A document is read as it is parsed (exchange/markdown_parser.hpp): no more than the table
+// being read is held beside the text, and points go to the store in batches as they are read,
+// so memory stays within a small multiple of the file and time linear in it. `opbench import`
+// reads a document twice: once to check all of it and count its points (nothing stored, no
+// database made), then once more storing it in one transaction. Limits: kMaxDocumentBytes a
+// file, --max-points points a document.
 #pragma once
 #include <cstddef>
 #include <functional>

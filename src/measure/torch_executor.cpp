@@ -157,6 +157,64 @@ ControlWorkload& TorchExecutor::control_for(double bytes) {
   return *control_;
 }
 
+TorchExecutor::Placed TorchExecutor::place(const Point& point, const Provider& provider) {
+  StageScope placing(Stage::placement);
+  Placed placed;
+  placed.inputs = &inputs_for(point);
+  // (speed points only: a memory point's peak counts every allocation)
+  if (point.metric() == "speed")
+    placed.spacer = placement_spacer(spacer_rng_, at::TensorOptions().device(device_->torch_device()));
+  placed.call = planted(plants_, point.provider, provider.prepare(point.params, *placed.inputs));
+  device_->synchronize();  // what prepare queued (a backward's forward pass) is placement's time
+  return placed;
+}
+
+void TorchExecutor::check_against_truth(const Point& point, const Placed& placed, Result& r) {
+  // Speed points; once per cell and provider: a later round's inputs hold the same values. A
+  // memory point's peak must not hold the truth.
+  if (point.metric() == "speed") {
+    StageScope checking(Stage::check);
+    check_.check(point, inputs_key_, *placed.inputs, device_->torch_device(), placed.call, r);
+  } else {
+    check_.release();
+    control_.reset();  // nor the control workload's tensor
+  }
+  device_->synchronize();
+}
+
+void TorchExecutor::measure_peak_memory(const Call& call, Result& r) {
+  StageScope measuring(Stage::memory);
+  int64_t peak = device_->peak_bytes([&] { call(); });
+  r.samples = {double(peak) / double(1 << 20)};
+}
+
+void TorchExecutor::measure_time(const Call& call, const Timing& timing, Result& r) {
+  auto clock = device_->clock(timing.flush_l2);
+  auto bench = [&] {
+    BenchRound round = bench_round(*clock, [&] { call(); }, timing);
+    r.samples = std::move(round.samples);
+    r.estimate_ms = round.estimate_ms;
+  };
+  if (device_->torch_device().is_cpu()) r.control = {control_for(r.bytes).around(*clock, bench)};
+  else bench();
+}
+
+// A speed point's bandwidth from its median, and its share of the device's peak.
+static void add_bandwidth(double peak_gbps, Result& r) {
+  r.gbps = r.bytes / (r.stats.median * 1e-3) / 1e9;
+  r.pct_peak = peak_gbps > 0 ? 100.0 * r.gbps / peak_gbps : 0;
+}
+
+void TorchExecutor::forget_failed_point(Result& r) {
+  r.samples.clear();
+  r.control.clear();
+  r.stats = Stats();
+  inputs_ = Inputs();
+  inputs_key_.clear();
+  check_.release();
+  release_cached_memory();
+}
+
 Result TorchExecutor::measure(const Point& point, const Timing& timing) {
   Result r;
   r.unit = point.metric() == "memory" ? "MiB" : "ms";
@@ -168,47 +226,12 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
   }
   r.bytes = op->min_bytes(point.params);
   try {
-    std::optional<StageScope> placing(Stage::placement);
-    const Inputs& in = inputs_for(point);
-    // (speed points only: a memory point's peak counts every allocation)
-    at::Tensor spacer;
-    if (point.metric() == "speed")
-      spacer = placement_spacer(spacer_rng_, at::TensorOptions().device(device_->torch_device()));
-    const Call call = planted(plants_, point.provider, provider->prepare(point.params, in));
-    device_->synchronize();  // what prepare queued (a backward's forward pass) is placement's time
-    placing.reset();
-
-    // Correctness against the truth (speed points; once per cell and provider: a later
-    // round's inputs hold the same values). A memory point's peak must not hold the truth.
-    if (point.metric() == "speed") {
-      StageScope checking(Stage::check);
-      check_.check(point, inputs_key_, in, device_->torch_device(), call, r);
-    } else {
-      check_.release();
-      control_.reset();  // nor the control workload's tensor
-    }
-    device_->synchronize();
-
-    if (point.metric() == "memory") {
-      StageScope measuring(Stage::memory);
-      int64_t peak = device_->peak_bytes([&] { call(); });
-      r.samples = {double(peak) / double(1 << 20)};
-    } else {
-      auto clock = device_->clock(timing.flush_l2);
-      auto bench = [&] {
-        BenchRound round = bench_round(*clock, [&] { call(); }, timing);
-        r.samples = std::move(round.samples);
-        r.estimate_ms = round.estimate_ms;
-      };
-      if (device_->torch_device().is_cpu()) r.control = {control_for(r.bytes).around(*clock, bench)};
-      else bench();
-    }
+    const Placed placed = place(point, *provider);
+    check_against_truth(point, placed, r);
+    if (point.metric() == "memory") measure_peak_memory(placed.call, r);
+    else measure_time(placed.call, timing, r);
     r.stats = summarize(r.samples);
-    if (point.metric() == "speed" && r.stats.median > 0) {
-      r.gbps = r.bytes / (r.stats.median * 1e-3) / 1e9;
-      double peak = environment().peak_gbps;
-      r.pct_peak = peak > 0 ? 100.0 * r.gbps / peak : 0;
-    }
+    if (point.metric() == "speed" && r.stats.median > 0) add_bandwidth(environment().peak_gbps, r);
   } catch (const c10::OutOfMemoryError& e) {
     r.error = "out of memory: " + first_line(e.what_without_backtrace());
   } catch (const c10::Error& e) {
@@ -216,15 +239,7 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
   } catch (const std::exception& e) {
     r.error = first_line(e.what());
   }
-  if (!r.ok()) {
-    r.samples.clear();
-    r.control.clear();
-    r.stats = Stats();
-    inputs_ = Inputs();
-    inputs_key_.clear();
-    check_.release();
-    release_cached_memory();
-  }
+  if (!r.ok()) forget_failed_point(r);
   return r;
 }
 

@@ -42,6 +42,22 @@ class TorchExecutor final : public Executor {
   std::optional<ControlWorkload> control_;  // a CPU's, of the last point's size
   ControlWorkload& control_for(double bytes);
   std::vector<Plant> plants_;               // OPBENCH_PLANT
+
+  // The steps of measure. A point's inputs and its provider's call, placed on the device (the
+  // placement stage), with the spacer that is held until the point is measured.
+  struct Placed {
+    at::Tensor spacer;
+    const Inputs* inputs = nullptr;
+    Call call;
+  };
+  Placed place(const Point& point, const Provider& provider);
+  // The provider's output against the op's reference (speed points), into r's check fields.
+  void check_against_truth(const Point& point, const Placed& placed, Result& r);
+  void measure_peak_memory(const Call& call, Result& r);
+  // The timing protocol's round; on a CPU inside the control workload's.
+  void measure_time(const Call& call, const Timing& timing, Result& r);
+  // After a failed point: no samples, and nothing of it kept (inputs, truth, cached memory).
+  void forget_failed_point(Result& r);
 };
 
 at::ScalarType scalar_type(const std::string& dtype);

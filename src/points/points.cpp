@@ -77,22 +77,26 @@ size_t count_points(const Config& cfg) {
   return mul_sat(mul_sat(combos, xs), cfg.providers.size());
 }
 
-Sweep expand(const Config& cfg, size_t max_points) {
-  Sweep sw;
-  sw.op = find_op(cfg.op);
-  if (!sw.op) throw InputError(cfg.path, "op", "unknown op '" + cfg.op + "'");
+namespace {
+
+// A table's axis values before defaults, and its x values.
+struct Combo {
+  Params p;
+  std::vector<int64_t> xs;
+};
+
+// Refuses a sweep of more than `max_points` points before any is made.
+void check_point_count(const Config& cfg, size_t max_points) {
   const size_t n = count_points(cfg);
   if (n > max_points)
     throw InputError(cfg.path, "", (n == SIZE_MAX ? std::string("more than ") + std::to_string(SIZE_MAX) : std::to_string(n)) +
                                        " points (tables x values x providers), more than the limit of " +
                                        std::to_string(max_points) + " a sweep (--max-points raises it)");
-  const OpSpec& op = *sw.op;
+}
 
-  // Cartesian product of params (first listed varies slowest), crossed with variants.
-  struct Combo {
-    Params p;
-    std::vector<int64_t> xs;
-  };
+// The Cartesian product of params (first listed varies slowest), crossed with the variants,
+// each row with its own x values or the config's.
+std::vector<Combo> table_combos(const Config& cfg) {
   std::vector<Params> combos{Params()};
   for (const auto& [axis, values] : cfg.params) {
     std::vector<Params> next;
@@ -114,8 +118,12 @@ Sweep expand(const Config& cfg, size_t max_points) {
       rows.push_back({p, own.empty() ? cfg.x_values : own});
     }
   }
+  return rows;
+}
 
-  // Axes that take more than one value decide the section names.
+// The axes that take more than one value, which name the sections: params with several
+// values, then the variants' axes when there are several variants.
+std::vector<std::string> varying_axes(const Config& cfg) {
   std::vector<std::string> varying;
   for (const auto& [axis, values] : cfg.params)
     if (values.size() > 1) varying.push_back(axis);
@@ -124,43 +132,57 @@ Sweep expand(const Config& cfg, size_t max_points) {
     for (const auto& kv : row) in_variants.insert(kv.first);
   if (cfg.variants.size() > 1)
     for (const auto& a : in_variants) varying.push_back(a);
+  return varying;
+}
 
-  std::set<std::string> titles;
-  for (auto& [p, xs] : rows) {
-    // Defaults for unset axes; x must come from x.
-    for (const auto& a : op.axes) {
-      if (a.name == cfg.x_name || p.has(a.name)) continue;
-      if (!a.fallback) throw InputError(cfg.path, "params." + a.name, "missing (no default)");
-      p.set(a.name, *a.fallback);
-    }
-    bool mode_ok = false;
-    for (const auto& m : op.modes) mode_ok = mode_ok || m == p.s("mode");
-    if (!mode_ok) throw InputError(cfg.path, "params.mode", cfg.op + " has no mode '" + p.s("mode") + "'");
-    // Validate with every x value: the op may reject a shape at one size only.
-    for (int64_t xv : xs) {
-      Params full = p;
-      full.set(cfg.x_name, xv);
-      try {
-        op.validate(full);
-      } catch (const AxisError& e) {
-        std::string field = e.field == cfg.x_name ? "x." + e.field : "params." + e.field;
-        throw InputError(cfg.path, field, e.what());
-      }
-    }
-    TableSpec t;
-    t.params = p;
-    Params titled = p;
-    titled.set(cfg.x_name, xs.front());
-    t.title = cfg.title.empty() ? op.default_title(titled) : render_title(cfg.title, op.name, p, cfg.path);
-    if (!titles.insert(t.title).second)
-      throw InputError(cfg.path, cfg.title.empty() ? "params" : "title",
-                       "two tables would share the title '" + t.title + "'");
-    t.section = section_name(p, varying);
-    t.x_values = xs;
-    sw.tables.push_back(t);
+// The op's defaults for the axes the row leaves unset (x excepted, which must come from x).
+void fill_defaults(const Config& cfg, const OpSpec& op, Params& p) {
+  for (const auto& a : op.axes) {
+    if (a.name == cfg.x_name || p.has(a.name)) continue;
+    if (!a.fallback) throw InputError(cfg.path, "params." + a.name, "missing (no default)");
+    p.set(a.name, *a.fallback);
   }
+}
 
-  for (const auto& t : sw.tables)
+// The row's mode is one of the op's, and the op accepts the row at every x value (it may
+// reject a shape at one size only).
+void validate_row(const Config& cfg, const OpSpec& op, const Params& p, const std::vector<int64_t>& xs) {
+  bool mode_ok = false;
+  for (const auto& m : op.modes) mode_ok = mode_ok || m == p.s("mode");
+  if (!mode_ok) throw InputError(cfg.path, "params.mode", cfg.op + " has no mode '" + p.s("mode") + "'");
+  for (int64_t xv : xs) {
+    Params full = p;
+    full.set(cfg.x_name, xv);
+    try {
+      op.validate(full);
+    } catch (const AxisError& e) {
+      std::string field = e.field == cfg.x_name ? "x." + e.field : "params." + e.field;
+      throw InputError(cfg.path, field, e.what());
+    }
+  }
+}
+
+// A table of a full row: its title (the config's template, or the op's default title at its
+// first x), unique among `titles`, and its section.
+TableSpec make_table(const Config& cfg, const OpSpec& op, const Params& p, const std::vector<int64_t>& xs,
+                     const std::vector<std::string>& varying, std::set<std::string>& titles) {
+  TableSpec t;
+  t.params = p;
+  Params titled = p;
+  titled.set(cfg.x_name, xs.front());
+  t.title = cfg.title.empty() ? op.default_title(titled) : render_title(cfg.title, op.name, p, cfg.path);
+  if (!titles.insert(t.title).second)
+    throw InputError(cfg.path, cfg.title.empty() ? "params" : "title",
+                     "two tables would share the title '" + t.title + "'");
+  t.section = section_name(p, varying);
+  t.x_values = xs;
+  return t;
+}
+
+// A point for every x value of every table, for each provider in the config's order.
+std::vector<Point> table_points(const Config& cfg, const std::vector<TableSpec>& tables) {
+  std::vector<Point> points;
+  for (const auto& t : tables)
     for (int64_t xv : t.x_values)
       for (const auto& [prov, label] : cfg.providers) {
         Point pt;
@@ -172,8 +194,28 @@ Sweep expand(const Config& cfg, size_t max_points) {
         pt.x_value = xv;
         pt.provider = prov;
         pt.label = label;
-        sw.points.push_back(pt);
+        points.push_back(pt);
       }
+  return points;
+}
+
+}  // namespace
+
+Sweep expand(const Config& cfg, size_t max_points) {
+  Sweep sw;
+  sw.op = find_op(cfg.op);
+  if (!sw.op) throw InputError(cfg.path, "op", "unknown op '" + cfg.op + "'");
+  check_point_count(cfg, max_points);
+  const OpSpec& op = *sw.op;
+  std::vector<Combo> rows = table_combos(cfg);
+  const std::vector<std::string> varying = varying_axes(cfg);
+  std::set<std::string> titles;
+  for (auto& [p, xs] : rows) {
+    fill_defaults(cfg, op, p);
+    validate_row(cfg, op, p, xs);
+    sw.tables.push_back(make_table(cfg, op, p, xs, varying, titles));
+  }
+  sw.points = table_points(cfg, sw.tables);
   return sw;
 }
 

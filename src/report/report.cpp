@@ -22,70 +22,85 @@ double shown_value(const StoredPoint& p, Show show) {
   }
 }
 
+namespace {
+
+// What build_sections gathers of a table's points: its x values in the order the points give
+// them, each label's value at each x, and its labels in the order the points first name them.
+struct TableCells {
+  std::vector<double> xs;
+  std::map<std::string, std::map<double, double>> cells;  // label -> x -> value
+  std::set<std::string> labels;
+  std::vector<std::string> label_order;
+};
+
+// An empty table for the point's title, at the end of its section (made at the end of `out`
+// when new).
+void add_table(const StoredPoint& p, std::vector<Section>& out, std::map<std::string, size_t>& section_index) {
+  auto s = section_index.find(p.section);
+  if (s == section_index.end()) {
+    s = section_index.emplace(p.section, out.size()).first;
+    out.push_back({p.section, {}});
+  }
+  Table t;
+  t.title = one_line(p.point.title);
+  t.index_name = one_line(p.point.x_name);
+  out[s->second].tables.push_back(t);
+}
+
+// The point's shown value into its table's cells; a label the run-wide column order does not
+// hold yet joins its end.
+void add_cell(const StoredPoint& p, Show show, TableCells& a, std::vector<std::string>& order) {
+  double x = double(p.point.x_value);
+  bool seen = false;
+  for (double v : a.xs) seen = seen || v == x;
+  if (!seen) a.xs.push_back(x);
+  const std::string label = one_line(p.point.label);
+  a.cells[label][x] = shown_value(p, show);
+  if (!a.labels.count(label)) {
+    a.labels.insert(label);
+    a.label_order.push_back(label);
+    bool known = false;
+    for (const auto& l : order) known = known || l == label;
+    if (!known) order.push_back(label);
+  }
+}
+
+// The table's columns and rows from its cells (NaN where a label has no value at an x). An
+// imported run keeps each table's own column order (its points are stored row by row, as the
+// document printed them), which one run-wide order cannot always give.
+void fill_table(Table& t, TableCells& a, const std::vector<std::string>& order, bool imported) {
+  t.index = a.xs;
+  if (imported) t.columns = a.label_order;
+  else
+    for (const auto& l : order)
+      if (a.labels.count(l)) t.columns.push_back(l);
+  for (double x : a.xs) {
+    std::vector<double> row;
+    for (const auto& l : t.columns) {
+      auto c = a.cells[l].find(x);
+      row.push_back(c == a.cells[l].end() ? std::nan("") : c->second);
+    }
+    t.cells.push_back(row);
+  }
+}
+
+}  // namespace
+
 std::vector<Section> build_sections(const ReportRun& r, Show show) {
   std::vector<Section> out;
   std::map<std::string, size_t> section_index;
-  std::map<std::string, std::pair<size_t, size_t>> table_index;  // title -> (section, table)
+  std::set<std::string> titles;
   // Column order: the run's Notation order (labels), then any label it does not list.
   std::vector<std::string> order;
   for (const auto& [label, prov] : r.run.notation) order.push_back(one_line(label));
-
-  struct Acc {
-    std::vector<double> xs;
-    std::map<std::string, std::map<double, double>> cells;  // label -> x -> value
-    std::set<std::string> labels;
-    std::vector<std::string> label_order;  // as the table's points first name them
-  };
-  std::map<std::string, Acc> acc;
+  std::map<std::string, TableCells> cells;  // by title
   for (const auto& p : r.points) {
     if (show != Show::Value && p.point.params.s_or("metric", "speed") != "speed") continue;
-    auto it = table_index.find(p.point.title);
-    if (it == table_index.end()) {
-      auto s = section_index.find(p.section);
-      if (s == section_index.end()) {
-        s = section_index.emplace(p.section, out.size()).first;
-        out.push_back({p.section, {}});
-      }
-      Table t;
-      t.title = one_line(p.point.title);
-      t.index_name = one_line(p.point.x_name);
-      out[s->second].tables.push_back(t);
-      it = table_index.emplace(p.point.title, std::make_pair(s->second, out[s->second].tables.size() - 1)).first;
-    }
-    Acc& a = acc[p.point.title];
-    double x = double(p.point.x_value);
-    bool seen = false;
-    for (double v : a.xs) seen = seen || v == x;
-    if (!seen) a.xs.push_back(x);
-    const std::string label = one_line(p.point.label);
-    a.cells[label][x] = shown_value(p, show);
-    if (!a.labels.count(label)) {
-      a.labels.insert(label);
-      a.label_order.push_back(label);
-      bool known = false;
-      for (const auto& l : order) known = known || l == label;
-      if (!known) order.push_back(label);
-    }
+    if (titles.insert(p.point.title).second) add_table(p, out, section_index);
+    add_cell(p, show, cells[p.point.title], order);
   }
   for (auto& s : out)
-    for (auto& t : s.tables) {
-      Acc& a = acc[t.title];
-      t.index = a.xs;
-      // An imported run keeps each table's own column order (its points are stored row by
-      // row, as the document printed them), which one run-wide order cannot always give.
-      if (r.run.source == "import") t.columns = a.label_order;
-      else
-        for (const auto& l : order)
-          if (a.labels.count(l)) t.columns.push_back(l);
-      for (double x : a.xs) {
-        std::vector<double> row;
-        for (const auto& l : t.columns) {
-          auto c = a.cells[l].find(x);
-          row.push_back(c == a.cells[l].end() ? std::nan("") : c->second);
-        }
-        t.cells.push_back(row);
-      }
-    }
+    for (auto& t : s.tables) fill_table(t, cells[t.title], order, r.run.source == "import");
   return out;
 }
 

@@ -113,7 +113,13 @@ std::vector<std::string> format_float_column(const std::vector<double>& values) 
   return out;
 }
 
-std::string format_pandas(const Table& t) {
+namespace {
+
+// A rendered column: its header line, then one line per row, all of one width.
+using TextColumn = std::vector<std::string>;
+
+// Every row has a cell per column, and there is a row per index value.
+void check_table_shape(const Table& t) {
   const size_t nrows = t.index.size();
   if (t.cells.size() != nrows)
     throw std::invalid_argument("table '" + t.title + "': " + std::to_string(t.cells.size()) +
@@ -124,58 +130,72 @@ std::string format_pandas(const Table& t) {
                                   std::to_string(t.cells[r].size()) + " cells for " +
                                   std::to_string(t.columns.size()) + " columns");
   }
+}
 
-  std::vector<std::string> names;
-  names.push_back(t.index_name);
-  names.insert(names.end(), t.columns.begin(), t.columns.end());
+// pandas' "Empty DataFrame" form of a table without rows.
+std::string empty_frame(const std::vector<std::string>& names) {
+  std::string cols;
+  for (size_t i = 0; i < names.size(); ++i) cols += (i ? ", " : "") + names[i];
+  return "Empty DataFrame\nColumns: [" + cols + "]\nIndex: []";
+}
 
-  if (nrows == 0) {
-    std::string cols;
-    for (size_t i = 0; i < names.size(); ++i) cols += (i ? ", " : "") + names[i];
-    return "Empty DataFrame\nColumns: [" + cols + "]\nIndex: []";
+// The RangeIndex: labels 0..nrows-1 left-justified; the header cell is empty.
+TextColumn range_index_column(size_t nrows) {
+  std::vector<std::string> idx;
+  size_t w = 0;
+  for (size_t r = 0; r < nrows; ++r) {
+    idx.push_back(std::to_string(r));
+    w = std::max(w, idx.back().size());
   }
+  TextColumn col{std::string()};
+  for (auto& s : idx) col.push_back(pad_right(s, w));
+  return col;
+}
 
-  // Each rendered column: header line then one line per row, all of one width.
-  std::vector<std::vector<std::string>> strcols;
+// A numeric column: its name after a leading space, and its values, right-justified.
+TextColumn value_column(const std::string& name, const std::vector<double>& values) {
+  std::vector<std::string> fmt = format_float_column(values);
+  const std::string header = " " + name;
+  size_t w = text_width(header);
+  for (const auto& s : fmt) w = std::max(w, text_width(s));
+  TextColumn col{pad_left(header, w)};
+  for (auto& s : fmt) col.push_back(pad_left(s, w));
+  return col;
+}
 
-  // RangeIndex: labels left-justified; the header cell is empty.
-  {
-    std::vector<std::string> idx;
-    size_t w = 0;
-    for (size_t r = 0; r < nrows; ++r) {
-      idx.push_back(std::to_string(r));
-      w = std::max(w, idx.back().size());
-    }
-    std::vector<std::string> col{std::string()};
-    for (auto& s : idx) col.push_back(pad_right(s, w));
-    strcols.push_back(std::move(col));
-  }
-
-  for (size_t c = 0; c < names.size(); ++c) {
-    std::vector<double> values(nrows);
-    for (size_t r = 0; r < nrows; ++r) values[r] = c == 0 ? t.index[r] : t.cells[r][c - 1];
-    std::vector<std::string> fmt = format_float_column(values);
-    const std::string header = " " + names[c];  // numeric columns get a leading space
-    size_t w = text_width(header);
-    for (const auto& s : fmt) w = std::max(w, text_width(s));
-    std::vector<std::string> col{pad_left(header, w)};
-    for (auto& s : fmt) col.push_back(pad_left(s, w));
-    strcols.push_back(std::move(col));
-  }
-
-  // pandas' adjoin(1, ...): every column but the last left-justified to its width + 1.
-  std::vector<size_t> widths(strcols.size(), 0);
-  for (size_t c = 0; c < strcols.size(); ++c)
-    for (const auto& s : strcols[c]) widths[c] = std::max(widths[c], text_width(s));
+// pandas' adjoin(1, ...): every column but the last left-justified to its width + 1.
+std::string adjoin(const std::vector<TextColumn>& columns, size_t nrows) {
+  std::vector<size_t> widths(columns.size(), 0);
+  for (size_t c = 0; c < columns.size(); ++c)
+    for (const auto& s : columns[c]) widths[c] = std::max(widths[c], text_width(s));
   std::string out;
   for (size_t line = 0; line <= nrows; ++line) {
     if (line) out += '\n';
-    for (size_t c = 0; c < strcols.size(); ++c) {
-      const std::string& s = strcols[c][line];
-      out += c + 1 < strcols.size() ? pad_right(s, widths[c] + 1) : s;
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const std::string& s = columns[c][line];
+      out += c + 1 < columns.size() ? pad_right(s, widths[c] + 1) : s;
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string format_pandas(const Table& t) {
+  check_table_shape(t);
+  const size_t nrows = t.index.size();
+  std::vector<std::string> names;
+  names.push_back(t.index_name);
+  names.insert(names.end(), t.columns.begin(), t.columns.end());
+  if (nrows == 0) return empty_frame(names);
+
+  std::vector<TextColumn> columns{range_index_column(nrows)};
+  for (size_t c = 0; c < names.size(); ++c) {
+    std::vector<double> values(nrows);
+    for (size_t r = 0; r < nrows; ++r) values[r] = c == 0 ? t.index[r] : t.cells[r][c - 1];
+    columns.push_back(value_column(names[c], values));
+  }
+  return adjoin(columns, nrows);
 }
 
 std::string format_block(const Table& table) { return table.title + ":\n" + format_pandas(table) + "\n"; }

@@ -1,5 +1,5 @@
 // Parser of reference-format markdown documents. Torch-free.
-#include "report/document.hpp"
+#include "exchange/markdown_parser.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -32,13 +32,6 @@ struct Cursor {
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
-
-std::string_view trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && is_space(s[b])) ++b;
-  while (e > b && is_space(s[e - 1])) --e;
-  return s.substr(b, e - b);
-}
 
 std::string_view rtrim(std::string_view s) {
   size_t e = s.size();
