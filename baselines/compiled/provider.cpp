@@ -5,6 +5,7 @@
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,21 +32,30 @@ std::string device_string(const at::Device& d) {
   return d.str();
 }
 
-// Loaders by package path, shared while some Call holds one.
+// Loaders by package path. A package serves every round of its table, and loading it (unzip,
+// dlopen, the runner) costs more than a short call's whole round: the last kKeptLoaders used stay
+// loaded for the process, beside those some Call still holds.
+constexpr size_t kKeptLoaders = 16;
+
 std::shared_ptr<Loader> load(const std::string& path, int device_index) {
   static std::mutex mu;
   static std::map<std::pair<std::string, int>, std::weak_ptr<Loader>> loaders;
+  static std::deque<std::shared_ptr<Loader>> kept;  // most recently used last
   std::lock_guard<std::mutex> lock(mu);
   auto& slot = loaders[{path, device_index}];
-  if (auto alive = slot.lock()) return alive;
-  std::shared_ptr<Loader> loader;
-  try {
-    loader = std::make_shared<Loader>(path, "model", /*run_single_threaded=*/false, /*num_runners=*/1,
-                                      static_cast<c10::DeviceIndex>(device_index));
-  } catch (const std::exception& e) {
-    throw std::runtime_error("torch_compile: cannot load " + path + ": " + first_line(e.what()));
+  std::shared_ptr<Loader> loader = slot.lock();
+  if (!loader) {
+    try {
+      loader = std::make_shared<Loader>(path, "model", /*run_single_threaded=*/false, /*num_runners=*/1,
+                                        static_cast<c10::DeviceIndex>(device_index));
+    } catch (const std::exception& e) {
+      throw std::runtime_error("torch_compile: cannot load " + path + ": " + first_line(e.what()));
+    }
+    slot = loader;
   }
-  slot = loader;
+  kept.erase(std::remove(kept.begin(), kept.end(), loader), kept.end());
+  kept.push_back(loader);
+  if (kept.size() > kKeptLoaders) kept.pop_front();
   return loader;
 }
 
