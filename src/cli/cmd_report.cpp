@@ -27,7 +27,7 @@ RunInfo as_it_stands(const Store& store, RunInfo run) {
 // For a run that did not finish: how to continue it (empty for the others).
 std::string resume_hint(const Store& store, const RunInfo& run, const std::string& db) {
   if (run.status != "interrupted" && run.status != "abandoned") return "";
-  return resume_command(stored_shape(store, run), db, run.id);
+  return resume_command(stored_options(store, run), db, run.id);
 }
 
 // The devices that measured a run, with their shares and placement (as export writes them).
@@ -171,16 +171,11 @@ void add_runs_command(CLI::App& app, Cli& cli) {
                      {"torch", r.env.torch_version}, {"started_at", r.started_at},
                      {"finished_at", r.finished_at}, {"status", r.status}, {"points", r.points},
                      {"op", r.op}, {"config", r.config_path}, {"commit", r.git_commit},
-                     {"peak_gbps", r.env.peak_gbps}, {"source", r.source},
-                     {"flush_l2", r.flush_l2.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.flush_l2)},
-                     {"rounds", r.rounds > 0 ? nlohmann::ordered_json(r.rounds) : nlohmann::ordered_json()},
-                     {"interleave", r.interleave > 0 ? nlohmann::ordered_json(r.interleave) : nlohmann::ordered_json()},
-                     {"processes", r.processes > 0 ? nlohmann::ordered_json(r.processes) : nlohmann::ordered_json()},
-                     {"threads", r.threads >= 0 ? nlohmann::ordered_json(r.threads) : nlohmann::ordered_json()},
-                     {"stop", r.stop.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.stop)},
-                     {"noise_pct", r.noise_pct > 0 ? nlohmann::ordered_json(r.noise_pct) : nlohmann::ordered_json()},
-                     {"tuning", tuning_json(r)},
-                     {"time", time_json(r.stages)}});
+                     {"peak_gbps", r.env.peak_gbps}, {"source", r.source}});
+        for (const RunField& f : run_fields())  // how it was timed: null when unknown
+          if (f.listed) a.back()[f.key] = f.known(r) ? run_field_to_json(f, r) : nlohmann::ordered_json();
+        a.back()["tuning"] = tuning_json(r);
+        a.back()["time"] = time_json(r.stages);
         if (const auto stops = store->stop_counts(r.id); !stops.empty())
           for (const auto& [reason, n] : stops) a.back()["stops"][reason] = n;
         if (!r.shard.empty()) a.back()["shard"] = r.shard;

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "core/placement.hpp"
-#include "measure/stop_rule.hpp"
+#include "record/run_fields.hpp"
 
 namespace opbench {
 
@@ -28,25 +28,12 @@ std::string range(double lo, double hi, const char* unit) {
 
 }  // namespace
 
-std::string threads_text(int64_t threads) {
-  if (threads < 0) return "";
-  if (threads == 0) return "LibTorch's own threads";
-  return std::to_string(threads) + (threads == 1 ? " thread" : " threads");
-}
-
 std::string timing_line(const RunInfo& r) {
-  std::vector<std::string> parts;
-  if (!r.flush_l2.empty()) parts.push_back("L2 flush " + r.flush_l2);
-  const std::string rounds = stop_rule_text(r.stop, r.noise_pct, r.min_rounds, r.min_samples, r.rounds);
-  if (!rounds.empty()) parts.push_back(rounds);
-  if (r.interleave > 1) parts.push_back("interleaved over " + std::to_string(r.interleave) + " table cells");
-  if (r.processes > 1) parts.push_back("spread over " + std::to_string(r.processes) + " processes");
-  if (r.warmup_ms > 0 && r.rep_ms > 0)
-    parts.push_back("warm-up " + num("%g", r.warmup_ms) + " ms and repeat " + num("%g", r.rep_ms) + " ms a point");
-  if (r.threads >= 0) parts.push_back(threads_text(r.threads));
-  if (parts.empty()) return "";
-  std::string out = "timing: ";
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  std::string out;
+  for (const RunField* f : timing_fields()) {
+    const std::string part = f->phrase(r);
+    if (!part.empty()) out += (out.empty() ? "timing: " : ", ") + part;
+  }
   return out;
 }
 
@@ -79,10 +66,7 @@ std::string time_line(const RunInfo& r) {
 
 std::string tuning_text(const RunInfo& r) {
   if (!r.env.tuning || r.env.tuning->empty()) return "";
-  std::string out = "tuning: ";
-  for (size_t i = 0; i < r.env.tuning->size(); ++i)
-    out += (i ? ", " : "") + (*r.env.tuning)[i].first + "=" + (*r.env.tuning)[i].second;
-  return out;
+  return "tuning: " + tuning_list(r);
 }
 
 std::string state_text(const DeviceState& s) {
