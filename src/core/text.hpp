@@ -41,6 +41,9 @@ std::string one_line(const std::string& s);
 // `s` followed by spaces up to `width` bytes (printf's %-*s), never cut.
 std::string pad_right(const std::string& s, size_t width);
 
+// One number as printf's `format` (one conversion of a double: "%g", "%.1f") writes it.
+std::string number_text(const char* format, double v);
+
 // `s` up to its first newline (a message's headline).
 std::string first_line(const std::string& s);
 

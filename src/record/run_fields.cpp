@@ -6,15 +6,11 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "core/text.hpp"
+
 namespace opbench {
 
 namespace {
-
-std::string fmt_g(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 // A field of the run, or of its environment, reached by its member.
 template <auto M>
@@ -102,14 +98,14 @@ std::string processes_phrase(const RunInfo& r) {
 }
 std::string budgets_phrase(const RunInfo& r) {
   if (!(r.warmup_ms > 0 && r.rep_ms > 0)) return "";
-  return "warm-up " + fmt_g(r.warmup_ms) + " ms and repeat " + fmt_g(r.rep_ms) + " ms a point";
+  return "warm-up " + number_text("%g", r.warmup_ms) + " ms and repeat " + number_text("%g", r.rep_ms) + " ms a point";
 }
 std::string budgets_compared(const RunInfo& r) {
   if (!(r.warmup_ms > 0 && r.rep_ms > 0)) return "";
-  return "warm-up " + fmt_g(r.warmup_ms) + " ms, repeat " + fmt_g(r.rep_ms) + " ms";
+  return "warm-up " + number_text("%g", r.warmup_ms) + " ms, repeat " + number_text("%g", r.rep_ms) + " ms";
 }
 std::string threads_of(const RunInfo& r) { return threads_text(r.threads); }
-std::string stop_compared(const RunInfo& r) { return r.stop == "noise" ? "noise " + fmt_g(r.noise_pct) + "%" : r.stop; }
+std::string stop_compared(const RunInfo& r) { return r.stop == "noise" ? "noise " + number_text("%g", r.noise_pct) + "%" : r.stop; }
 
 const char* const kPointsCount = "(SELECT COUNT(*) FROM points WHERE points.run_id = runs.id)";
 const char* const kShard = "COALESCE((SELECT value FROM run_options WHERE run_id = runs.id AND name = 'shard'), '')";
@@ -234,7 +230,7 @@ std::string RunField::value_text(const RunInfo& r) const {
   switch (kind) {
     case FieldKind::text: return text_of(r);
     case FieldKind::integer: return std::to_string(integer_of(r));
-    case FieldKind::real: return fmt_g(real_of(r));
+    case FieldKind::real: return number_text("%g", real_of(r));
     case FieldKind::tuning: return tuning_list(r);
     case FieldKind::state: return "known";
     case FieldKind::stages: return stages_text(r.stages);
