@@ -309,7 +309,7 @@ TEST(Runner, StoresTheOptionsThatShapedTheRunAndResumesWithThem) {
   SweepOutcome first = stopped_after(2, cfg, sw, store, opt, stop, log);
   EXPECT_EQ(started, first.run_id);
   const RunInfo run = *store.run(first.run_id);
-  const RunShape shape = stored_shape(store, run);
+  const RunOptions shape = stored_options(store, run);
   EXPECT_EQ(shape.device, "cpu");
   EXPECT_EQ(shape.providers, std::vector<std::string>{"torch"});  // cuda never ran
   EXPECT_EQ(shape.label, "base");
@@ -317,13 +317,13 @@ TEST(Runner, StoresTheOptionsThatShapedTheRunAndResumesWithThem) {
             "opbench sweep c.yaml --db 'results/my db.db' --device cpu --providers torch --label base --resume " +
                 std::to_string(run.id));
   // Options given again must agree with the stored ones; left out, the stored ones hold.
-  EXPECT_EQ(resume_shape(shape, RunShape{}, run.id).providers, std::vector<std::string>{"torch"});
-  EXPECT_THROW(resume_shape(shape, RunShape{"", "", {"torch", "cuda"}, ""}, run.id), InputError);
-  EXPECT_THROW(resume_shape(shape, RunShape{"", "cuda", {}, ""}, run.id), InputError);
-  EXPECT_THROW(resume_shape(shape, RunShape{"", "", {}, "other"}, run.id), InputError);
-  EXPECT_NO_THROW(resume_shape(shape, RunShape{"c.yaml", "cpu", {"torch"}, "base"}, run.id));
+  EXPECT_EQ(resume_options(shape, RunOptions{}, run.id).providers, std::vector<std::string>{"torch"});
+  EXPECT_THROW(resume_options(shape, RunOptions{"", "", {"torch", "cuda"}, ""}, run.id), InputError);
+  EXPECT_THROW(resume_options(shape, RunOptions{"", "cuda", {}, ""}, run.id), InputError);
+  EXPECT_THROW(resume_options(shape, RunOptions{"", "", {}, "other"}, run.id), InputError);
+  EXPECT_NO_THROW(resume_options(shape, RunOptions{"c.yaml", "cpu", {"torch"}, "base"}, run.id));
   try {
-    resume_shape(shape, RunShape{"", "", {"cuda", "torch"}, ""}, run.id);
+    resume_options(shape, RunOptions{"", "", {"cuda", "torch"}, ""}, run.id);
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("--providers"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("measured with --providers torch"), std::string::npos) << e.what();
@@ -334,8 +334,8 @@ TEST(Runner, StoresTheOptionsThatShapedTheRunAndResumesWithThem) {
   old.uuid.clear();
   old.env.device = "cuda:0";
   store.begin_run(old);
-  EXPECT_EQ(stored_shape(store, old).device, "cuda:0");
-  EXPECT_EQ(stored_shape(store, old).providers, std::vector<std::string>{"torch"});
+  EXPECT_EQ(stored_options(store, old).device, "cuda:0");
+  EXPECT_EQ(stored_options(store, old).providers, std::vector<std::string>{"torch"});
 }
 
 // Sleeps in every measure: a point's rounds add up past its budget.

@@ -131,8 +131,8 @@ TEST(Shard, ARunOfOneShardStoresItsCellsAndRecordsTheShard) {
     const SweepOutcome out = run_sweep(cfg, sw, ex, store, opt, log);
     const RunInfo run = *store.run(out.run_id);
     EXPECT_EQ(run.shard, std::to_string(i) + "/2");
-    EXPECT_EQ(stored_shape(store, run).shard, std::to_string(i) + "/2");
-    EXPECT_NE(resume_command(stored_shape(store, run), "r.db", run.id).find(" --shard " + run.shard), std::string::npos);
+    EXPECT_EQ(stored_options(store, run).shard, std::to_string(i) + "/2");
+    EXPECT_NE(resume_command(stored_options(store, run), "r.db", run.id).find(" --shard " + run.shard), std::string::npos);
     size_t want = 0;
     for (const auto& c : shard_cells(sw, cfg.timing, opt.shard)) want += c.points.size();
     const auto points = store.points(out.run_id);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "measure/stop_rule.hpp"
+#include "record/run_fields.hpp"
 #include "sweep/cell.hpp"
 #include "virtual_clock.hpp"
 

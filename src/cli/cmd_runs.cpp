@@ -44,16 +44,11 @@ json run_listing_json(const Store& store, const RunInfo& r, const std::string& d
          {"torch", r.env.torch_version}, {"started_at", r.started_at},
          {"finished_at", r.finished_at}, {"status", r.status}, {"points", r.points},
          {"op", r.op}, {"config", r.config_path}, {"commit", r.git_commit},
-         {"peak_gbps", r.env.peak_gbps}, {"source", r.source},
-         {"flush_l2", r.flush_l2.empty() ? json() : json(r.flush_l2)},
-         {"rounds", r.rounds > 0 ? json(r.rounds) : json()},
-         {"interleave", r.interleave > 0 ? json(r.interleave) : json()},
-         {"processes", r.processes > 0 ? json(r.processes) : json()},
-         {"threads", r.threads >= 0 ? json(r.threads) : json()},
-         {"stop", r.stop.empty() ? json() : json(r.stop)},
-         {"noise_pct", r.noise_pct > 0 ? json(r.noise_pct) : json()},
-         {"tuning", tuning_json(r)},
-         {"time", time_json(r.stages)}};
+         {"peak_gbps", r.env.peak_gbps}, {"source", r.source}};
+  for (const RunField& f : run_fields())  // how it was timed: null when unknown
+    if (f.listed) j[f.key] = f.known(r) ? run_field_to_json(f, r) : json();
+  j["tuning"] = tuning_json(r);
+  j["time"] = time_json(r.stages);
   if (const auto stops = store.stop_counts(r.id); !stops.empty())
     for (const auto& [reason, n] : stops) j["stops"][reason] = n;
   if (!r.shard.empty()) j["shard"] = r.shard;

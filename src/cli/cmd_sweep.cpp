@@ -79,10 +79,10 @@ std::string git_commit() {
   return dirty.empty() ? head : head + "-dirty";
 }
 
-// A --resume: the run, its stored shape and its stored points.
+// A --resume: the run, its stored options and its stored points.
 struct Resumed {
   RunInfo run;
-  RunShape stored;
+  RunOptions stored;
   std::set<std::string> done;
 };
 
@@ -92,7 +92,7 @@ Resumed resumed_run(const SweepArgs& a, const std::string& db) {
   auto store = Store::open_read_only(db);
   auto run = store->run(a.resume);
   if (!run) throw InputError("--resume", id, "no run with that id in " + db);
-  Resumed r{*run, stored_shape(*store, *run), {}};
+  Resumed r{*run, stored_options(*store, *run), {}};
   for (const auto& k : store->done_keys(run->id)) r.done.insert(k);
   return r;
 }
@@ -149,17 +149,17 @@ std::string estimate_line(const Config& cfg, const Sweep& sw, const std::vector<
   return text + "; calls slower than their budgets take longer)";
 }
 
-Shard shard_of(const RunShape& shape) { return shape.shard.empty() ? Shard{} : parse_shard(shape.shard); }
+Shard shard_of(const RunOptions& options) { return options.shard.empty() ? Shard{} : parse_shard(options.shard); }
 
 // Lists what the sweep (this shard of it) measures and estimates its time; writes nothing.
-void print_dry_run(const Config& cfg, const Sweep& sw, const RunShape& shape, const std::string& device,
+void print_dry_run(const Config& cfg, const Sweep& sw, const RunOptions& options, const std::string& device,
                    const std::set<std::string>& done, const std::string& db, size_t devices) {
-  const Shard shard = shard_of(shape);
+  const Shard shard = shard_of(options);
   const Sweep part = only_cells(sw, shard_cells(sw, cfg.timing, shard));
   std::unordered_map<std::string, size_t> per_table;
   size_t stored = 0;
   for (const auto& p : part.points) ++per_table[p.title], stored += done.count(p.key());
-  const std::string where = shape.devices.empty() ? device : join_list(shape.devices);
+  const std::string where = options.devices.empty() ? device : join_list(options.devices);
   std::cout << cfg.path << ": " << cfg.op << " on " << where << ", ";
   if (shard.on())
     std::cout << "shard " << shard.text() << ": " << per_table.size() << " of " << sw.tables.size() << " tables, "
@@ -184,7 +184,7 @@ std::string continue_command(int64_t id) {
 // How to continue run `id` of this command.
 std::string continuation(const Store& store, int64_t id, const std::string& db) {
   const std::string suite = continue_command(id);
-  return suite.empty() ? resume_command(stored_shape(store, *store.run(id)), db, id) : suite;
+  return suite.empty() ? resume_command(stored_options(store, *store.run(id)), db, id) : suite;
 }
 
 // A second signal: the run is marked interrupted (by a connection of this thread's own), and
@@ -227,8 +227,8 @@ void print_outcome(const SweepOutcome& r, const std::string& db) {
 
 // The options as given: --devices parsed against the CUDA devices here (and refused beside
 // --device), --shard parsed; no config.
-RunShape given_shape(const SweepArgs& a) {
-  RunShape s{"", a.device, split_list(a.providers), a.label, a.filter, {}, ""};
+RunOptions given_options(const SweepArgs& a) {
+  RunOptions s{"", a.device, split_list(a.providers), a.label, a.filter, {}, ""};
   if (a.devices_given) {
     if (!a.device.empty())
       throw InputError("--devices", a.devices,
@@ -259,27 +259,27 @@ size_t resumed_index(const std::vector<std::string>& paths, const RunInfo& run, 
                                                        ", which this command does not name");
 }
 
-// Each config named (from the resumed run's on, with its stored shape), loaded and expanded.
+// Each config named (from the resumed run's on, with its stored options), loaded and expanded.
 std::vector<Prepared> load_configs(const SweepArgs& a, const std::string& db) {
   std::vector<std::string> paths = command_configs(a.configs);
   const bool suite = paths.size() > 1;
-  const RunShape given = given_shape(a);
+  const RunOptions given = given_options(a);
   Resumed resumed;
   if (a.resume) {
     resumed = resumed_run(a, db);
     paths.erase(paths.begin(), paths.begin() + long(resumed_index(paths, resumed.run, a.resume)));
-    RunShape g = given;
+    RunOptions g = given;
     g.config = suite ? "" : paths.front();
-    resumed.stored = resume_shape(resumed.stored, g, a.resume, suite);
+    resumed.stored = resume_options(resumed.stored, g, a.resume, suite);
   }
   std::vector<Prepared> ps;
   for (size_t i = 0; i < paths.size(); ++i) {
     Prepared p;
     p.cfg = load_config(paths[i]);
     p.sw = expand(p.cfg, a.max_points);
-    p.shape = given;
-    p.shape.config = paths[i];
-    if (i == 0 && a.resume) p.shape = resumed.stored, p.done = resumed.done, p.resume = a.resume;
+    p.options = given;
+    p.options.config = paths[i];
+    if (i == 0 && a.resume) p.options = resumed.stored, p.done = resumed.done, p.resume = a.resume;
     ps.push_back(std::move(p));
   }
   return ps;
@@ -288,22 +288,22 @@ std::vector<Prepared> load_configs(const SweepArgs& a, const std::string& db) {
 // --providers and --filter on one config: strict (a name it does not list, a filter that
 // matches none of its titles, is an input error).
 void filter_config(Prepared& p) {
-  filter_providers(p.sw, p.cfg, p.shape.providers);
-  filter_tables(p.sw, TitleFilter(p.shape.filter), p.cfg.path);
+  filter_providers(p.sw, p.cfg, p.options.providers);
+  filter_tables(p.sw, TitleFilter(p.options.filter), p.cfg.path);
 }
 
 // --providers and --filter over a suite: each provider named must be one of some config's, and
 // a config with none of them, or none of its titles matching, is left out (a line each).
 // `first`: the configs before it keep their own (a resumed run's stored) options.
 void filter_suite(std::vector<Prepared>& ps, size_t first, std::ostream& log) {
-  const std::vector<std::string> names = ps.back().shape.providers;
+  const std::vector<std::string> names = ps.back().options.providers;
   std::vector<std::string> all;
   for (const auto& p : ps)
     for (const auto& [name, label] : p.cfg.providers) all.push_back(name);
   for (const auto& n : names)
     if (std::find(all.begin(), all.end(), n) == all.end())
       throw InputError("--providers", n, "not a provider of any config of the command" + suggest_names(n, all));
-  const TitleFilter filter(ps.back().shape.filter);
+  const TitleFilter filter(ps.back().options.filter);
   std::vector<Prepared> kept;
   for (size_t i = 0; i < ps.size(); ++i) {
     Prepared& p = ps[i];
@@ -326,7 +326,7 @@ void filter_suite(std::vector<Prepared>& ps, size_t first, std::ostream& log) {
   }
   if (kept.empty())
     throw InputError(filter.empty() ? "--providers" : "--filter",
-                     filter.empty() ? join_list(names) : ps.back().shape.filter,
+                     filter.empty() ? join_list(names) : ps.back().options.filter,
                      "leaves no config of the command to measure (see the lines above)");
   ps = std::move(kept);
 }
@@ -347,7 +347,7 @@ std::vector<ConfigTables> prepare_tables(const std::vector<Prepared>& ps, const 
   std::vector<TableJob> all;
   for (size_t i = 0; i < ps.size(); ++i) {
     const Prepared& p = ps[i];
-    const Sweep part = only_cells(p.sw, shard_cells(p.sw, p.cfg.timing, shard_of(p.shape)));
+    const Sweep part = only_cells(p.sw, shard_cells(p.sw, p.cfg.timing, shard_of(p.options)));
     for (const auto& device : devices)
       for (auto& job : table_jobs(part, device)) out[i].jobs.push_back(job);
     all.insert(all.end(), out[i].jobs.begin(), out[i].jobs.end());
@@ -370,11 +370,11 @@ SweepOutcome measure_config(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasu
   ensure_parent_dir(cli.db);
   Store store(cli.db);
   SweepOptions opt;
-  opt.label = p.shape.label;
-  opt.device = p.shape.device;
-  opt.devices = p.shape.devices;
-  opt.filter = p.shape.filter;
-  opt.shard = shard_of(p.shape);
+  opt.label = p.options.label;
+  opt.device = p.options.device;
+  opt.devices = p.options.devices;
+  opt.filter = p.options.filter;
+  opt.shard = shard_of(p.options);
   opt.resume = p.resume;
   opt.allow_mixed = a.allow_mixed;
   opt.progress = progress;
@@ -447,13 +447,13 @@ void stopped_between_runs(Cli& cli, const SweepArgs& a, const std::vector<Prepar
   std::vector<std::string> left;
   for (size_t i = next; i < ps.size(); ++i) left.push_back(ps[i].cfg.path);
   std::cerr << "interrupted before " << ps[next].cfg.path << ": continue with `"
-            << sweep_command(left, given_shape(a), cli.db) << "`\n";
+            << sweep_command(left, given_options(a), cli.db) << "`\n";
   cli.status = 130;
 }
 
 // Lists what each config measures and its estimated time; writes nothing.
 void dry_run(const std::vector<Prepared>& ps, const std::string& db, const std::string& device, size_t devices) {
-  for (const auto& p : ps) print_dry_run(p.cfg, p.sw, p.shape, device, p.done, db, devices);
+  for (const auto& p : ps) print_dry_run(p.cfg, p.sw, p.options, device, p.done, db, devices);
 }
 
 // Drops what cannot run here from every config; a config of a suite left with nothing is
@@ -462,9 +462,9 @@ void drop_unavailable_everywhere(std::vector<Prepared>& ps, Measuring& m, bool s
   for (size_t i = 0; i < ps.size(); ++i) {
     Prepared& p = ps[i];
     refuse_dropped(p.resume, m.drop_unavailable(i, p.sw, std::cerr));
-    if (p.shape.devices.empty())
-      p.shape.device = canonical_device(p.shape.device.empty() ? default_device() : p.shape.device);
-    p.shape.providers = sweep_providers(p.cfg, p.sw);
+    if (p.options.devices.empty())
+      p.options.device = canonical_device(p.options.device.empty() ? default_device() : p.options.device);
+    p.options.providers = sweep_providers(p.cfg, p.sw);
     if (!p.sw.points.empty()) continue;
     if (!suite) throw InputError(p.cfg.path, "providers", "no provider can run here (see the lines above)");
     std::cerr << "skipping " << p.cfg.path << ": no provider of it can run here\n";
@@ -509,16 +509,16 @@ void sweep_command_line(const SweepArgs& a, Cli& cli) {
   else filter_config(ps.front());
   if (suite) {
     std::lock_guard<std::mutex> lock(g_suite_mu);
-    g_suite_command = sweep_command(a.configs, given_shape(a), cli.db);
+    g_suite_command = sweep_command(a.configs, given_options(a), cli.db);
   }
-  const RunShape& shape = ps.front().shape;
-  WhereArgs where{shape.devices, shape.device, a.max_points, a.allow_mixed, a.dry_run};
+  const RunOptions& options = ps.front().options;
+  WhereArgs where{options.devices, options.device, a.max_points, a.allow_mixed, a.dry_run};
   const std::unique_ptr<Measuring> m = open_measuring(ps, where);
   if (!m->start(ps)) return stopped_before_runs(cli);
   drop_unavailable_everywhere(ps, *m, suite);
   if (a.dry_run) {
-    const std::string device = shape.devices.empty() ? shape.device : shape.devices.front();
-    dry_run(ps, cli.db, device.empty() ? default_device() : device, std::max<size_t>(1, shape.devices.size()));
+    const std::string device = options.devices.empty() ? options.device : options.devices.front();
+    dry_run(ps, cli.db, device.empty() ? default_device() : device, std::max<size_t>(1, options.devices.size()));
     cli.status = kExitOk;
     return;
   }

@@ -25,7 +25,7 @@ RunInfo as_it_stands(const Store& store, RunInfo run) {
 
 std::string resume_hint(const Store& store, const RunInfo& run, const std::string& db) {
   if (run.status != "interrupted" && run.status != "abandoned") return "";
-  return resume_command(stored_shape(store, run), db, run.id);
+  return resume_command(stored_options(store, run), db, run.id);
 }
 
 std::unique_ptr<Store> open_existing_store(const std::string& path) {

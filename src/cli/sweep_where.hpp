@@ -23,7 +23,7 @@ namespace opbench {
 struct Prepared {
   Config cfg;
   Sweep sw;
-  RunShape shape;
+  RunOptions options;
   std::set<std::string> done;  // the keys of the points a resumed run stores already
   int64_t resume = 0;          // the run it continues (--resume), 0: a new run
 };

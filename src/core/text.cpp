@@ -1,6 +1,7 @@
 #include "core/text.hpp"
 
 #include <cctype>
+#include <cstdio>
 
 namespace opbench {
 
@@ -107,6 +108,12 @@ std::string one_line(const std::string& s) {
   for (char& c : out)
     if (is_control(c)) c = ' ';
   return out;
+}
+
+std::string number_text(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
 }
 
 std::string pad_right(const std::string& s, size_t width) {

@@ -44,6 +44,8 @@ std::string pad_right(const std::string& s, size_t width);
 
 // `s` without the blanks at either end: spaces, tabs, '\r', '\f' and '\v' (a view into it).
 std::string_view trim(std::string_view s);
+// One number as printf's `format` (one conversion of a double: "%g", "%.1f") writes it.
+std::string number_text(const char* format, double v);
 
 // `s` up to its first newline (a message's headline).
 std::string first_line(const std::string& s);

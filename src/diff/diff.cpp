@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "record/run_fields.hpp"
 #include "report/provenance.hpp"
 
 namespace opbench {
@@ -116,47 +117,15 @@ std::string differ(const std::string& base, const std::string& head) {
   return "base: " + base + ", head: " + head;
 }
 
-std::string budgets(const RunInfo& r) {
-  if (!(r.warmup_ms > 0 && r.rep_ms > 0)) return "";
-  return "warm-up " + fmt("%g", r.warmup_ms) + " ms, repeat " + fmt("%g", r.rep_ms) + " ms";
-}
-
-std::string stop_rule_of(const RunInfo& r) {
-  if (r.stop == "noise") return "noise " + fmt("%g", r.noise_pct) + "%";
-  return r.stop;
-}
-
-std::string tuning_of(const RunInfo& r) {
-  if (!r.env.tuning) return "";
-  const std::string t = tuning_text(r);
-  return t.empty() ? "none" : t.substr(std::string("tuning: ").size());
-}
-
 // Why the two runs' numbers may not compare: each way they were timed differently, from the
-// runs' timing columns (nothing for what a run did not record, as an imported run).
+// run fields that warn (record/run_fields.hpp), in their places (nothing for what a run did
+// not record, as an imported run).
 std::vector<std::string> comparability_warnings(const RunInfo& base, const RunInfo& head) {
   std::vector<std::string> w;
-  auto add = [&](const std::string& what, const std::string& both, const std::string& why) {
-    if (!both.empty()) w.push_back(what + " (" + both + ")" + why);
-  };
-  add("the runs flushed L2 differently before each sample", differ(base.flush_l2, head.flush_l2),
-      ": speed ratios include the flush's own cost");
-  add("the runs show different statistics", differ(base.stat, head.stat), "");
-  add("the runs stopped their speed points by different rules", differ(stop_rule_of(base), stop_rule_of(head)),
-      ": one took every round of its budget, or they aimed at different precisions");
-  add("the runs ran LibTorch on different thread counts", differ(threads_text(base.threads), threads_text(head.threads)),
-      ": CPU times depend on them");
-  add("the runs measured in different numbers of rounds",
-      differ(base.rounds > 0 ? std::to_string(base.rounds) : "", head.rounds > 0 ? std::to_string(head.rounds) : ""),
-      ": the rounds' evidence differs in strength");
-  auto count = [](int64_t n) { return n > 0 ? std::to_string(n) : std::string(); };
-  add("the runs interleaved the rounds of different numbers of table cells",
-      differ(count(base.interleave), count(head.interleave)), ": a burst of other work hits their rounds differently");
-  add("the runs spread their rounds over different numbers of processes",
-      differ(count(base.processes), count(head.processes)), ": what lasts a process weighs differently");
-  add("the runs had different timing budgets", differ(budgets(base), budgets(head)), "");
-  add("the runs set different tuning variables", differ(tuning_of(base), tuning_of(head)),
-      ": the kernels ran differently");
+  for (const RunField* f : warning_fields()) {
+    const std::string both = differ(f->comparable(base), f->comparable(head));
+    if (!both.empty()) w.push_back(std::string(f->differs) + " (" + both + ")" + f->why);
+  }
   return w;
 }
 

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/value_json.hpp"
 #include "exchange/run_check.hpp"
+#include "record/run_fields.hpp"
 
 namespace opbench {
 
@@ -35,14 +36,58 @@ json pairs_json(const std::vector<std::pair<std::string, std::string>>& pairs) {
   return out;
 }
 
+// The parts of a run in the document, in order, with the version that added each: the objects
+// its fields sit in ("" the run itself, or a field that is a part of its own: stages,
+// notation), and what the store keeps beside its row (options, devices, compiles, points).
+struct Part {
+  const char* name;
+  int since;
+};
+const Part kRunLayout[] = {{"", 1},       {"config", 1},      {"timing", 2},  {"stages", 5},   {"options", 2},
+                           {"environment", 1}, {"devices", 3}, {"notation", 1}, {"compiles", 1}, {"points", 1}};
+
+// Whether the export holds the field (a field filled by queries it does not).
+bool exported(const RunField& f) { return *f.section || *f.key; }
+
+// The fields of `section` into `obj`: each under its key, or (a field that is a part of its
+// own) as the whole of it.
+void write_section(json& obj, const RunInfo& r, const std::string& section) {
+  for (const auto& f : run_fields()) {
+    if (!exported(f) || section != f.section) continue;
+    if (*f.key) obj[f.key] = run_field_to_json(f, r);
+    else obj = run_field_to_json(f, r);
+  }
+}
+
 }  // namespace
 
-// The GPU's state as read (null when nothing was read).
+// The GPU's state as read (null when nothing was read), a key a field of state_fields.
 json state_to_json(const DeviceState& d) {
   if (!d.known) return nullptr;
-  return {{"sm_mhz", number(d.sm_mhz)}, {"memory_mhz", number(d.memory_mhz)},
-          {"sm_default_mhz", number(d.sm_default_mhz)}, {"temperature_c", number(d.temperature_c)},
-          {"power_w", number(d.power_w)}, {"reasons", d.reasons}, {"throttled", d.throttled}};
+  json out = json::object();
+  for (const auto& f : state_fields()) {
+    if (f.real) out[f.name] = number(d.*f.real);
+    else if (f.count) out[f.name] = d.*f.count;
+    else out[f.name] = d.*f.flag;
+  }
+  return out;
+}
+
+json run_field_to_json(const RunField& f, const RunInfo& r) {
+  switch (f.kind) {
+    case FieldKind::text: return f.text_of(r);
+    case FieldKind::integer: return f.integer_of(r);
+    case FieldKind::real: return number(f.real_of(r));
+    case FieldKind::tuning: return r.env.tuning ? pairs_json(*r.env.tuning) : json(nullptr);
+    case FieldKind::state: return state_to_json(r.env.state);
+    case FieldKind::stages: return stages_json(r.stages);
+    case FieldKind::notation: {
+      json out = json::array();
+      for (const auto& [label, provider] : r.notation) out.push_back({{"label", label}, {"provider", provider}});
+      return out;
+    }
+  }
+  return nullptr;
 }
 
 json point_to_json(const StoredPoint& sp) {
@@ -88,10 +133,11 @@ json point_to_json(const StoredPoint& sp) {
 }
 
 json environment_to_json(const Environment& e) {
-  return {{"device", e.device}, {"gpu", e.gpu}, {"sm_count", e.sm_count}, {"memory_bytes", e.memory_bytes},
-          {"driver", e.driver}, {"cuda_runtime", e.cuda_runtime}, {"torch_version", e.torch_version},
-          {"compute_capability", e.compute_capability}, {"peak_gbps", number(e.peak_gbps)},
-          {"tuning", e.tuning ? pairs_json(*e.tuning) : json(nullptr)}, {"state", state_to_json(e.state)}};
+  RunInfo r;
+  r.env = e;
+  json out = json::object();
+  write_section(out, r, "environment");
+  return out;
 }
 
 json run_device_to_json(const RunDevice& d) {
@@ -102,39 +148,25 @@ json run_device_to_json(const RunDevice& d) {
 
 namespace {
 
+// A run: its fields (run_fields) in their objects, and what the store keeps beside its row, in
+// the document's order.
 json run_json(const RunRecord& rec) {
   const RunInfo& r = rec.run;
-  json notation = json::array(), compiles = json::array(), points = json::array(), devices = json::array();
-  for (const auto& d : r.devices)
-    devices.push_back(run_device_to_json(d));
-  for (const auto& [label, provider] : r.notation) notation.push_back({{"label", label}, {"provider", provider}});
+  json out = json::object(), devices = json::array(), compiles = json::array(), points = json::array();
+  for (const auto& d : r.devices) devices.push_back(run_device_to_json(d));
   for (const auto& c : rec.compiles)
     compiles.push_back({{"title", c.title}, {"provider", c.provider}, {"key", c.key},
                         {"seconds", number(c.seconds)}, {"cached", c.cached}, {"error", c.error}});
   for (const auto& p : rec.points) points.push_back(point_to_json(p));
-  return {{"uuid", r.uuid},
-          {"label", r.label},
-          {"source", r.source},
-          {"status", r.status},
-          {"started_at", r.started_at},
-          {"finished_at", r.finished_at},
-          {"host", r.host},
-          {"git_commit", r.git_commit},
-          {"op", r.op},
-          {"stat", r.stat},
-          {"config", {{"path", r.config_path}, {"hash", r.config_hash}, {"text", r.config_text}}},
-          {"timing",
-           {{"flush_l2", r.flush_l2}, {"rounds", r.rounds}, {"interleave", r.interleave}, {"processes", r.processes},
-            {"threads", r.threads},
-            {"warmup_ms", number(r.warmup_ms)}, {"rep_ms", number(r.rep_ms)}, {"stop", r.stop},
-            {"noise_pct", number(r.noise_pct)}, {"min_rounds", r.min_rounds}, {"min_samples", r.min_samples}}},
-          {"stages", stages_json(r.stages)},
-          {"options", pairs_json(rec.options)},
-          {"environment", environment_to_json(r.env)},
-          {"devices", devices},
-          {"notation", notation},
-          {"compiles", compiles},
-          {"points", points}};
+  for (const Part& part : kRunLayout) {
+    const std::string name = part.name;
+    if (name == "options") out[name] = pairs_json(rec.options);
+    else if (name == "devices") out[name] = devices;
+    else if (name == "compiles") out[name] = compiles;
+    else if (name == "points") out[name] = points;
+    else write_section(name.empty() ? out : out[name], r, name);
+  }
+  return out;
 }
 
 // ------------------------------------------------------------------ reading
@@ -210,13 +242,11 @@ Params params_from(const Obj& o) {
 DeviceState state_from(const Obj& o) {
   DeviceState d;
   d.known = true;
-  d.sm_mhz = o.num("sm_mhz");
-  d.memory_mhz = o.num("memory_mhz");
-  d.sm_default_mhz = o.num("sm_default_mhz");
-  d.temperature_c = o.num("temperature_c");
-  d.power_w = o.num("power_w");
-  d.reasons = uint64_t(o.integer("reasons"));
-  d.throttled = o.boolean("throttled");
+  for (const auto& f : state_fields()) {
+    if (f.real) d.*f.real = o.num(f.name);
+    else if (f.count) d.*f.count = uint64_t(o.integer(f.name));
+    else d.*f.flag = o.boolean(f.name);
+  }
   return d;
 }
 
@@ -291,20 +321,56 @@ StoredPoint point_from(const Obj& o) {
   return sp;
 }
 
+// A field of a run from `o`'s key: as its kind is exported; a number unknown when null where
+// the store keeps it unknown as NULL.
+void read_field(const RunField& f, const Obj& o, const char* key, RunInfo& r) {
+  switch (f.kind) {
+    case FieldKind::text: f.text(r) = o.str(key); return;
+    case FieldKind::integer: f.integer(r) = o.integer(key); return;
+    case FieldKind::real: {
+      const double v = o.num(key);
+      f.real(r) = f.null_unknown && std::isnan(v) ? f.unknown : v;
+      return;
+    }
+    case FieldKind::tuning:
+      if (!o.at(key).is_null()) r.env.tuning = pairs_from(o, key);
+      return;
+    case FieldKind::state: r.env.state = state_from(o, key); return;
+    case FieldKind::stages:
+      if (!o.at(key).is_null()) r.stages = stages_from(o.obj(key));
+      return;
+    case FieldKind::notation:
+      for (size_t i = 0; i < o.array(key).size(); ++i) {
+        const Obj n = o.item(key, i);
+        r.notation.emplace_back(n.str("label"), n.str("provider"));
+      }
+      return;
+  }
+}
+
+// The fields of `section` from its object `o`, added in version `since`: a field added later
+// may be missing (an older document), one as old as its object may not.
+void read_section(const Obj& o, RunInfo& r, const std::string& section, int since) {
+  for (const auto& f : run_fields()) {
+    if (!*f.key || section != f.section || (f.since > since && !o.has(f.key))) continue;
+    read_field(f, o, f.key, r);
+  }
+}
+
+// A part of a run holding fields: an object of them, or a field of its own.
+void read_part(const Obj& run, RunInfo& r, const Part& part) {
+  const std::string name = part.name;
+  if (name.empty()) return read_section(run, r, name, part.since);
+  if (part.since > 1 && !run.has(name)) return;  // an older document
+  for (const auto& f : run_fields())
+    if (!*f.key && name == f.section) return read_field(f, run, part.name, r);
+  read_section(run.obj(name), r, name, part.since);
+}
+
 Environment environment_from(const Obj& e) {
-  Environment env;
-  env.device = e.str("device");
-  env.gpu = e.str("gpu");
-  env.sm_count = e.integer("sm_count");
-  env.memory_bytes = e.integer("memory_bytes");
-  env.driver = e.str("driver");
-  env.cuda_runtime = e.str("cuda_runtime");
-  env.torch_version = e.str("torch_version");
-  env.compute_capability = e.str("compute_capability");
-  env.peak_gbps = e.num("peak_gbps");
-  if (e.has("tuning") && !e.at("tuning").is_null()) env.tuning = pairs_from(e, "tuning");
-  env.state = state_from(e, "state");
-  return env;
+  RunInfo r;
+  read_section(e, r, "environment", 1);
+  return r.env;
 }
 
 std::vector<RunDevice> devices_from(const Obj& o) {
@@ -333,52 +399,25 @@ std::vector<RunDevice> devices_from(const Obj& o) {
 RunRecord run_from(const Obj& o) {
   RunRecord rec;
   RunInfo& r = rec.run;
-  r.uuid = o.str("uuid");
-  if (r.uuid.empty()) o.fail("uuid", "must not be empty");
-  r.label = o.str("label");
-  r.source = o.str("source");
-  r.status = o.str("status");
-  r.started_at = o.str("started_at");
-  r.finished_at = o.str("finished_at");
-  r.host = o.str("host");
-  r.git_commit = o.str("git_commit");
-  r.op = o.str("op");
-  r.stat = o.str("stat");
-  const Obj c = o.obj("config");
-  r.config_path = c.str("path");
-  r.config_hash = c.str("hash");
-  r.config_text = c.str("text");
-  r.env = environment_from(o.obj("environment"));
-  r.devices = devices_from(o);
-  if (o.has("timing")) {  // version 2
-    const Obj t = o.obj("timing");
-    r.flush_l2 = t.str("flush_l2");
-    r.rounds = t.integer("rounds");
-    r.threads = t.integer("threads");
-    if (t.has("interleave")) r.interleave = t.integer("interleave");  // version 4
-    if (t.has("processes")) r.processes = t.integer("processes");
-    r.warmup_ms = t.num("warmup_ms");
-    r.rep_ms = t.num("rep_ms");
-    if (t.has("stop")) {  // version 5
-      r.stop = t.str("stop");
-      r.noise_pct = t.num("noise_pct");
-      if (std::isnan(r.noise_pct)) r.noise_pct = 0;
-      r.min_rounds = t.integer("min_rounds");
-      r.min_samples = t.integer("min_samples");
+  for (const Part& part : kRunLayout) {
+    const std::string name = part.name;
+    if (name == "options") {
+      if (o.has(name)) rec.options = pairs_from(o, name);
+    } else if (name == "devices") {
+      r.devices = devices_from(o);
+    } else if (name == "compiles") {
+      for (size_t i = 0; i < o.array(name).size(); ++i) {
+        const Obj k = o.item(name, i);
+        rec.compiles.push_back({0, k.str("title"), k.str("provider"), k.str("key"), k.num("seconds"),
+                                k.boolean("cached"), k.str("error")});
+      }
+    } else if (name == "points") {
+      for (size_t i = 0; i < o.array(name).size(); ++i) rec.points.push_back(point_from(o.item(name, i)));
+    } else {
+      read_part(o, r, part);
     }
+    if (name.empty() && r.uuid.empty()) o.fail("uuid", "must not be empty");
   }
-  if (o.has("stages") && !o.at("stages").is_null()) r.stages = stages_from(o.obj("stages"));
-  if (o.has("options")) rec.options = pairs_from(o, "options");
-  for (size_t i = 0; i < o.array("notation").size(); ++i) {
-    const Obj n = o.item("notation", i);
-    r.notation.emplace_back(n.str("label"), n.str("provider"));
-  }
-  for (size_t i = 0; i < o.array("compiles").size(); ++i) {
-    const Obj k = o.item("compiles", i);
-    rec.compiles.push_back({0, k.str("title"), k.str("provider"), k.str("key"), k.num("seconds"),
-                            k.boolean("cached"), k.str("error")});
-  }
-  for (size_t i = 0; i < o.array("points").size(); ++i) rec.points.push_back(point_from(o.item("points", i)));
   return rec;
 }
 

@@ -18,13 +18,15 @@
 // imported point's statistics) is null; an infinite one the string "inf" or "-inf". Versions 1
 // to 6 are read too (1 and 2 without devices, up to 4 without stop rules and stages, up to 5
 // without the devices' shares and placement, up to 6 without the check's reference figures and
-// the control).
+// the control). A run's own fields (its row of the store) are written and read as their rows
+// of record/run_fields.hpp say: the object each sits in, its key, the version that added it.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "exchange/run_record.hpp"
+#include "record/run_fields.hpp"
 
 namespace opbench {
 
@@ -42,6 +44,10 @@ DeviceState state_from_json(const nlohmann::ordered_json& j, const std::string& 
 // A run's stages (measure/stages.hpp: stages_json writes them): an object of numbers by stage
 // key, or null; a key this build does not know is skipped (a newer opbench's stage).
 StageTimes stages_from_json(const nlohmann::ordered_json& j, const std::string& where, const std::string& path);
+
+// A field of a run as the document writes it (a text, an integer, a number or null, or the
+// kind's own object): what `opbench runs --format json` lists too.
+nlohmann::ordered_json run_field_to_json(const RunField& f, const RunInfo& r);
 
 // The document for these runs, pretty-printed (two spaces), ending in a newline.
 std::string runs_to_json(const std::vector<RunRecord>& runs);

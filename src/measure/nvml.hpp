@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/device_state.hpp"
+#include "record/device_state.hpp"
 
 namespace opbench {
 

@@ -107,17 +107,4 @@ StopDecision stop_after(const Timing& t, const std::vector<std::vector<double>>&
   return d;
 }
 
-std::string stop_rule_text(const std::string& stop, double noise_pct, int64_t min_rounds, int64_t min_samples,
-                           int64_t rounds) {
-  if (rounds <= 0) return "";
-  const std::string most = std::to_string(rounds) + (rounds == 1 ? " round" : " rounds");
-  if (stop == "budget") return most + ", all of them (do_bench's fixed budget)";
-  if (stop != "noise") return most;
-  const int64_t least = std::min(std::max<int64_t>(min_rounds, 1), rounds);
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "stopping once the 95%% interval of a median is under %g%% (at least %lld samples; ",
-                noise_pct, (long long)min_samples);
-  return (least < rounds ? std::to_string(least) + " to " : "") + most + ", " + buf + "at most the repeat budget)";
-}
-
 }  // namespace opbench

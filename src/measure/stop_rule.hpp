@@ -53,10 +53,4 @@ struct StopDecision {
 // estimate, what one sample costs of rep_ms): stop, and why, or measure another round.
 StopDecision stop_after(const Timing& t, const std::vector<std::vector<double>>& rounds, double estimate_ms);
 
-// A run's rounds and stop rule in words, for a report: "4 to 16 rounds, stopping once the 95%
-// interval of a median is under 0.5% (at least 5 samples; at most the repeat budget)", "8
-// rounds, all of them (do_bench's fixed budget)", or "8 rounds" (rule unknown); "" without rounds.
-std::string stop_rule_text(const std::string& stop, double noise_pct, int64_t min_rounds, int64_t min_samples,
-                           int64_t rounds);
-
 }  // namespace opbench

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "measure/check_rule.hpp"
-#include "points/point.hpp"
+#include "record/point.hpp"
 #include "providers/provider.hpp"
 
 namespace opbench {

@@ -9,10 +9,6 @@
 
 namespace opbench {
 
-std::string Point::key() const {
-  return title + "\x1f" + std::to_string(x_value) + "\x1f" + provider;
-}
-
 std::string render_title(const std::string& tmpl, const std::string& op, const Params& p,
                          const std::string& path) {
   try {

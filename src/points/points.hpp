@@ -9,7 +9,7 @@
 #include "config/config.hpp"
 #include "core/title_filter.hpp"
 #include "ops/op.hpp"
-#include "points/point.hpp"
+#include "record/point.hpp"
 
 namespace opbench {
 

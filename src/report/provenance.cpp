@@ -8,45 +8,27 @@
 #include <utility>
 
 #include "core/placement.hpp"
-#include "measure/stop_rule.hpp"
+#include "core/text.hpp"
+#include "record/run_fields.hpp"
 
 namespace opbench {
 
 namespace {
 
-std::string num(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 // "lo-hi unit" or "v unit" when they are equal (rounded as shown).
 std::string range(double lo, double hi, const char* unit) {
-  const std::string a = num("%.0f", lo), b = num("%.0f", hi);
+  const std::string a = number_text("%.0f", lo), b = number_text("%.0f", hi);
   return (a == b ? a : a + "-" + b) + " " + unit;
 }
 
 }  // namespace
 
-std::string threads_text(int64_t threads) {
-  if (threads < 0) return "";
-  if (threads == 0) return "LibTorch's own threads";
-  return std::to_string(threads) + (threads == 1 ? " thread" : " threads");
-}
-
 std::string timing_line(const RunInfo& r) {
-  std::vector<std::string> parts;
-  if (!r.flush_l2.empty()) parts.push_back("L2 flush " + r.flush_l2);
-  const std::string rounds = stop_rule_text(r.stop, r.noise_pct, r.min_rounds, r.min_samples, r.rounds);
-  if (!rounds.empty()) parts.push_back(rounds);
-  if (r.interleave > 1) parts.push_back("interleaved over " + std::to_string(r.interleave) + " table cells");
-  if (r.processes > 1) parts.push_back("spread over " + std::to_string(r.processes) + " processes");
-  if (r.warmup_ms > 0 && r.rep_ms > 0)
-    parts.push_back("warm-up " + num("%g", r.warmup_ms) + " ms and repeat " + num("%g", r.rep_ms) + " ms a point");
-  if (r.threads >= 0) parts.push_back(threads_text(r.threads));
-  if (parts.empty()) return "";
-  std::string out = "timing: ";
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  std::string out;
+  for (const RunField* f : timing_fields()) {
+    const std::string part = f->phrase(r);
+    if (!part.empty()) out += (out.empty() ? "timing: " : ", ") + part;
+  }
   return out;
 }
 
@@ -66,7 +48,7 @@ std::string stops_line(const std::vector<StoredPoint>& points) {
   for (const auto& [reason, words] : kinds) {
     if (!by.count(reason)) continue;
     out += (first ? "" : ", ") + std::to_string(by[reason]) + words;
-    if (std::string(reason) == "ceiling" && widest > 0) out += num(" (their intervals up to %.1f%% wide)", widest * 100);
+    if (std::string(reason) == "ceiling" && widest > 0) out += number_text(" (their intervals up to %.1f%% wide)", widest * 100);
     first = false;
   }
   return out;
@@ -79,18 +61,15 @@ std::string time_line(const RunInfo& r) {
 
 std::string tuning_text(const RunInfo& r) {
   if (!r.env.tuning || r.env.tuning->empty()) return "";
-  std::string out = "tuning: ";
-  for (size_t i = 0; i < r.env.tuning->size(); ++i)
-    out += (i ? ", " : "") + (*r.env.tuning)[i].first + "=" + (*r.env.tuning)[i].second;
-  return out;
+  return "tuning: " + tuning_list(r);
 }
 
 std::string state_text(const DeviceState& s) {
   if (!s.known) return "";
-  std::string out = "SM " + num("%.0f", s.sm_mhz) + " MHz";
-  if (s.sm_default_mhz > 0) out += " (default " + num("%.0f", s.sm_default_mhz) + ")";
-  out += ", memory " + num("%.0f", s.memory_mhz) + " MHz, " + num("%.0f", s.temperature_c) + " C, " +
-         num("%.0f", s.power_w) + " W";
+  std::string out = "SM " + number_text("%.0f", s.sm_mhz) + " MHz";
+  if (s.sm_default_mhz > 0) out += " (default " + number_text("%.0f", s.sm_default_mhz) + ")";
+  out += ", memory " + number_text("%.0f", s.memory_mhz) + " MHz, " + number_text("%.0f", s.temperature_c) + " C, " +
+         number_text("%.0f", s.power_w) + " W";
   const std::string why = clock_reasons_text(s.reasons);
   if (!why.empty()) out += " (" + why + ")";
   return out;
@@ -120,7 +99,7 @@ std::string devices_line(const RunInfo& r, const std::vector<StoredPoint>& point
     const size_t n = cells[order[i]].size();
     out += (i ? "; " : "") + order[i] + (gpu.empty() ? "" : " (" + gpu + ")") + " " + std::to_string(n) +
            (n == 1 ? " cell" : " cells");
-    if (d && d->busy_s > 0) out += ", " + num("%.1f", d->busy_s) + " s busy";
+    if (d && d->busy_s > 0) out += ", " + number_text("%.1f", d->busy_s) + " s busy";
     const std::string where = d ? placement_text(d->cpus, d->memory, int(d->threads), d->pinned) : "";
     if (!where.empty()) out += ", " + where;
   }

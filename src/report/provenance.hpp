@@ -5,16 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "record/run_fields.hpp"
 #include "store/store.hpp"
 
 namespace opbench {
 
-// "1 thread", "4 threads", "LibTorch's own threads"; "" when unknown.
-std::string threads_text(int64_t threads);
-
 // "timing: L2 flush write, 4 to 16 rounds, stopping once the 95% interval of a median is under
 // 0.5% (...), warm-up 25 ms and repeat 100 ms a point, 1 thread"
-// (the parts the run recorded); "" when it recorded none (an imported run).
+// (the phrases of the run fields that have one, record/run_fields.hpp, in their places);
+// "" when it recorded none (an imported run).
 std::string timing_line(const RunInfo& r);
 
 // "speed points stopped: 380 at the noise target, 340 at the ceiling (their intervals up to 8.1%

@@ -38,7 +38,7 @@ std::vector<std::string> sweep_providers(const Config& cfg, const Sweep& sw) {
 
 std::string canonical_device(const std::string& device) { return device == "cuda" ? "cuda:0" : device; }
 
-std::vector<std::pair<std::string, std::string>> shape_options(const RunShape& s) {
+std::vector<std::pair<std::string, std::string>> option_rows(const RunOptions& s) {
   std::vector<std::pair<std::string, std::string>> out;
   if (s.devices.empty()) out.emplace_back("device", s.device);
   else out.emplace_back("devices", join_list(s.devices));
@@ -48,8 +48,8 @@ std::vector<std::pair<std::string, std::string>> shape_options(const RunShape& s
   return out;
 }
 
-RunShape stored_shape(const Store& store, const RunInfo& run) {
-  RunShape s;
+RunOptions stored_options(const Store& store, const RunInfo& run) {
+  RunOptions s;
   s.config = run.config_path;
   s.label = run.label;
   s.device = run.env.device;
@@ -65,7 +65,7 @@ RunShape stored_shape(const Store& store, const RunInfo& run) {
   return s;
 }
 
-RunShape resume_shape(const RunShape& stored, const RunShape& given, int64_t run_id, bool suite) {
+RunOptions resume_options(const RunOptions& stored, const RunOptions& given, int64_t run_id, bool suite) {
   const std::string run = "run " + std::to_string(run_id);
   // `was`: the stored option as the resume command repeats it
   auto refuse_as = [&](const std::string& option, const std::string& was, const std::string& now) {
@@ -89,7 +89,7 @@ RunShape resume_shape(const RunShape& stored, const RunShape& given, int64_t run
   if (!given.label.empty() && given.label != stored.label) refuse("--label", stored.label, given.label);
   if (!given.filter.empty() && given.filter != stored.filter) refuse("--filter", stored.filter, given.filter);
   if (!given.shard.empty() && given.shard != stored.shard) refuse("--shard", stored.shard, given.shard);
-  RunShape out = stored;
+  RunOptions out = stored;
   if (!given.config.empty()) out.config = given.config;
   return out;
 }
@@ -103,11 +103,11 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-std::string resume_command(const RunShape& s, const std::string& db, int64_t run_id) {
+std::string resume_command(const RunOptions& s, const std::string& db, int64_t run_id) {
   return sweep_command({s.config}, s, db) + " --resume " + std::to_string(run_id);
 }
 
-std::string sweep_command(const std::vector<std::string>& configs, const RunShape& s, const std::string& db) {
+std::string sweep_command(const std::vector<std::string>& configs, const RunOptions& s, const std::string& db) {
   std::string cmd = "opbench sweep";
   for (const auto& c : configs) cmd += " " + shell_quote(c);
   cmd += " --db " + shell_quote(db);

@@ -12,35 +12,26 @@
 #include "config/config.hpp"
 #include "store/store.hpp"
 #include "points/points.hpp"
+#include "record/run_options.hpp"
 
 namespace opbench {
 
-struct RunShape {
-  std::string config;                  // the config's path as given
-  std::string device;                  // cpu, cuda:N ("" when measured on several devices)
-  std::vector<std::string> providers;  // the providers the run measures, in column order
-  std::string label;
-  std::string filter;                  // --filter: the regular expression on table titles ("" all)
-  std::vector<std::string> devices;    // --devices: the devices of its workers (empty: one device)
-  std::string shard;                   // --shard: "i/N" ("" the whole sweep)
-};
-
 // As a run's options rows (written once, when the run starts).
-std::vector<std::pair<std::string, std::string>> shape_options(const RunShape& s);
+std::vector<std::pair<std::string, std::string>> option_rows(const RunOptions& s);
 // A run's shape: its stored options; for a run that has none (an older opbench wrote it),
 // its device and the providers of its notation.
-RunShape stored_shape(const Store& store, const RunInfo& run);
+RunOptions stored_options(const Store& store, const RunInfo& run);
 
 // The shape a `--resume` measures with: the stored one. An option given on the command line
 // (non-empty in `given`) must agree with it: InputError naming the option otherwise. In a
 // `suite` (the options given shape its other configs too) the providers given must include the
 // run's rather than equal them.
-RunShape resume_shape(const RunShape& stored, const RunShape& given, int64_t run_id, bool suite = false);
+RunOptions resume_options(const RunOptions& stored, const RunOptions& given, int64_t run_id, bool suite = false);
 
 // The command that continues a run: every shaping option, the database, --resume ID.
-std::string resume_command(const RunShape& s, const std::string& db, int64_t run_id);
+std::string resume_command(const RunOptions& s, const std::string& db, int64_t run_id);
 // The command that sweeps `configs` with the shaping options of `s` (its config left out).
-std::string sweep_command(const std::vector<std::string>& configs, const RunShape& s, const std::string& db);
+std::string sweep_command(const std::vector<std::string>& configs, const RunOptions& s, const std::string& db);
 
 // The providers a sweep measures (those of its points), in the config's column order.
 std::vector<std::string> sweep_providers(const Config& cfg, const Sweep& sw);

@@ -116,7 +116,7 @@ class SweepLoop {
     if (opt_.started) opt_.started(run_);
   }
 
-  RunShape shape() const {
+  RunOptions run_options() const {
     return {cfg_.path, opt_.devices.empty() ? opt_.device : "", sweep_providers(cfg_, sw_), opt_.label,
             opt_.filter, opt_.devices, opt_.shard.on() ? opt_.shard.text() : ""};
   }
@@ -131,9 +131,9 @@ class SweepLoop {
     run_.op = cfg_.op;
     run_.stat = cfg_.timing.stat;
     set_timing(run_, cfg_.timing);
-    const RunShape shape = this->shape();
+    const RunOptions options = this->run_options();
     for (const auto& [prov, label] : cfg_.providers)
-      for (const auto& used : shape.providers)
+      for (const auto& used : options.providers)
         if (used == prov) run_.notation.emplace_back(label, prov);
     run_.env = measurer_.environment();
     run_.devices = measurer_.devices();
@@ -141,7 +141,7 @@ class SweepLoop {
     StageScope storing(Stage::store);
     store_.take_run(me_, [&] {
       store_.begin_run(run_);
-      store_.set_run_options(run_.id, shape_options(shape));
+      store_.set_run_options(run_.id, option_rows(options));
       return run_.id;
     });
     held();

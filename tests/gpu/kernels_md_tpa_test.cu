@@ -614,6 +614,10 @@ TEST(TpaDecode, TensorCoreVariants) {
           o.fused_merge = mode == 0;
           K::TpaShape s;
           s.b = c.b; s.h = c.h; s.r = c.r; s.d = c.d; s.e = c.e; s.m = c.m;
+          SCOPED_TRACE("b=" + std::to_string(c.b) + " h=" + std::to_string(c.h) + " m=" + std::to_string(c.m) +
+                       (dt == DType::bf16 ? " bf16" : " f16") + " tile " + std::to_string(ts.first) + "x" +
+                       std::to_string(ts.second) + (st == K::TpaStrategy::b ? " b" : " bn") + " mode " +
+                       std::to_string(mode));
           try {  // an explicit tile the device's shared memory cannot hold is refused: skip it
             K::tpa_decode_chunks(s, dt, st, o);
           } catch (const K::KernelError& err) {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "measure/executor.hpp"
+#include "record/stats.hpp"
 
 namespace opbench {
 
