@@ -82,17 +82,22 @@ StoredPoint noisy(const std::string& title, double level, double spread, std::mt
   return p;
 }
 
-TEST(WholeVerdict, DiffCatchesAProviderFewPointsShow) {
-  std::mt19937_64 rng(7);
+// The diff of two runs of 18 such points each, head's at `head_level` (base's at 0.1).
+DiffResult diff_of_noisy_runs(double head_level, uint64_t seed) {
+  std::mt19937_64 rng(seed);
   ReportRun a, b;
   a.run.id = 1;
   b.run.id = 2;
   for (int i = 0; i < 18; ++i) {
     const std::string title = "act-speed-fwd-case" + std::to_string(i);
     a.points.push_back(noisy(title, 0.1, 0.35, rng));
-    b.points.push_back(noisy(title, 0.13, 0.35, rng));  // the provider 30% slower
+    b.points.push_back(noisy(title, head_level, 0.35, rng));
   }
-  const DiffResult d = diff_runs(a, b, DiffOptions{});
+  return diff_runs(a, b, DiffOptions{});
+}
+
+TEST(WholeVerdict, DiffCatchesAProviderFewPointsShow) {
+  const DiffResult d = diff_of_noisy_runs(0.13, 7);  // the provider 30% slower
   ASSERT_EQ(d.summary.size(), 1u);
   EXPECT_TRUE(d.summary[0].whole.judged);
   EXPECT_EQ(d.summary[0].whole.verdict, Verdict::Slower);
@@ -106,16 +111,7 @@ TEST(WholeVerdict, DiffCatchesAProviderFewPointsShow) {
 }
 
 TEST(WholeVerdict, DiffOfTheSameCodeIsNotARegression) {
-  std::mt19937_64 rng(8);
-  ReportRun a, b;
-  a.run.id = 1;
-  b.run.id = 2;
-  for (int i = 0; i < 18; ++i) {
-    const std::string title = "act-speed-fwd-case" + std::to_string(i);
-    a.points.push_back(noisy(title, 0.1, 0.35, rng));
-    b.points.push_back(noisy(title, 0.1, 0.35, rng));
-  }
-  const DiffResult d = diff_runs(a, b, DiffOptions{});
+  const DiffResult d = diff_of_noisy_runs(0.1, 8);
   ASSERT_EQ(d.summary.size(), 1u);
   EXPECT_EQ(d.summary[0].whole.verdict, Verdict::Same);
   EXPECT_EQ(d.regressions, 0u);
