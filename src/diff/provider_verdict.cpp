@@ -1,6 +1,7 @@
 // A provider judged as a whole (rule: provider_verdict.hpp). Torch-free.
 #include "diff/provider_verdict.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
