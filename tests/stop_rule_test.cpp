@@ -176,8 +176,40 @@ TEST(StopRule, BudgetKeepsALongCallsSingleSampleARound) {
   const Result r = measure_cell(ex, {&p}, t).results[0];
   EXPECT_EQ(r.rounds, std::vector<int64_t>(8, 1));
   std::vector<size_t> calls(8, 2);
-  calls[0] += 1 + 5;  // do_bench's first call and estimate, once
+  // do_bench's first call, then one call confirms what five would: counts of 1 and 1, once.
+  calls[0] += 1 + 1;
   EXPECT_EQ(ex.calls_by_round, calls);
+}
+
+TEST(StopRule, ALongCallThatSpeedsUpTakesTheFiveCallEstimate) {
+  // A first call over the budget (lazy work) whose next call is under it: the estimate of five.
+  const Point p = speed_point("a");
+  SyntheticExecutor ex([](const Point&, int round, size_t i) { return round == 0 && i == 0 ? 60.0 : 0.5; }, 0.02);
+  Timing t = noise_timing();
+  t.stop = StopRule::budget;
+  t.rounds = 8;
+  measure_cell(ex, {&p}, t);
+  EXPECT_EQ(ex.calls_by_round[0] - ex.calls_by_round[1], 1u + 1 + 5);
+}
+
+TEST(StopRule, AWarmCallSkipsTheFirstCall) {
+  // A call the check has run on this placement: no first call. A long one is confirmed by its
+  // first estimate call; a short one takes four more, and do_bench's counts from their mean.
+  Timing t;
+  t.stop = StopRule::budget;
+  t.warmup_ms = 25.0 / 8;
+  t.rep_ms = 100.0 / 8;
+  for (double call_ms : {60.0, 0.1}) {
+    VirtualClock clock(0.02);
+    size_t calls = 0;
+    const BenchRound b = bench_round(clock, [&] {
+      clock.now += call_ms;
+      ++calls;
+    }, t, /*warm=*/true);
+    const BenchCounts n = bench_counts(call_ms + 0.02, t);
+    EXPECT_NEAR(b.estimate_ms, call_ms + 0.02, 1e-9);
+    EXPECT_EQ(calls, (call_ms > 12.5 ? 1u : 5u) + n.warmup + n.repeat) << call_ms;
+  }
 }
 
 TEST(StopRule, TheRuleInWords) {

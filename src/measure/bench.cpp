@@ -118,14 +118,20 @@ std::vector<double> warm_up_and_repeat(Clock& clock, const std::function<void()>
   return out;
 }
 
-// A point's estimate in its first round. Under stop: noise, a call that outlasts both budgets
-// of the round gets counts of 1 and 1 from any estimate: one more call (after a flush, as the
-// estimate's) confirms it (the first may hold lazy work), in place of five.
-double first_round_estimate(Clock& clock, const std::function<void()>& fn, const Timing& t, const Deadline& deadline) {
+// A point's estimate in its first round. A call that outlasts both budgets of the round gets
+// counts of 1 and 1 from any estimate: one call after the first (a flush before it, as the
+// estimate's) confirms it, in place of five. A warm call (`warm`: it has run on this placement,
+// its lazy work is done) needs no first call: its first estimate call is the confirmation, and
+// a shorter one takes the other four.
+double first_round_estimate(Clock& clock, const std::function<void()>& fn, const Timing& t, const Deadline& deadline,
+                            bool warm) {
   StageScope stage(Stage::estimate);
-  const bool may_shorten = t.stop == StopRule::noise;
   const double budget = std::max(t.warmup_ms, t.rep_ms);
-  if (first_call(clock, fn, deadline, may_shorten) < budget || !may_shorten) return estimate(clock, fn, deadline);
+  if (warm) {
+    const double one = estimate(clock, fn, deadline, 1);
+    return one >= budget ? one : (one + 4 * estimate(clock, fn, deadline, 4)) / 5;
+  }
+  if (first_call(clock, fn, deadline, true) < budget) return estimate(clock, fn, deadline);
   const double second = estimate(clock, fn, deadline, 1);
   return second >= budget ? second : estimate(clock, fn, deadline);
 }
@@ -140,10 +146,10 @@ std::vector<double> do_bench(Clock& clock, const std::function<void()>& fn, cons
   return warm_up_and_repeat(clock, fn, n, deadline, warmup_ms);
 }
 
-BenchRound bench_round(Clock& clock, const std::function<void()>& fn, const Timing& t) {
+BenchRound bench_round(Clock& clock, const std::function<void()>& fn, const Timing& t, bool warm) {
   const Deadline deadline(t.max_point_s);
   BenchRound out;
-  out.estimate_ms = t.estimate_ms > 0 ? t.estimate_ms : first_round_estimate(clock, fn, t, deadline);
+  out.estimate_ms = t.estimate_ms > 0 ? t.estimate_ms : first_round_estimate(clock, fn, t, deadline, warm);
   const BenchCounts n = counts_of(clock, out.estimate_ms, t);
   // The warm-up and the samples as one span, split afterwards by what the clock measured:
   // warm-up, the samples' own time, and the rest (the flushes, the gaps) as flushes.

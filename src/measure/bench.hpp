@@ -40,14 +40,15 @@ std::vector<double> do_bench(Clock& clock, const std::function<void()>& fn, cons
 
 // One round of a speed point, its time charged to the process's stages (measure/stages.hpp):
 // the first call and the estimate, unless t.estimate_ms gives the point's (a later round: the
-// warm-up, at least one call, does the lazy work); then warm-up and samples. Under stop: noise
-// a first call that outlasts both of the round's budgets is the estimate (its counts are 1 and
-// 1 whatever the five more calls would show). Throws BudgetSpent as do_bench.
+// warm-up, at least one call, does the lazy work); then warm-up and samples. A call that
+// outlasts both of the round's budgets is confirmed by one more call instead of five (its
+// counts are 1 and 1 whatever the five calls would show), and a `warm` call (run on this
+// placement already, as the check runs it) skips the first call. Throws BudgetSpent as do_bench.
 struct BenchRound {
   std::vector<double> samples;
   double estimate_ms = 0;  // what the counts came from: measured here, or t.estimate_ms
 };
-BenchRound bench_round(Clock& clock, const std::function<void()>& fn, const Timing& t);
+BenchRound bench_round(Clock& clock, const std::function<void()>& fn, const Timing& t, bool warm = false);
 
 class BudgetSpent : public std::runtime_error {
  public:

@@ -100,18 +100,19 @@ void ReferenceCheck::compute(const Provider& reference, const Point& point, cons
   }
 }
 
-void ReferenceCheck::check(const Point& point, const std::string& cell_key, const Inputs& inputs,
+bool ReferenceCheck::check(const Point& point, const std::string& cell_key, const Inputs& inputs,
                            const at::Device& device, const Call& call, Result& r) {
   const Provider* reference = find_reference(point.op);
-  if (!reference || !checked_.insert(cell_key + "|" + point.provider).second) return;
+  if (!reference || !checked_.insert(cell_key + "|" + point.provider).second) return false;
   if (key_ != cell_key) {
     compute(*reference, point, inputs, device);
     key_ = cell_key;
   }
-  if (truth_.empty()) return;
+  if (truth_.empty()) return false;
   const OutputErrors got = output_errors(call(), truth_);
   const CheckFigures f{got.norm, got.max, own_.norm, own_.max};
   set_check(r, f, !check_passes(point.params.s("dtype"), f));
+  return true;
 }
 
 }  // namespace opbench

@@ -36,7 +36,8 @@ class ReferenceCheck {
   // cell `cell_key`) once per cell and provider: sets the result's check figures. Nothing for
   // a point already checked, an op without a reference provider, or a cell whose reference
   // could not be computed (out of memory in the wider dtype): the point stays unchecked.
-  void check(const Point& point, const std::string& cell_key, const Inputs& inputs, const at::Device& device,
+  // Returns whether it ran the call.
+  bool check(const Point& point, const std::string& cell_key, const Inputs& inputs, const at::Device& device,
              const Call& call, Result& r);
   // Frees the truth (before a memory point, whose peak counts everything allocated).
   void release();

@@ -87,11 +87,19 @@ static void release_cached_memory() {
 #endif
 }
 
-const Inputs& TorchExecutor::inputs_for(const Point& point) {
+// The table cell a point belongs to, as its inputs know it: the op and every parameter but the
+// metric (a cell's speed and memory points share their inputs' values).
+static std::string cell_key(const Point& point) {
   Params key_params = point.params;
   key_params.erase("metric");
   std::string key = point.op;
   for (const auto& [k, v] : key_params.values()) key += "|" + k + "=" + to_string(v);
+  return key;
+}
+
+const Inputs& TorchExecutor::inputs_for(const Point& point) {
+  const std::string key = cell_key(point);
+  if (key != kept_cell_) forget_kept();
   if (key == inputs_key_ && !new_inputs_) return inputs_;
   // A new round of the same cell: the copies are made while the old tensors still hold their
   // memory, so they land elsewhere (same seed, same values); if that runs out of memory, the
@@ -169,17 +177,57 @@ TorchExecutor::Placed TorchExecutor::place(const Point& point, const Provider& p
   return placed;
 }
 
-void TorchExecutor::check_against_truth(const Point& point, const Placed& placed, Result& r) {
+// A point is placed anew in every round, unless its call takes kKeepPlacedMs or more: such a
+// call keeps its placed call (its inputs, a backward's forward pass) from its first round to its
+// last. Placement moves a call by tenths of a microsecond (docs/measurement.md, the round as the
+// unit of evidence), under a tenth of the noise target at a millisecond, while placing anew costs
+// a long backward a forward pass as long as the call in every round.
+static constexpr double kKeepPlacedMs = 1.0;
+
+const Call* TorchExecutor::kept_call(const Point& point, const Timing& timing) const {
+  if (point.metric() != "speed" || !(timing.estimate_ms >= kKeepPlacedMs) || kept_cell_ != cell_key(point))
+    return nullptr;
+  const auto it = kept_.find(point.provider);
+  return it == kept_.end() ? nullptr : &it->second;
+}
+
+void TorchExecutor::keep(const Point& point, const Call& call, const Result& r) {
+  if (point.metric() != "speed" || !(r.estimate_ms >= kKeepPlacedMs)) return;
+  const std::string key = cell_key(point);
+  if (key != kept_cell_) forget_kept();
+  kept_cell_ = key;
+  kept_[point.provider] = call;
+}
+
+void TorchExecutor::forget_kept() {
+  kept_.clear();
+  kept_cell_.clear();
+}
+
+TorchExecutor::Placed TorchExecutor::place_or_free(const Point& point, const Provider& provider) {
+  try {
+    return place(point, provider);
+  } catch (const c10::OutOfMemoryError&) {
+    if (kept_.empty()) throw;
+    forget_kept();  // the calls kept by the cell's other providers go first
+    release_cached_memory();
+    return place(point, provider);
+  }
+}
+
+bool TorchExecutor::check_against_truth(const Point& point, const Placed& placed, Result& r) {
   // Speed points; once per cell and provider: a later round's inputs hold the same values. A
   // memory point's peak must not hold the truth.
+  bool called = false;
   if (point.metric() == "speed") {
     StageScope checking(Stage::check);
-    check_.check(point, inputs_key_, *placed.inputs, device_->torch_device(), placed.call, r);
+    called = check_.check(point, inputs_key_, *placed.inputs, device_->torch_device(), placed.call, r);
   } else {
     check_.release();
     control_.reset();  // nor the control workload's tensor
   }
   device_->synchronize();
+  return called;
 }
 
 void TorchExecutor::measure_peak_memory(const Call& call, Result& r) {
@@ -188,10 +236,10 @@ void TorchExecutor::measure_peak_memory(const Call& call, Result& r) {
   r.samples = {double(peak) / double(1 << 20)};
 }
 
-void TorchExecutor::measure_time(const Call& call, const Timing& timing, Result& r) {
+void TorchExecutor::measure_time(const Call& call, const Timing& timing, bool warm, Result& r) {
   auto clock = device_->clock(timing.flush_l2);
   auto bench = [&] {
-    BenchRound round = bench_round(*clock, [&] { call(); }, timing);
+    BenchRound round = bench_round(*clock, [&] { call(); }, timing, warm);
     r.samples = std::move(round.samples);
     r.estimate_ms = round.estimate_ms;
   };
@@ -211,8 +259,26 @@ void TorchExecutor::forget_failed_point(Result& r) {
   r.stats = Stats();
   inputs_ = Inputs();
   inputs_key_.clear();
+  forget_kept();
   check_.release();
   release_cached_memory();
+}
+
+void TorchExecutor::measure_placed(const Point& point, const Provider& provider, const Timing& timing, Result& r) {
+  if (point.metric() == "memory") {
+    forget_kept();  // a memory point's peak counts everything held
+    const Placed placed = place(point, provider);
+    check_against_truth(point, placed, r);
+    measure_peak_memory(placed.call, r);
+  } else if (const Call* kept = kept_call(point, timing)) {
+    const Call call = *kept;
+    measure_time(call, timing, /*warm=*/true, r);
+  } else {
+    const Placed placed = place_or_free(point, provider);
+    const bool warm = check_against_truth(point, placed, r);  // the check ran the call
+    measure_time(placed.call, timing, warm, r);
+    keep(point, placed.call, r);
+  }
 }
 
 Result TorchExecutor::measure(const Point& point, const Timing& timing) {
@@ -226,10 +292,7 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
   }
   r.bytes = op->min_bytes(point.params);
   try {
-    const Placed placed = place(point, *provider);
-    check_against_truth(point, placed, r);
-    if (point.metric() == "memory") measure_peak_memory(placed.call, r);
-    else measure_time(placed.call, timing, r);
+    measure_placed(point, *provider, timing, r);
     r.stats = summarize(r.samples);
     if (point.metric() == "speed" && r.stats.median > 0) add_bandwidth(environment().peak_gbps, r);
   } catch (const c10::OutOfMemoryError& e) {

@@ -3,6 +3,7 @@
 // reference computed in a wider dtype (torch_check.hpp), then measures time (bench.hpp's
 // protocol; on a CPU with the control workload first, torch_control.hpp) or peak memory.
 #pragma once
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -51,11 +52,25 @@ class TorchExecutor final : public Executor {
     Call call;
   };
   Placed place(const Point& point, const Provider& provider);
-  // The provider's output against the op's reference (speed points), into r's check fields.
-  void check_against_truth(const Point& point, const Placed& placed, Result& r);
+  // place, after freeing the calls kept across rounds if the device runs out of memory.
+  Placed place_or_free(const Point& point, const Provider& provider);
+  // The provider's output against the op's reference (speed points), into r's check fields;
+  // whether the check ran the call.
+  bool check_against_truth(const Point& point, const Placed& placed, Result& r);
   void measure_peak_memory(const Call& call, Result& r);
-  // The timing protocol's round; on a CPU inside the control workload's.
-  void measure_time(const Call& call, const Timing& timing, Result& r);
+  // The timing protocol's round (`warm`: the call has run on this placement); on a CPU inside
+  // the control workload's.
+  void measure_time(const Call& call, const Timing& timing, bool warm, Result& r);
+  // Placed (or kept), checked and measured: the body of measure.
+  void measure_placed(const Point& point, const Provider& provider, const Timing& timing, Result& r);
+  // The calls of long speed points, kept from their first round to their last (one cell's, by
+  // provider): the call a later round of the point reuses (null: place it anew), keeping one
+  // after its round, forgetting them all.
+  std::string kept_cell_;
+  std::map<std::string, Call> kept_;
+  const Call* kept_call(const Point& point, const Timing& timing) const;
+  void keep(const Point& point, const Call& call, const Result& r);
+  void forget_kept();
   // After a failed point: no samples, and nothing of it kept (inputs, truth, cached memory).
   void forget_failed_point(Result& r);
 };
