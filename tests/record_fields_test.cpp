@@ -16,6 +16,7 @@
 #include "report/provenance.hpp"
 #include "store/store.hpp"
 #include "stored_points.hpp"
+#include "table_columns.hpp"
 #include "temp_db.hpp"
 
 using namespace opbench;
@@ -86,18 +87,14 @@ std::vector<std::string> warnings(const RunInfo& base, const RunInfo& head) {
 
 TEST(RecordFields, TheRunsTableHoldsExactlyTheRowsColumns) {
   Store store(temp_db("schema"));
-  std::set<std::string> want, have;
+  std::set<std::string> want;
   for (const auto& f : run_fields()) {
     if (f.kind == FieldKind::state)
       for (const auto& s : state_fields()) want.insert(s.column);
     else if (*f.column && !*f.select)
       want.insert(f.column);
   }
-  sqlite3_stmt* s = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(store.handle(), "SELECT name FROM pragma_table_info('runs')", -1, &s, nullptr), SQLITE_OK);
-  while (sqlite3_step(s) == SQLITE_ROW) have.insert(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
-  sqlite3_finalize(s);
-  EXPECT_EQ(have, want);
+  EXPECT_EQ(table_columns(store.handle(), "runs"), want);
 }
 
 TEST(RecordFields, EveryFieldRoundTripsThroughTheStore) {

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "ops/op.hpp"
+#include "record/point_fields.hpp"
 
 namespace opbench {
 
@@ -104,6 +105,28 @@ void check_params(Checker& c, const Params& params) {
   }
 }
 
+// What a point's fields ask by themselves (their rows of point_fields), each named by its place
+// in the document.
+void check_fields(Checker& c, const StoredPoint& p) {
+  for (const auto& f : point_fields()) {
+    switch (f.check) {
+      case PointCheck::none: break;
+      case PointCheck::name: c.name(f.path(), f.text_of(p)); break;
+      case PointCheck::required_name: c.name(f.path(), f.text_of(p), false); break;
+      case PointCheck::label:
+        if (!f.text_of(p).empty()) c.label(f.path(), f.text_of(p));
+        break;
+      case PointCheck::op: c.op(f.path(), f.text_of(p)); break;
+      case PointCheck::one_line: c.text(f.path(), f.text_of(p)); break;
+      case PointCheck::not_negative:
+        if (f.kind == PointKind::integer) c.at_least(f.path(), f.integer_of(p), 0);
+        else c.not_negative(f.path(), f.real_of(p));
+        break;
+    }
+  }
+}
+
+// What a point's numbers ask of each other and of its unit.
 void check_numbers(Checker& c, const StoredPoint& p) {
   const Result& r = p.result;
   const bool measure = r.unit == "ms" || r.unit == "MiB";  // a time or a size: -1 failed, else >= 0
@@ -111,7 +134,6 @@ void check_numbers(Checker& c, const StoredPoint& p) {
   for (size_t i = 0; i < r.samples.size(); ++i)
     if (!(r.samples[i] >= 0) || std::isinf(r.samples[i]))
       c.fail("samples[" + std::to_string(i) + "]", "is not a time or size (" + Checker::format_number(r.samples[i]) + ")");
-  c.at_least("stats.count", r.stats.count, 0);
   if (!r.samples.empty() && r.stats.count != int64_t(r.samples.size()))
     c.fail("stats.count", std::to_string(r.stats.count) + " for " + std::to_string(r.samples.size()) + " samples");
   int64_t in_rounds = 0;
@@ -121,9 +143,6 @@ void check_numbers(Checker& c, const StoredPoint& p) {
   }
   if (!r.rounds.empty() && in_rounds != int64_t(r.samples.size()))
     c.fail("rounds", "hold " + std::to_string(in_rounds) + " samples, the point " + std::to_string(r.samples.size()));
-  c.not_negative("bytes", r.bytes);
-  c.not_negative("gbps", r.gbps);
-  c.not_negative("pct_peak", r.pct_peak);
   if (r.rel_err != -1) c.not_negative("rel_err", r.rel_err);
 }
 
@@ -160,13 +179,8 @@ Problem run_problem(const RunInfo& r) {
 Problem point_problem(const StoredPoint& p, const std::string& source) {
   Checker c;
   const Point& pt = p.point;
-  c.name("title", pt.title, false);
-  c.name("section", p.section);
-  c.name("x_name", pt.x_name, false);
-  c.name("provider", pt.provider, false);
-  if (!pt.label.empty()) c.label("label", pt.label);  // (older opbench versions stored none)
-  c.op("op", pt.op);
-  if (source == "sweep" && !pt.op.empty() && !c.problem) {  // (nor an op, before they did)
+  check_fields(c, p);
+  if (source == "sweep" && !pt.op.empty() && !c.problem) {  // (older opbench versions stored no op)
     const OpSpec* op = find_op(pt.op);
     if (std::none_of(op->providers.begin(), op->providers.end(), [&](const auto& e) { return e.first == pt.provider; }))
       c.fail("provider", "'" + pt.provider + "' is no provider of " + pt.op);
@@ -174,9 +188,6 @@ Problem point_problem(const StoredPoint& p, const std::string& source) {
   check_params(c, pt.params);
   c.word("stat", p.stat, kStats);
   c.word("unit", p.result.unit, {"", "ms", "MiB"});
-  c.at_least("seq", p.seq, 0);
-  c.text("created_at", p.created_at);
-  c.text("device", p.device);
   check_numbers(c, p);
   return c.problem;
 }

@@ -13,6 +13,9 @@
 //   - numbers: counts, samples, times, sizes and bandwidths never negative (a failed point's
 //     value is -1; NaN where nothing is known), a point's rounds adding up to its samples,
 //     its sample count matching them;
+//   - a point's fields one by one, as their rows of record/point_fields.hpp say (names,
+//     labels, ops, one-line text, counts and measures never negative); the rules that read
+//     several fields at once and the words of a stat or unit are this file's own;
 //   - a point once per run: two points with one title, x value and provider would be one
 //     row of the store, the second replacing the first.
 #pragma once

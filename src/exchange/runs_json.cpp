@@ -90,46 +90,32 @@ json run_field_to_json(const RunField& f, const RunInfo& r) {
   return nullptr;
 }
 
+json point_field_to_json(const PointField& f, const StoredPoint& p) {
+  switch (f.kind) {
+    case PointKind::text: return f.text_of(p);
+    case PointKind::integer: return f.integer_of(p);
+    case PointKind::real: return number(f.real_of(p));
+    case PointKind::flag: return f.flag_of(p);
+    case PointKind::reals: {
+      json out = json::array();
+      for (double v : f.reals_of(p)) out.push_back(number(v));
+      return out;
+    }
+    case PointKind::counts: return json(f.counts_of(p));
+    case PointKind::params: return params_json(p.point.params);
+    case PointKind::state: return state_to_json(p.state);
+  }
+  return nullptr;
+}
+
+// A point: its fields (point_fields), each under its key in its object, in the table's order.
 json point_to_json(const StoredPoint& sp) {
-  const Result& r = sp.result;
-  const Stats& s = r.stats;
-  json samples = json::array(), rounds = json::array(), control = json::array();
-  for (double v : r.samples) samples.push_back(number(v));
-  for (int64_t n : r.rounds) rounds.push_back(n);
-  for (double v : r.control) control.push_back(number(v));
-  return {{"seq", sp.seq},
-          {"section", sp.section},
-          {"title", sp.point.title},
-          {"op", sp.point.op},
-          {"params", params_json(sp.point.params)},
-          {"x_name", sp.point.x_name},
-          {"x_value", sp.point.x_value},
-          {"provider", sp.point.provider},
-          {"label", sp.point.label},
-          {"unit", r.unit},
-          {"stat", sp.stat},
-          {"value", number(sp.value)},
-          {"stats",
-           {{"median", number(s.median)}, {"mean", number(s.mean)}, {"min", number(s.min)},
-            {"max", number(s.max)}, {"p20", number(s.p20)}, {"p80", number(s.p80)},
-            {"stdev", number(s.stdev)}, {"count", s.count}}},
-          {"samples", samples},
-          {"rounds", rounds},
-          {"control", control},
-          {"bytes", number(r.bytes)},
-          {"gbps", number(r.gbps)},
-          {"pct_peak", number(r.pct_peak)},
-          {"rel_err", number(r.rel_err)},
-          {"max_err", number(r.max_err)},
-          {"ref_err", number(r.ref_err)},
-          {"ref_max_err", number(r.ref_max_err)},
-          {"check_failed", r.check_failed},
-          {"error", r.error},
-          {"created_at", sp.created_at},
-          {"state", state_to_json(sp.state)},
-          {"device", sp.device},
-          {"stop", r.stop},
-          {"precision", number(r.precision)}};
+  json out = json::object();
+  for (const auto& f : point_fields()) {
+    if (!f.exported()) continue;
+    (*f.section ? out[f.section] : out)[f.key] = point_field_to_json(f, sp);
+  }
+  return out;
 }
 
 json environment_to_json(const Environment& e) {
@@ -275,48 +261,37 @@ std::vector<std::pair<std::string, std::string>> pairs_from(const Obj& parent, c
   return out;
 }
 
+// A field of a point from `o`'s key: as its kind is exported.
+void read_point_field(const PointField& f, const Obj& o, StoredPoint& p) {
+  switch (f.kind) {
+    case PointKind::text: f.text(p) = o.str(f.key); return;
+    case PointKind::integer: f.integer(p) = o.integer(f.key); return;
+    case PointKind::real: f.real(p) = o.num(f.key); return;
+    case PointKind::flag: f.flag(p) = o.boolean(f.key); return;
+    case PointKind::reals:
+      for (const auto& v : o.array(f.key)) f.reals(p).push_back(o.number_of(v, f.key));
+      return;
+    case PointKind::counts:
+      for (const auto& v : o.array(f.key)) {
+        if (!v.is_number_integer()) o.fail(f.key, "expected integers");
+        f.counts(p).push_back(v.get<int64_t>());
+      }
+      return;
+    case PointKind::params: p.point.params = params_from(o.obj(f.key)); return;
+    case PointKind::state: p.state = state_from(o, f.key); return;
+  }
+}
+
+// A point's fields, each from its object: a field added after version 1 is read where the
+// point holds it (or the first field its version added with it), an older document's point
+// lacking it.
 StoredPoint point_from(const Obj& o) {
   StoredPoint sp;
-  sp.seq = o.integer("seq");
-  sp.section = o.str("section");
-  sp.point.title = o.str("title");
-  sp.point.op = o.str("op");
-  sp.point.params = params_from(o.obj("params"));
-  sp.point.x_name = o.str("x_name");
-  sp.point.x_value = o.integer("x_value");
-  sp.point.provider = o.str("provider");
-  sp.point.label = o.str("label");
-  sp.stat = o.str("stat");
-  sp.value = o.num("value");
-  sp.created_at = o.str("created_at");
-  Result& r = sp.result;
-  r.unit = o.str("unit");
-  const Obj s = o.obj("stats");
-  r.stats = Stats{s.num("median"), s.num("mean"), s.num("min"), s.num("max"), s.num("p20"), s.num("p80"),
-                  s.num("stdev"), s.integer("count")};
-  for (const auto& v : o.array("samples")) r.samples.push_back(o.number_of(v, "samples"));
-  for (const auto& v : o.array("rounds")) {
-    if (!v.is_number_integer()) o.fail("rounds", "expected integers");
-    r.rounds.push_back(v.get<int64_t>());
-  }
-  r.bytes = o.num("bytes");
-  r.gbps = o.num("gbps");
-  r.pct_peak = o.num("pct_peak");
-  r.rel_err = o.num("rel_err");
-  if (o.has("max_err")) {  // version 7
-    r.max_err = o.num("max_err");
-    r.ref_err = o.num("ref_err");
-    r.ref_max_err = o.num("ref_max_err");
-  }
-  if (o.has("control"))
-    for (const auto& v : o.array("control")) r.control.push_back(o.number_of(v, "control"));
-  r.check_failed = o.boolean("check_failed");
-  r.error = o.str("error");
-  sp.state = state_from(o, "state");
-  if (o.has("device")) sp.device = o.str("device");  // version 3
-  if (o.has("stop")) {                                 // version 5
-    r.stop = o.str("stop");
-    r.precision = o.num("precision");
+  for (const auto& f : point_fields()) {
+    if (!f.exported()) continue;
+    const Obj in = *f.section ? o.obj(f.section) : o;
+    if (f.since > 1 && !in.has(*f.with ? f.with : f.key)) continue;
+    read_point_field(f, in, sp);
   }
   return sp;
 }

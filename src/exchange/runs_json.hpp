@@ -3,7 +3,7 @@
 // included) and its compile records, so that export, import into another database and export
 // again give the same bytes. Torch-free.
 //
-// The document: {"format": "opbench-runs", "version": 6, "runs": [RUN...]}; a RUN holds uuid,
+// The document: {"format": "opbench-runs", "version": 7, "runs": [RUN...]}; a RUN holds uuid,
 // label, source, status, started_at, finished_at, host, git_commit, op, stat, config {path,
 // hash, text}, environment {device, gpu, sm_count, memory_bytes, driver, cuda_runtime,
 // torch_version, compute_capability, peak_gbps, tuning, state}, timing {flush_l2, rounds,
@@ -19,13 +19,15 @@
 // to 6 are read too (1 and 2 without devices, up to 4 without stop rules and stages, up to 5
 // without the devices' shares and placement, up to 6 without the check's reference figures and
 // the control). A run's own fields (its row of the store) are written and read as their rows
-// of record/run_fields.hpp say: the object each sits in, its key, the version that added it.
+// of record/run_fields.hpp say: the object each sits in, its key, the version that added it;
+// a point's as theirs of record/point_fields.hpp say.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "exchange/run_record.hpp"
+#include "record/point_fields.hpp"
 #include "record/run_fields.hpp"
 
 namespace opbench {
@@ -44,6 +46,10 @@ DeviceState state_from_json(const nlohmann::ordered_json& j, const std::string& 
 // A run's stages (measure/stages.hpp: stages_json writes them): an object of numbers by stage
 // key, or null; a key this build does not know is skipped (a newer opbench's stage).
 StageTimes stages_from_json(const nlohmann::ordered_json& j, const std::string& where, const std::string& path);
+
+// A field of a point as the document writes it (a text, an integer, a number or null, true or
+// false, or the kind's own array or object).
+nlohmann::ordered_json point_field_to_json(const PointField& f, const StoredPoint& p);
 
 // A field of a run as the document writes it (a text, an integer, a number or null, or the
 // kind's own object): what `opbench runs --format json` lists too.

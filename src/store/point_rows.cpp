@@ -1,8 +1,12 @@
 // A run's points as the store keeps them: one row of `points` each, with every sample
-// (store.hpp). Torch-free.
+// (store.hpp), every column read and written from the field table (record/point_fields.hpp),
+// so that a new field of a point is one row there and one migration (schema.cpp). Torch-free.
+#include <cmath>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "core/value_json.hpp"
+#include "record/point_fields.hpp"
 #include "store/statement.hpp"
 #include "store/store.hpp"
 
@@ -21,108 +25,121 @@ Params params_from(const json& j) {
   return p;
 }
 
-// The statement that stores a point (bind_point fills it).
-const char* const kInsertPoint =
-         "INSERT OR REPLACE INTO points(run_id, seq, section, title, op, params, x_name, x_value,"
-         " provider, label, mode, metric, dtype, unit, stat, value, median, mean, min, max, p20, p80,"
-         " stdev, count, samples, bytes, gbps, pct_peak, error, created_at, rel_err, check_failed,"
-         " rounds, gpu_sm_mhz, gpu_memory_mhz, gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w,"
-         " gpu_reasons, gpu_throttled, device, stop, precision, max_err, ref_err, ref_max_err, control)"
-         " VALUES(:run_id, :seq, :section, :title, :op, :params, :x_name, :x_value,"
-         " :provider, :label, :mode, :metric, :dtype, :unit, :stat, :value, :median, :mean, :min, :max, :p20,"
-         " :p80, :stdev, :count, :samples, :bytes, :gbps, :pct_peak, :error, :created_at, :rel_err,"
-         " :check_failed, :rounds, :gpu_sm_mhz, :gpu_memory_mhz, :gpu_sm_default_mhz, :gpu_temperature_c,"
-         " :gpu_power_w, :gpu_reasons, :gpu_throttled, :device, :stop, :precision, :max_err, :ref_err, :ref_max_err,"
-         " :control)";
+// The SQL of points, made once from the field table: each field's parameter (":column"; ""
+// for a field with no column of its own), the INSERT and the SELECT list, with the lists
+// (samples, rounds, control) or with each read as empty instead.
+struct PointSql {
+  std::vector<std::string> params, axis_params;
+  std::string insert, select, select_without_lists;
+};
 
+// The columns a field is read from: its own, or the state's.
+std::vector<std::string> read_columns(const PointField& f) {
+  return field_columns(f.kind == PointKind::state, f.column);
+}
+
+// The columns the store writes a field to: those it is read from, and the params' axes.
+std::vector<std::string> written_columns(const PointField& f) {
+  std::vector<std::string> out = read_columns(f);
+  if (f.kind == PointKind::params) out.insert(out.end(), std::begin(kAxisColumns), std::end(kAxisColumns));
+  return out;
+}
+
+PointSql make_point_sql() {
+  PointSql q;
+  std::vector<std::string> written, read, read_without_lists;
+  for (const auto& f : point_fields()) {
+    q.params.push_back(*f.column ? std::string(":") + f.column : "");
+    if (f.written)
+      for (const auto& c : written_columns(f)) written.push_back(c);
+    for (const auto& c : read_columns(f)) {
+      read.push_back(c);
+      read_without_lists.push_back(f.list() ? "'' AS " + c : c);
+    }
+  }
+  for (const char* c : kAxisColumns) q.axis_params.push_back(std::string(":") + c);
+  q.insert = "INSERT OR REPLACE INTO points(" + joined(written) + ") VALUES(" + joined(written, ":") + ")";
+  q.select = "SELECT " + joined(read) + " FROM points WHERE ";
+  q.select_without_lists = "SELECT " + joined(read_without_lists) + " FROM points WHERE ";
+  return q;
+}
+
+const PointSql& point_sql() {
+  static const PointSql q = make_point_sql();
+  return q;
+}
+
+void bind_params(Stmt& s, const char* p, const Params& params) {
+  s.bind(p, params_json(params).dump());
+  for (size_t i = 0; i < std::size(kAxisColumns); ++i)
+    s.bind(point_sql().axis_params[i].c_str(), params.s_or(kAxisColumns[i], ""));
+}
+
+// A field into its parameter `p`: NULL when unknown where its row says so.
+void bind_field(Stmt& s, const PointField& f, const char* p, const StoredPoint& sp) {
+  if (f.null_unknown && !f.known(sp)) {
+    s.null(p);
+    return;
+  }
+  switch (f.kind) {
+    case PointKind::text: s.bind(p, f.stamped && f.text_of(sp).empty() ? now_iso() : f.text_of(sp)); return;
+    case PointKind::integer: s.bind(p, f.integer_of(sp)); return;
+    case PointKind::real: s.bind(p, f.real_of(sp)); return;
+    case PointKind::flag: s.bind(p, int64_t(f.flag_of(sp))); return;
+    case PointKind::reals: s.bind(p, json(f.reals_of(sp)).dump()); return;
+    case PointKind::counts: s.bind(p, json(f.counts_of(sp)).dump()); return;
+    case PointKind::params: return bind_params(s, p, sp.point.params);
+    case PointKind::state: return bind_state(s, sp.state);
+  }
+}
+
+// The columns a point is written with: every field the store writes.
 void bind_point(Stmt& s, const StoredPoint& sp) {
-  const Point& p = sp.point;
-  const Result& r = sp.result;
-  s.bind(":run_id", sp.run_id).bind(":seq", sp.seq).bind(":section", sp.section).bind(":title", p.title)
-      .bind(":op", p.op).bind(":params", params_json(p.params).dump()).bind(":x_name", p.x_name)
-      .bind(":x_value", p.x_value).bind(":provider", p.provider).bind(":label", p.label)
-      .bind(":mode", p.params.s_or("mode", "")).bind(":metric", p.params.s_or("metric", ""))
-      .bind(":dtype", p.params.s_or("dtype", "")).bind(":unit", r.unit).bind(":stat", sp.stat)
-      .bind(":value", sp.value).bind(":median", r.stats.median).bind(":mean", r.stats.mean)
-      .bind(":min", r.stats.min).bind(":max", r.stats.max).bind(":p20", r.stats.p20).bind(":p80", r.stats.p80)
-      .bind(":stdev", r.stats.stdev).bind(":count", r.stats.count).bind(":samples", json(r.samples).dump())
-      .bind(":bytes", r.bytes).bind(":gbps", r.gbps).bind(":pct_peak", r.pct_peak).bind(":error", r.error)
-      .bind(":created_at", sp.created_at.empty() ? now_iso() : sp.created_at).bind(":rel_err", r.rel_err)
-      .bind(":check_failed", int64_t(r.check_failed)).bind(":device", sp.device).bind(":precision", r.precision)
-      .bind(":max_err", r.max_err).bind(":ref_err", r.ref_err).bind(":ref_max_err", r.ref_max_err);
-  if (r.stop.empty()) s.null(":stop");
-  else s.bind(":stop", r.stop);
-  if (r.rounds.empty()) s.null(":rounds");
-  else s.bind(":rounds", json(r.rounds).dump());
-  if (r.control.empty()) s.null(":control");
-  else s.bind(":control", json(r.control).dump());
-  bind_state(s, sp.state);
+  const auto& fields = point_fields();
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (fields[i].written) bind_field(s, fields[i], point_sql().params[i].c_str(), sp);
 }
 
 void insert_point(sqlite3* db, const StoredPoint& sp) {
-  Stmt s(db, kInsertPoint);
+  Stmt s(db, point_sql().insert);
   bind_point(s, sp);
   s.step();
+}
+
+// A field from its column: a NULL reads as its unknown value.
+void read_field(const Stmt& s, const PointField& f, StoredPoint& sp) {
+  const char* c = f.column;
+  switch (f.kind) {
+    case PointKind::text: f.text(sp) = s.text(c); return;
+    case PointKind::integer: f.integer(sp) = s.i64(c); return;  // NULL: 0
+    case PointKind::real: {
+      const double v = s.f64(c);  // NaN: NULL (SQLite stores no NaN)
+      f.real(sp) = std::isnan(v) ? f.unknown : v;
+      return;
+    }
+    case PointKind::flag: f.flag(sp) = s.i64(c) != 0; return;
+    case PointKind::reals:
+      for (auto& v : json_column(s, c)) f.reals(sp).push_back(v.get<double>());
+      return;
+    case PointKind::counts:
+      for (auto& v : json_column(s, c)) f.counts(sp).push_back(v.get<int64_t>());
+      return;
+    case PointKind::params: sp.point.params = params_from(json_column(s, c)); return;
+    case PointKind::state: sp.state = read_state(s); return;
+  }
 }
 
 // One row of `points` as read_points selects it.
 StoredPoint read_point(const Stmt& s) {
   StoredPoint sp;
-  sp.id = s.i64("id");
-  sp.run_id = s.i64("run_id");
-  sp.seq = s.i64("seq");
-  sp.section = s.text("section");
-  sp.point.title = s.text("title");
-  sp.point.op = s.text("op");
-  sp.point.params = params_from(json_column(s, "params"));
-  sp.point.x_name = s.text("x_name");
-  sp.point.x_value = s.i64("x_value");
-  sp.point.provider = s.text("provider");
-  sp.point.label = s.text("label");
-  sp.result.unit = s.text("unit");
-  sp.stat = s.text("stat");
-  sp.value = s.f64("value");
-  Stats& st = sp.result.stats;
-  st.median = s.f64("median");
-  st.mean = s.f64("mean");
-  st.min = s.f64("min");
-  st.max = s.f64("max");
-  st.p20 = s.f64("p20");
-  st.p80 = s.f64("p80");
-  st.stdev = s.f64("stdev");
-  st.count = s.i64("count");
-  for (auto& v : json_column(s, "samples")) sp.result.samples.push_back(v.get<double>());
-  sp.result.bytes = s.f64("bytes");
-  sp.result.gbps = s.f64("gbps");
-  sp.result.pct_peak = s.f64("pct_peak");
-  sp.result.error = s.text("error");
-  sp.created_at = s.text("created_at");
-  sp.result.rel_err = s.f64("rel_err");
-  sp.result.check_failed = s.i64("check_failed") != 0;
-  for (auto& v : json_column(s, "rounds")) sp.result.rounds.push_back(v.get<int64_t>());
-  auto figure = [&](const char* c) { return s.is_null(c) ? -1.0 : s.f64(c); };  // -1: not recorded
-  sp.result.max_err = figure("max_err");
-  sp.result.ref_err = figure("ref_err");
-  sp.result.ref_max_err = figure("ref_max_err");
-  for (auto& v : json_column(s, "control")) sp.result.control.push_back(v.get<double>());
-  sp.state = read_state(s);
-  sp.device = s.text("device");
-  sp.result.stop = s.text("stop");
-  sp.result.precision = s.f64("precision");
+  for (const auto& f : point_fields()) read_field(s, f, sp);
   return sp;
 }
 
 std::vector<StoredPoint> read_points(sqlite3* db, const std::string& where, const std::function<void(Stmt&)>& bind,
                                      bool samples = true) {
   std::vector<StoredPoint> out;
-  Stmt s(db,
-         std::string("SELECT id, run_id, seq, section, title, op, params, x_name, x_value, provider, label, unit,"
-                     " stat, value, median, mean, min, max, p20, p80, stdev, count, ") +
-             (samples ? "samples, rounds, control," : "'' AS samples, '' AS rounds, '' AS control,") +
-             " bytes, gbps, pct_peak, error, created_at, rel_err, check_failed, gpu_sm_mhz, gpu_memory_mhz,"
-             " gpu_sm_default_mhz, gpu_temperature_c, gpu_power_w, gpu_reasons, gpu_throttled, device, stop, precision,"
-             " max_err, ref_err, ref_max_err FROM points WHERE " +
-             where);
+  Stmt s(db, (samples ? point_sql().select : point_sql().select_without_lists) + where);
   bind(s);
   while (s.step()) out.push_back(read_point(s));
   return out;
@@ -139,7 +156,7 @@ void Store::add_points(const std::vector<StoredPoint>& ps) {
 }
 
 void Store::insert_points(const std::vector<StoredPoint>& ps) {
-  Stmt s(db_, kInsertPoint);  // prepared once: an import stores millions
+  Stmt s(db_, point_sql().insert);  // prepared once: an import stores millions
   for (const auto& p : ps) {
     bind_point(s, p);
     s.step();

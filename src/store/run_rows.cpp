@@ -25,21 +25,9 @@ struct RunSql {
   std::string select, insert, update;
 };
 
-// "a, b" joined; with `prefix` before each.
-std::string joined(const std::vector<std::string>& names, const std::string& prefix = "") {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + prefix + n;
-  return out;
-}
-
 // The columns of a field: its own, or the state's.
 std::vector<std::string> columns_of(const RunField& f) {
-  std::vector<std::string> out;
-  if (f.kind == FieldKind::state)
-    for (const auto& s : state_fields()) out.push_back(s.column);
-  else if (*f.column)
-    out.push_back(f.column);
-  return out;
+  return field_columns(f.kind == FieldKind::state, f.column);
 }
 
 RunSql make_run_sql() {

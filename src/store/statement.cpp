@@ -86,6 +86,21 @@ int Stmt::column(const char* name) const {
   throw std::logic_error(std::string("database: no column ") + name + " in " + sqlite3_sql(s_));
 }
 
+std::vector<std::string> field_columns(bool state, const char* column) {
+  std::vector<std::string> out;
+  if (state)
+    for (const auto& f : state_fields()) out.push_back(f.column);
+  else if (*column)
+    out.push_back(column);
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& names, const std::string& prefix) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + prefix + n;
+  return out;
+}
+
 nlohmann::ordered_json json_column(const Stmt& s, const char* col) {
   const std::string text = s.text(col);
   return text.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json::parse(text);

@@ -52,6 +52,13 @@ class Stmt {
   mutable std::vector<std::pair<const char*, int>> found_;
 };
 
+// The columns of a field of a run or a point: the GPU state's (state_fields) for the state,
+// else its own ("" none).
+std::vector<std::string> field_columns(bool state, const char* column);
+
+// Column or parameter names as an SQL list, "a, b"; with `prefix` before each (":a, :b").
+std::string joined(const std::vector<std::string>& names, const std::string& prefix = "");
+
 // A column holding JSON text (params, samples, rounds, notation, tuning, stages), parsed; null
 // when the column is empty.
 nlohmann::ordered_json json_column(const Stmt& s, const char* col);
