@@ -18,12 +18,17 @@ using namespace opbench;
 
 static std::string temp_db(const std::string& name) { return fresh_db_path("store", name); }
 
-// Takes a database back from schema 12 (the check's reference figures, the control) to 11.
+// Takes a database back from schema 13 (the host share) to 12.
+#define kDropSchema13 "ALTER TABLE points DROP COLUMN host_share; "
+
+// Takes a database back from schema 13 to 11 (schema 12: the check's reference figures, the
+// control).
 #define kDropSchema12                                                                                              \
+  kDropSchema13                                                                                                    \
   "ALTER TABLE points DROP COLUMN max_err; ALTER TABLE points DROP COLUMN ref_err; ALTER TABLE points DROP "    \
   "COLUMN ref_max_err; ALTER TABLE points DROP COLUMN control; "
 
-// Takes a database back from schema 12 to 9 (schema 10: stop rules, stages).
+// Takes a database back from schema 13 to 9 (schema 10: stop rules, stages).
 #define kDropSchema10                                                                                              \
   kDropSchema11                                                                                                    \
   "ALTER TABLE runs DROP COLUMN stop; ALTER TABLE runs DROP COLUMN noise_pct; ALTER TABLE runs DROP COLUMN "   \

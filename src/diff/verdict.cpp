@@ -276,10 +276,29 @@ double log_spread(const std::vector<double>& c) {
   return std::log(*hi / *lo);
 }
 
+std::string share_text(double share) {
+  if (!std::isfinite(share)) return "unknown";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", share * 100);
+  return buf;
+}
+
+// Rule 6: a change of a call that the host may pace is UNSURE.
+void hold_host_bound(const StoredPoint& base, const StoredPoint& head, Judgement& j) {
+  if (j.verdict != Verdict::Slower && j.verdict != Verdict::Faster) return;
+  const double b = base.result.host_share, h = head.result.host_share;
+  if (!(b >= kHostBound) && !(h >= kHostBound)) return;
+  j.reason = "the host took " + share_text(b) + " (base) and " + share_text(h) +
+             " (head) of the GPU's time per sample to queue one call: its time moves with the host process";
+  j.verdict = Verdict::Unsure;
+  j.regression = false;
+}
+
 }  // namespace
 
 Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold) {
   Judgement j = judge_samples(base, head, threshold);
+  hold_host_bound(base, head, j);
   StoredPoint nb, nh;
   if (!against_control(base, nb) || !against_control(head, nh)) return j;
   const std::vector<double> cb = controls_of(base.result), ch = controls_of(head.result);

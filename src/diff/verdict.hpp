@@ -55,6 +55,10 @@
 //      provider slower on a steady machine is, and a machine too unsteady to resolve a change
 //      of the threshold's size says UNSURE. A provider is also judged as a whole over its
 //      points against the control (diff/provider_verdict.hpp).
+//   6. The host. Where either side's host share (Result::host_share: the host's time to queue
+//      one call over the GPU's time per sample) is kHostBound or more, a SLOWER or FASTER is
+//      UNSURE, with the reason: such a call's time is, or can become, the host's launch path,
+//      which differs between processes of the same code by more than any threshold.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -87,13 +91,17 @@ struct Judgement {
   // head's median over base's with every sample divided by its round's control median (NaN: a
   // side without a control): the change a provider is judged on as a whole (provider_verdict.hpp)
   double against = 0;
-  std::string reason;  // why a change past the threshold is UNSURE against the control ("" none)
+  std::string reason;  // why a change past the threshold is UNSURE (the control, the host; "" none)
 };
 
 constexpr size_t kMinSamples = 5;
 // The smallest change that is clear whatever the spread (rule 3a), when the threshold is smaller.
 constexpr double kClearChange = 0.05;
 constexpr double kAlpha = 0.05;
+// Rule 6: the host share from which a call's time may be the host's. The same host-bound
+// LibTorch call ran 2.6 times slower in one process than in another (docs/measurement.md), so a
+// call whose host needs half of the GPU's time per sample can turn host-bound in another.
+constexpr double kHostBound = 0.5;
 
 Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold);
 

@@ -20,7 +20,7 @@ const char* const kFormat = "opbench-runs";
 // 4: interleave and processes; 5: the stop rule, the run's stages, each point's stop and precision;
 // 6: each device's share and placement; 7: a point's check figures against the truth (max_err,
 // ref_err, ref_max_err) and its control.
-const int kVersion = 7;
+const int kVersion = 8;
 
 // ------------------------------------------------------------------ writing
 

@@ -3,7 +3,7 @@
 // included) and its compile records, so that export, import into another database and export
 // again give the same bytes. Torch-free.
 //
-// The document: {"format": "opbench-runs", "version": 7, "runs": [RUN...]}; a RUN holds uuid,
+// The document: {"format": "opbench-runs", "version": 8, "runs": [RUN...]}; a RUN holds uuid,
 // label, source, status, started_at, finished_at, host, git_commit, op, stat, config {path,
 // hash, text}, environment {device, gpu, sm_count, memory_bytes, driver, cuda_runtime,
 // torch_version, compute_capability, peak_gbps, tuning, state}, timing {flush_l2, rounds,

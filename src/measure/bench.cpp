@@ -10,6 +10,10 @@
 
 namespace opbench {
 
+double Clock::host_ms() const {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 BenchCounts bench_counts(double estimate_ms, const Timing& t) {
   // As do_bench: max(1, int(warmup / estimate)), max(1, int(rep / estimate)); a call measured
   // as taking no time (a CPU clock's resolution) counts as 1 microsecond.
@@ -92,18 +96,30 @@ BenchCounts counts_of(const Clock& clock, double estimate_ms, const Timing& t) {
   return n;
 }
 
+// What the warm-up and the samples measured besides the samples: the warm-up's own time on the
+// clock, and the host's share of the GPU's time per sample (BenchRound::host_share).
+struct Spans {
+  double warmup_ms = 0;
+  double host_share = std::nan("");
+};
+
 // The warm-up calls, then the samples (each after a flush), queued back to back and read after
-// one synchronisation; `warmup_ms` receives the warm-up's own time on the clock.
+// one synchronisation. The first warm-up call is also timed on the host: the queue is empty
+// then (the round started after a synchronisation), so no launch waits for room in it.
 std::vector<double> warm_up_and_repeat(Clock& clock, const std::function<void()>& fn, const BenchCounts& n,
-                                       const Deadline& deadline, double& warmup_ms) {
-  clock.reserve(n.repeat + 1);
-  const size_t warm = n.repeat;  // the warm-up's span, after the samples' marks
+                                       const Deadline& deadline, Spans& spans) {
+  clock.reserve(n.repeat + 2);
+  const size_t warm = n.repeat, all = n.repeat + 1;  // the warm-up's span, the samples' span
+  double host_call_ms = 0;
   clock.start(warm);
   for (size_t i = 0; i < n.warmup; ++i) {
+    const double h0 = i == 0 ? clock.host_ms() : 0;
     fn();
+    if (i == 0) host_call_ms = clock.host_ms() - h0;
     deadline.check("warm-up", i + 1, n.warmup);
   }
   clock.stop(warm);
+  clock.start(all);
   for (size_t i = 0; i < n.repeat; ++i) {
     clock.flush();
     clock.start(i);
@@ -111,10 +127,13 @@ std::vector<double> warm_up_and_repeat(Clock& clock, const std::function<void()>
     clock.stop(i);
     deadline.check("repetitions", i + 1, n.repeat);
   }
+  clock.stop(all);
   clock.sync();
   std::vector<double> out(n.repeat);
   for (size_t i = 0; i < n.repeat; ++i) out[i] = clock.elapsed_ms(i);
-  warmup_ms = clock.elapsed_ms(warm);
+  spans.warmup_ms = clock.elapsed_ms(warm);
+  const double per_sample = clock.elapsed_ms(all) / double(n.repeat);
+  if (clock.queued() && per_sample > 0) spans.host_share = host_call_ms / per_sample;
   return out;
 }
 
@@ -142,8 +161,8 @@ std::vector<double> do_bench(Clock& clock, const std::function<void()>& fn, cons
   const Deadline deadline(t.max_point_s);
   first_call(clock, fn, deadline, false);
   const BenchCounts n = counts_of(clock, estimate(clock, fn, deadline), t);
-  double warmup_ms = 0;
-  return warm_up_and_repeat(clock, fn, n, deadline, warmup_ms);
+  Spans spans;
+  return warm_up_and_repeat(clock, fn, n, deadline, spans);
 }
 
 BenchRound bench_round(Clock& clock, const std::function<void()>& fn, const Timing& t, bool warm) {
@@ -155,8 +174,10 @@ BenchRound bench_round(Clock& clock, const std::function<void()>& fn, const Timi
   // warm-up, the samples' own time, and the rest (the flushes, the gaps) as flushes.
   StageScope stage(Stage::timed);
   const auto t0 = std::chrono::steady_clock::now();
-  double warmup_ms = 0;
-  out.samples = warm_up_and_repeat(clock, fn, n, deadline, warmup_ms);
+  Spans spans;
+  out.samples = warm_up_and_repeat(clock, fn, n, deadline, spans);
+  out.host_share = spans.host_share;
+  const double warmup_ms = spans.warmup_ms;
   const double span = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   double samples_s = 0;
   for (double v : out.samples) samples_s += v / 1e3;

@@ -6,6 +6,7 @@
 // first call and the estimate belong to the point's first round, the later rounds take their
 // counts from its estimate (Timing::estimate_ms).
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <functional>
 #include <stdexcept>
@@ -31,6 +32,11 @@ class Clock {
   // at least `min_repeat` samples.
   virtual bool estimate_includes_flush() const { return true; }
   virtual size_t min_repeat() const { return 1; }
+  // Whether the marks are queued with the calls (a GPU stream), so that the host runs ahead of
+  // what they time; a clock that waits for every call (a CPU's) does not.
+  virtual bool queued() const { return false; }
+  // The host's clock, in ms (a steady clock; a test's clock may simulate it).
+  virtual double host_ms() const;
 };
 
 // do_bench's protocol as one episode (its first call and estimate always), every sample in
@@ -47,6 +53,9 @@ std::vector<double> do_bench(Clock& clock, const std::function<void()>& fn, cons
 struct BenchRound {
   std::vector<double> samples;
   double estimate_ms = 0;  // what the counts came from: measured here, or t.estimate_ms
+  // On a queued clock: the host's time to queue one call (the first warm-up call, the queue
+  // empty) over the GPU's time per sample; NaN otherwise (Result::host_share).
+  double host_share = std::nan("");
 };
 BenchRound bench_round(Clock& clock, const std::function<void()>& fn, const Timing& t, bool warm = false);
 

@@ -67,6 +67,7 @@ class CudaClock final : public Clock {
   void start(size_t i) override { check(cudaEventRecord(events_[2 * i], stream()), "cudaEventRecord"); }
   void stop(size_t i) override { check(cudaEventRecord(events_[2 * i + 1], stream()), "cudaEventRecord"); }
   void sync() override { check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize"); }
+  bool queued() const override { return true; }
   double elapsed_ms(size_t i) override {
     float ms = 0;
     check(cudaEventElapsedTime(&ms, events_[2 * i], events_[2 * i + 1]), "cudaEventElapsedTime");

@@ -242,6 +242,7 @@ void TorchExecutor::measure_time(const Call& call, const Timing& timing, bool wa
     BenchRound round = bench_round(*clock, [&] { call(); }, timing, warm);
     r.samples = std::move(round.samples);
     r.estimate_ms = round.estimate_ms;
+    r.host_share = round.host_share;
   };
   if (device_->torch_device().is_cpu()) r.control = {control_for(r.bytes).around(*clock, bench)};
   else bench();

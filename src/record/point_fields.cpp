@@ -146,6 +146,7 @@ std::vector<PointField> measure_rows() {
       text("device", of<&StoredPoint::device>).stored().exported(3).checked(PC::one_line),
       text("stop", of<&Result::stop>).stored(kNullWhenUnknown).exported(5),
       real("precision", of<&Result::precision>).stored().exported(5).along("stop"),
+      real("host_share", of<&Result::host_share>).stored().exported(8).checked(PC::not_negative),
   };
 }
 

@@ -36,6 +36,13 @@ struct Result {
   // of its median then, relative to the median (NaN unknown).
   std::string stop;
   double precision = std::nan("");
+  // How close a speed point on a GPU came to being bound by the host: the host's time to queue
+  // one call (its first warm-up call, on an empty queue) over the GPU's time per sample (flush
+  // and call, from the first sample to the last), the median over the rounds. Near 1 the GPU
+  // waited for the launches and timed the host process (docs/measurement.md, host time inside
+  // the timed interval). NaN unknown: a CPU (its clock waits for every call), memory points,
+  // imports, older runs.
+  double host_share = std::nan("");
   // (Not stored.) What one sample was estimated to cost in this round, in ms (bench_round): the
   // point's later rounds take their counts from it.
   double estimate_ms = 0;

@@ -128,6 +128,8 @@ const char* const kMigrations[] = {
          ALTER TABLE points ADD COLUMN ref_err REAL;
          ALTER TABLE points ADD COLUMN ref_max_err REAL;
          ALTER TABLE points ADD COLUMN control TEXT;)",
+      // 13: how close each GPU speed point came to being bound by the host (Result::host_share).
+      R"(ALTER TABLE points ADD COLUMN host_share REAL;)",
 };
 
 

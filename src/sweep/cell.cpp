@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "measure/check_rule.hpp"
@@ -193,6 +194,17 @@ static bool worse_check(const Result& r, const Result& kept) {
   return r.rel_err > kept.rel_err;
 }
 
+// The median of the rounds' host shares (NaN when none has one).
+static double median_share(const std::vector<Result>& rounds) {
+  std::vector<double> v;
+  for (const auto& r : rounds)
+    if (std::isfinite(r.host_share)) v.push_back(r.host_share);
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
 Result pool_rounds(const std::vector<Result>& rounds) {
   if (rounds.empty()) return Result();
   for (const auto& r : rounds)
@@ -208,6 +220,7 @@ Result pool_rounds(const std::vector<Result>& rounds) {
     if (worse_check(r, out)) set_check(out, check_figures(r), r.check_failed);
   }
   if (out.control.size() != rounds.size()) out.control.clear();  // a round without: none
+  out.host_share = median_share(rounds);
   out.stats = summarize(out.samples);
   // GB/s and % of peak go as 1 / median: rescaled from the first round's.
   const double m0 = rounds.front().stats.median, m = out.stats.median;
