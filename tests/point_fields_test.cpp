@@ -18,6 +18,7 @@
 #include "exchange/runs_json.hpp"
 #include "record/point_fields.hpp"
 #include "record/run_fields.hpp"
+#include "report/csv.hpp"
 #include "store/store.hpp"
 #include "table_columns.hpp"
 #include "temp_db.hpp"
@@ -271,4 +272,22 @@ TEST(PointFields, TheCheckRefusesEachFieldByItsRowsRule) {
     EXPECT_TRUE(problem) << f.name;
     EXPECT_EQ(problem.field, f.path()) << problem.why;
   }
+}
+
+TEST(PointFields, TheCsvHasAColumnForEachRowMarkedForIt) {
+  ReportRun run;
+  run.run.id = 1;
+  run.run.env.gpu = "a GPU";
+  run.points = {full_point()};
+  const std::string csv = render_csv({run});
+  const std::string header = csv.substr(0, csv.find('\n'));
+  std::string expected;
+  for (const auto& f : point_fields())
+    if (*f.csv) expected += std::string(",") + f.csv;
+  ASSERT_GE(header.size(), expected.size());
+  EXPECT_EQ(header.substr(header.size() - expected.size()), expected);
+  // Each such column holds the point's value: none of the full point's cells is empty.
+  const std::string line = csv.substr(csv.find('\n') + 1);
+  EXPECT_EQ(line.find(",,"), std::string::npos) << line;
+  EXPECT_NE(expected.find(",host_share"), std::string::npos);
 }

@@ -62,6 +62,11 @@ struct Row : PointField {
     since = version;
     return *this;
   }
+  // A column of the CSV, under `header` (nullptr: its name).
+  Row& in_csv(const char* header = nullptr) {
+    csv = header ? header : name;
+    return *this;
+  }
   // Read from a point that holds `first`, the first field its version added.
   Row& along(const char* first) {
     with = first;
@@ -96,7 +101,9 @@ Row counts(const char* n, std::vector<int64_t>& (*get)(StoredPoint&)) {
   return reaching<K::counts, &P::counts>(n, get);
 }
 // A statistic of the samples, in the export's stats object.
-Row statistic(const char* name, double& (*get)(StoredPoint&)) { return real(name, get).stored().exported(1, "stats"); }
+Row statistic(const char* name, double& (*get)(StoredPoint&)) {
+  return real(name, get).stored().exported(1, "stats").in_csv();
+}
 
 // The point's key and what it is: the store's own fields, its table cell and its statistics.
 std::vector<PointField> key_rows() {
@@ -108,13 +115,13 @@ std::vector<PointField> key_rows() {
       text("title", of<&Point::title>).stored().exported().checked(PC::required_name),
       text("op", of<&Point::op>).stored().exported().checked(PC::op),
       Row("params", PointKind::params).stored().exported(),
-      text("x_name", of<&Point::x_name>).stored().exported().checked(PC::required_name),
-      integer("x_value", of<&Point::x_value>).stored().exported(),
-      text("provider", of<&Point::provider>).stored().exported().checked(PC::required_name),
-      text("label", of<&Point::label>).stored().exported().checked(PC::label),
-      text("unit", of<&Result::unit>).stored().exported(),
-      text("stat", of<&StoredPoint::stat>).stored().exported(),
-      real("value", of<&StoredPoint::value>).stored().exported(),
+      text("x_name", of<&Point::x_name>).stored().exported().checked(PC::required_name).in_csv(),
+      integer("x_value", of<&Point::x_value>).stored().exported().in_csv("x"),
+      text("provider", of<&Point::provider>).stored().exported().checked(PC::required_name).in_csv(),
+      text("label", of<&Point::label>).stored().exported().checked(PC::label).in_csv(),
+      text("unit", of<&Result::unit>).stored().exported().in_csv(),
+      text("stat", of<&StoredPoint::stat>).stored().exported().in_csv(),
+      real("value", of<&StoredPoint::value>).stored().exported().in_csv(),
       statistic("median", of<&Stats::median>),
       statistic("mean", of<&Stats::mean>),
       statistic("min", of<&Stats::min>),
@@ -122,7 +129,7 @@ std::vector<PointField> key_rows() {
       statistic("p20", of<&Stats::p20>),
       statistic("p80", of<&Stats::p80>),
       statistic("stdev", of<&Stats::stdev>),
-      integer("count", of<&Stats::count>).stored().exported(1, "stats").checked(PC::not_negative),
+      integer("count", of<&Stats::count>).stored().exported(1, "stats").checked(PC::not_negative).in_csv(),
   };
 }
 
@@ -130,23 +137,23 @@ std::vector<PointField> key_rows() {
 std::vector<PointField> measure_rows() {
   return {
       reals("samples", of<&Result::samples>).stored().exported(),
-      counts("rounds", of<&Result::rounds>).stored(kNullWhenUnknown).exported(),
+      counts("rounds", of<&Result::rounds>).stored(kNullWhenUnknown).exported().in_csv(),
       reals("control", of<&Result::control>).stored(kNullWhenUnknown).exported(7),
-      real("bytes", of<&Result::bytes>).stored().exported().checked(PC::not_negative),
-      real("gbps", of<&Result::gbps>).stored().exported().checked(PC::not_negative),
-      real("pct_peak", of<&Result::pct_peak>).stored().exported().checked(PC::not_negative),
-      real("rel_err", of<&Result::rel_err>).stored().exported(),
-      real("max_err", of<&Result::max_err>).stored().exported(7).unknown_at(-1),
-      real("ref_err", of<&Result::ref_err>).stored().exported(7).along("max_err").unknown_at(-1),
-      real("ref_max_err", of<&Result::ref_max_err>).stored().exported(7).along("max_err").unknown_at(-1),
-      flag("check_failed", of<&Result::check_failed>).stored().exported(),
-      text("error", of<&Result::error>).stored().exported(),
+      real("bytes", of<&Result::bytes>).stored().exported().checked(PC::not_negative).in_csv(),
+      real("gbps", of<&Result::gbps>).stored().exported().checked(PC::not_negative).in_csv(),
+      real("pct_peak", of<&Result::pct_peak>).stored().exported().checked(PC::not_negative).in_csv(),
+      real("rel_err", of<&Result::rel_err>).stored().exported().in_csv(),
+      real("max_err", of<&Result::max_err>).stored().exported(7).unknown_at(-1).in_csv(),
+      real("ref_err", of<&Result::ref_err>).stored().exported(7).along("max_err").unknown_at(-1).in_csv(),
+      real("ref_max_err", of<&Result::ref_max_err>).stored().exported(7).along("max_err").unknown_at(-1).in_csv(),
+      flag("check_failed", of<&Result::check_failed>).stored().exported().in_csv(),
+      text("error", of<&Result::error>).stored().exported().in_csv(),
       text("created_at", of<&StoredPoint::created_at>).stored().stamp().exported().checked(PC::one_line),
       Row("state", PointKind::state).exported(2),
       text("device", of<&StoredPoint::device>).stored().exported(3).checked(PC::one_line),
-      text("stop", of<&Result::stop>).stored(kNullWhenUnknown).exported(5),
-      real("precision", of<&Result::precision>).stored().exported(5).along("stop"),
-      real("host_share", of<&Result::host_share>).stored().exported(8).checked(PC::not_negative),
+      text("stop", of<&Result::stop>).stored(kNullWhenUnknown).exported(5).in_csv(),
+      real("precision", of<&Result::precision>).stored().exported(5).along("stop").in_csv(),
+      real("host_share", of<&Result::host_share>).stored().exported(8).checked(PC::not_negative).in_csv(),
   };
 }
 

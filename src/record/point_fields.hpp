@@ -62,6 +62,9 @@ struct PointField {
   const char* key = "";
   int since = 1;
   const char* with = "";
+  // --- the CSV (`opbench export --format csv`): its column's header ("" not a column), in the
+  // order of the rows.
+  const char* csv = "";
   // --- its value, by kind (params and state are reached through the point).
   std::string& (*text)(StoredPoint&) = nullptr;
   int64_t& (*integer)(StoredPoint&) = nullptr;
@@ -93,7 +96,8 @@ struct PointField {
 // The axes of a point's params the store keeps in columns of their own, beside the params row's.
 inline constexpr const char* kAxisColumns[] = {"mode", "metric", "dtype"};
 
-// Every field of a point, in the order of the export (the fields it does not export first).
+// Every field of a point, in the order of the export (the fields it does not export first) and of
+// the CSV's columns.
 const std::vector<PointField>& point_fields();
 // The row of that name; throws std::out_of_range for none.
 const PointField& point_field(const std::string& name);

@@ -3,6 +3,9 @@
 #include <charconv>
 #include <cmath>
 #include <set>
+#include <stdexcept>
+
+#include "record/point_fields.hpp"
 
 namespace opbench {
 
@@ -41,38 +44,46 @@ std::string point_gpu(const RunInfo& run, const StoredPoint& p) {
   return run.env.gpu;
 }
 
-}  // namespace
+// A point's cell in a column of the point field table, by the row's kind.
+std::string field_cell(const PointField& f, const StoredPoint& p) {
+  switch (f.kind) {
+    case PointKind::text: return f.text_of(p);
+    case PointKind::integer: return std::to_string(f.integer_of(p));
+    case PointKind::real: return number(f.real_of(p));
+    case PointKind::flag: return f.flag_of(p) ? "1" : "0";
+    case PointKind::counts: return rounds_cell(f.counts_of(p));
+    default: throw std::logic_error(std::string("csv: no cell for the point field ") + f.name);
+  }
+}
 
-std::string render_csv(const std::vector<ReportRun>& runs) {
+// The axes of every point's params, in the order first seen.
+std::vector<std::string> param_axes(const std::vector<ReportRun>& runs) {
   std::vector<std::string> axes;
   std::set<std::string> seen;
   for (const auto& r : runs)
     for (const auto& p : r.points)
       for (const auto& [axis, v] : p.point.params.values())
         if (seen.insert(axis).second) axes.push_back(axis);
+  return axes;
+}
 
+}  // namespace
+
+std::string render_csv(const std::vector<ReportRun>& runs) {
+  const std::vector<std::string> axes = param_axes(runs);
+  std::vector<const PointField*> columns;
+  for (const PointField& f : point_fields())
+    if (*f.csv) columns.push_back(&f);
   std::string out;
   std::vector<std::string> header = {"run", "gpu", "device", "title", "section"};
   header.insert(header.end(), axes.begin(), axes.end());
-  for (const char* c : {"x_name", "x", "provider", "label", "unit", "stat", "value", "median", "mean", "min",
-                        "max", "p20", "p80", "stdev", "count", "rounds", "bytes", "gbps", "pct_peak", "rel_err",
-                        "max_err", "ref_err", "ref_max_err", "check_failed", "error"})
-    header.push_back(c);
+  for (const PointField* f : columns) header.push_back(f->csv);
   row(out, header);
   for (const auto& r : runs)
     for (const auto& p : r.points) {
-      const Result& res = p.result;
-      const Stats& s = res.stats;
       std::vector<std::string> cells = {std::to_string(r.run.id), point_gpu(r.run, p), p.device, p.point.title, p.section};
       for (const auto& a : axes) cells.push_back(p.point.params.has(a) ? to_string(p.point.params.values().at(a)) : "");
-      for (const std::string& c :
-           {p.point.x_name, std::to_string(p.point.x_value), p.point.provider, p.point.label, res.unit, p.stat,
-            number(p.value), number(s.median), number(s.mean), number(s.min), number(s.max), number(s.p20),
-            number(s.p80), number(s.stdev), std::to_string(s.count), rounds_cell(res.rounds), number(res.bytes),
-            number(res.gbps), number(res.pct_peak), number(res.rel_err), number(res.max_err), number(res.ref_err),
-            number(res.ref_max_err), std::string(res.check_failed ? "1" : "0"),
-            res.error})
-        cells.push_back(c);
+      for (const PointField* f : columns) cells.push_back(field_cell(*f, p));
       row(out, cells);
     }
   return out;
