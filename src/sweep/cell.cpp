@@ -199,10 +199,7 @@ static double median_share(const std::vector<Result>& rounds) {
   std::vector<double> v;
   for (const auto& r : rounds)
     if (std::isfinite(r.host_share)) v.push_back(r.host_share);
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+  return v.empty() ? std::nan("") : summarize(v).median;
 }
 
 Result pool_rounds(const std::vector<Result>& rounds) {
