@@ -99,7 +99,7 @@ static std::string cell_key(const Point& point) {
 
 const Inputs& TorchExecutor::inputs_for(const Point& point) {
   const std::string key = cell_key(point);
-  if (key != kept_cell_) forget_kept();
+  if (key != inputs_key_) forget_kept();  // the calls kept belong to the cell of the inputs held
   if (key == inputs_key_ && !new_inputs_) return inputs_;
   // A new round of the same cell: the copies are made while the old tensors still hold their
   // memory, so they land elsewhere (same seed, same values); if that runs out of memory, the
@@ -185,24 +185,18 @@ TorchExecutor::Placed TorchExecutor::place(const Point& point, const Provider& p
 static constexpr double kKeepPlacedMs = 1.0;
 
 const Call* TorchExecutor::kept_call(const Point& point, const Timing& timing) const {
-  if (point.metric() != "speed" || !(timing.estimate_ms >= kKeepPlacedMs) || kept_cell_ != cell_key(point))
+  if (point.metric() != "speed" || !(timing.estimate_ms >= kKeepPlacedMs) || inputs_key_ != cell_key(point))
     return nullptr;
   const auto it = kept_.find(point.provider);
   return it == kept_.end() ? nullptr : &it->second;
 }
 
+// (Right after the point was placed: the inputs held are its cell's.)
 void TorchExecutor::keep(const Point& point, const Call& call, const Result& r) {
-  if (point.metric() != "speed" || !(r.estimate_ms >= kKeepPlacedMs)) return;
-  const std::string key = cell_key(point);
-  if (key != kept_cell_) forget_kept();
-  kept_cell_ = key;
-  kept_[point.provider] = call;
+  if (point.metric() == "speed" && r.estimate_ms >= kKeepPlacedMs) kept_[point.provider] = call;
 }
 
-void TorchExecutor::forget_kept() {
-  kept_.clear();
-  kept_cell_.clear();
-}
+void TorchExecutor::forget_kept() { kept_.clear(); }
 
 TorchExecutor::Placed TorchExecutor::place_or_free(const Point& point, const Provider& provider) {
   try {

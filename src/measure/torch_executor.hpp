@@ -63,10 +63,9 @@ class TorchExecutor final : public Executor {
   void measure_time(const Call& call, const Timing& timing, bool warm, Result& r);
   // Placed (or kept), checked and measured: the body of measure.
   void measure_placed(const Point& point, const Provider& provider, const Timing& timing, Result& r);
-  // The calls of long speed points, kept from their first round to their last (one cell's, by
-  // provider): the call a later round of the point reuses (null: place it anew), keeping one
-  // after its round, forgetting them all.
-  std::string kept_cell_;
+  // The calls of long speed points, kept from their first round to their last (by provider; the
+  // cell's whose inputs are held, inputs_key_): the call a later round of the point reuses
+  // (null: place it anew), keeping one after its round, forgetting them all.
   std::map<std::string, Call> kept_;
   const Call* kept_call(const Point& point, const Timing& timing) const;
   void keep(const Point& point, const Call& call, const Result& r);
