@@ -100,12 +100,6 @@ void bind_point(Stmt& s, const StoredPoint& sp) {
     if (fields[i].written) bind_field(s, fields[i], point_sql().params[i].c_str(), sp);
 }
 
-void insert_point(sqlite3* db, const StoredPoint& sp) {
-  Stmt s(db, point_sql().insert);
-  bind_point(s, sp);
-  s.step();
-}
-
 // A field from its column: a NULL reads as its unknown value.
 void read_field(const Stmt& s, const PointField& f, StoredPoint& sp) {
   const char* c = f.column;
@@ -148,7 +142,7 @@ std::vector<StoredPoint> read_points(sqlite3* db, const std::string& where, cons
 }  // namespace
 
 void Store::add_point(const StoredPoint& p) {
-  transaction([&] { insert_point(db_, p); });
+  transaction([&] { insert_points({p}); });
 }
 
 void Store::add_points(const std::vector<StoredPoint>& ps) {
