@@ -19,16 +19,14 @@ namespace {
 
 double ratio(double num, double den) { return den > 0 ? num / den : num; }
 
-// The errors of one output against its reference, in the reference's dtype.
-OutputErrors errors_of(const at::Tensor& out, const at::Tensor& ref) {
+// The errors of one output against its reference of the truth: the difference made once in the
+// reference's dtype, both of its norms read back in one copy.
+OutputErrors errors_of(const at::Tensor& out, const at::Tensor& ref, double ref_norm, double ref_max) {
   if (ref.numel() == 0) return {};
-  const at::ScalarType wide = at::promote_types(at::kFloat, ref.scalar_type());
-  const at::Tensor r = ref.to(wide);
-  const at::Tensor diff = out.to(wide) - r;
-  OutputErrors e;
-  e.norm = ratio(diff.norm().item<double>(), r.norm().item<double>());
-  e.max = ratio(diff.abs().max().item<double>(), r.abs().max().item<double>());
-  return e;
+  const at::Tensor diff = at::sub(out, ref);
+  const at::Tensor norms =
+      at::stack({at::linalg_vector_norm(diff, 2), at::linalg_vector_norm(diff, INFINITY)}).to(at::kCPU, at::kDouble);
+  return {ratio(norms[0].item<double>(), ref_norm), ratio(norms[1].item<double>(), ref_max)};
 }
 
 // The max of two figures, NaN winning (a NaN output never passes).
@@ -36,7 +34,28 @@ double worst(double a, double b) { return std::isnan(a) || std::isnan(b) ? std::
 
 }  // namespace
 
-OutputErrors output_errors(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref) {
+Truth make_truth(const std::vector<at::Tensor>& ref) {
+  Truth t;
+  std::vector<at::Tensor> scales;
+  for (const at::Tensor& r : ref) {
+    const at::Tensor wide = r.to(at::promote_types(at::kFloat, r.scalar_type()));
+    t.outputs.push_back(wide);
+    if (wide.numel() == 0) continue;
+    scales.push_back(at::linalg_vector_norm(wide, 2).to(at::kDouble));
+    scales.push_back(at::linalg_vector_norm(wide, INFINITY).to(at::kDouble));
+  }
+  const at::Tensor host = scales.empty() ? at::Tensor() : at::stack(scales).to(at::kCPU);
+  for (size_t i = 0, k = 0; i < t.outputs.size(); ++i) {
+    const bool some = t.outputs[i].numel() > 0;
+    t.norm.push_back(some ? host[k].item<double>() : 0);
+    t.max.push_back(some ? host[k + 1].item<double>() : 0);
+    if (some) k += 2;
+  }
+  return t;
+}
+
+OutputErrors output_errors(const std::vector<at::Tensor>& out, const Truth& truth) {
+  const std::vector<at::Tensor>& ref = truth.outputs;
   if (out.size() != ref.size())
     throw std::runtime_error("check: " + std::to_string(out.size()) + " outputs, the reference gives " +
                              std::to_string(ref.size()));
@@ -45,15 +64,19 @@ OutputErrors output_errors(const std::vector<at::Tensor>& out, const std::vector
     if (out[i].sizes() != ref[i].sizes())
       throw std::runtime_error("check: output shape " + std::string(c10::str(out[i].sizes())) +
                                " differs from the reference's " + c10::str(ref[i].sizes()));
-    const OutputErrors e = errors_of(out[i], ref[i]);
+    const OutputErrors e = errors_of(out[i], ref[i], truth.norm[i], truth.max[i]);
     all.norm = worst(all.norm, e.norm);
     all.max = worst(all.max, e.max);
   }
   return all;
 }
 
+OutputErrors output_errors(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref) {
+  return output_errors(out, make_truth(ref));
+}
+
 void ReferenceCheck::release() {
-  truth_.clear();
+  truth_ = Truth();
   key_.clear();
 }
 
@@ -72,7 +95,7 @@ static Inputs upcast(const Inputs& in, at::ScalarType wide) {
 // The reference code's own error: the largest of the reference's and of the op's other forms
 // of it (Provider::reference_form), each run in the storage dtype. A form that cannot run here
 // (out of memory) adds nothing.
-void ReferenceCheck::widen_by_forms(const Point& point, const Inputs& inputs, const std::vector<at::Tensor>& truth) {
+void ReferenceCheck::widen_by_forms(const Point& point, const Inputs& inputs, const Truth& truth) {
   for (const Provider& form : all_providers()) {
     if (form.op != point.op || !form.reference_form) continue;
     try {
@@ -89,14 +112,14 @@ void ReferenceCheck::compute(const Provider& reference, const Point& point, cons
   release();
   try {
     const at::ScalarType wide = reference_dtype(device, scalar_type(point.params.s("dtype")));
-    std::vector<at::Tensor> truth = reference.prepare(point.params, upcast(inputs, wide))();
+    Truth truth = make_truth(reference.prepare(point.params, upcast(inputs, wide))());
     own_ = output_errors(reference.prepare(point.params, inputs)(), truth);
     widen_by_forms(point, inputs, truth);
     truth_ = std::move(truth);
   } catch (const std::exception&) {
     // Out of memory in the wider dtype, or a reference that cannot take these inputs: the
     // cell's points stay unchecked (the provider's own failure, if any, shows in its measure).
-    truth_.clear();
+    truth_ = Truth();
   }
 }
 

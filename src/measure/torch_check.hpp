@@ -30,6 +30,17 @@ struct OutputErrors {
 };
 OutputErrors output_errors(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref);
 
+// Reference outputs made ready for many comparisons: each in its dtype for the errors (at least
+// float32) with its norm and largest magnitude computed once, so that a comparison reads each
+// element of the output and the reference once and waits on the device once.
+struct Truth {
+  std::vector<at::Tensor> outputs;
+  std::vector<double> norm, max;  // ||ref|| and max|ref|, per output
+  bool empty() const { return outputs.empty(); }
+};
+Truth make_truth(const std::vector<at::Tensor>& ref);
+OutputErrors output_errors(const std::vector<at::Tensor>& out, const Truth& truth);
+
 class ReferenceCheck {
  public:
   // Checks the output of `call` (the point's provider, prepared on `inputs`, the inputs of the
@@ -44,9 +55,9 @@ class ReferenceCheck {
 
  private:
   void compute(const Provider& reference, const Point& point, const Inputs& inputs, const at::Device& device);
-  void widen_by_forms(const Point& point, const Inputs& inputs, const std::vector<at::Tensor>& truth);
+  void widen_by_forms(const Point& point, const Inputs& inputs, const Truth& truth);
   std::string key_;                 // the cell whose truth is held ("" none)
-  std::vector<at::Tensor> truth_;   // its reference outputs in the wider dtype (empty: unavailable)
+  Truth truth_;                     // its reference outputs in the wider dtype (empty: unavailable)
   OutputErrors own_;                // the reference code's own errors in the storage dtype
   std::set<std::string> checked_;   // "cell key|provider" checked so far
 };
