@@ -295,6 +295,38 @@ TEST(Check, CpuSpeedPointsCarryTheControl) {
   EXPECT_TRUE(cpu().measure(mem, quick_timing()).control.empty());
 }
 
+// The reference provider's own point takes the reference code's figures without being called
+// again, unless a fault is planted in its call; any other provider's call runs.
+TEST(Check, ReferenceCodeIsNotCalledTwice) {
+  const Params p = Params({{"batch", int64_t{2}}, {"head", int64_t{3}}, {"n", int64_t{67}}, {"dim", int64_t{64}},
+                           {"act", "softmax"}, {"act_dim", int64_t{-2}}, {"mode", "bwd"}});
+  const Point torch_point = make_point("act", p, "bf16", "torch");
+  const Inputs& in = cpu().inputs_for(torch_point);
+  const Call torch = find_provider("act", "torch")->prepare(torch_point.params, in);
+  int calls = 0;
+  const Call counted = [&] { ++calls; return torch(); };
+  const at::Device dev("cpu");
+  ReferenceCheck check;
+  Result plain;
+  EXPECT_TRUE(check.check(torch_point, "cell", in, dev, counted, /*plain=*/true, plain));
+  EXPECT_EQ(calls, 0);
+  EXPECT_GT(plain.rel_err, 0);
+  EXPECT_EQ(plain.rel_err, plain.ref_err);
+  EXPECT_EQ(plain.max_err, plain.ref_max_err);
+  Result other;
+  EXPECT_TRUE(check.check(make_point("act", p, "bf16", "fault_scale"), "cell", in, dev, counted, true, other));
+  EXPECT_EQ(calls, 1);
+  ReferenceCheck again;
+  Result faulted;
+  const Call scaled = planted({Plant{"*", Plant::scale, 0}}, "", counted);
+  EXPECT_TRUE(again.check(torch_point, "cell", in, dev, scaled, /*plain=*/false, faulted));
+  EXPECT_EQ(calls, 2);
+  EXPECT_TRUE(faulted.check_failed);
+  EXPECT_TRUE(alters_output(parse_plants("torch:scale"), "torch"));
+  EXPECT_FALSE(alters_output(parse_plants("torch:slow=0.3"), "torch"));
+  EXPECT_FALSE(alters_output(parse_plants("cuda:element"), "torch"));
+}
+
 // ---------------------------------------------------------------- OPBENCH_PLANT
 
 TEST(Plant, Parse) {

@@ -6,6 +6,7 @@
 #pragma once
 #include <ATen/ATen.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -47,9 +48,12 @@ class ReferenceCheck {
   // cell `cell_key`) once per cell and provider: sets the result's check figures. Nothing for
   // a point already checked, an op without a reference provider, or a cell whose reference
   // could not be computed (out of memory in the wider dtype): the point stays unchecked.
-  // Returns whether it ran the call.
+  // A `plain` call (no fault planted in it) of the reference provider or of one of the op's
+  // other reference forms is not called again: its figures are the reference code's own,
+  // computed on these inputs and on this device a moment before. Returns whether the provider's computation has run here just
+  // now (its first call's lazy work is done).
   bool check(const Point& point, const std::string& cell_key, const Inputs& inputs, const at::Device& device,
-             const Call& call, Result& r);
+             const Call& call, bool plain, Result& r);
   // Frees the truth (before a memory point, whose peak counts everything allocated).
   void release();
 
@@ -59,6 +63,7 @@ class ReferenceCheck {
   std::string key_;                 // the cell whose truth is held ("" none)
   Truth truth_;                     // its reference outputs in the wider dtype (empty: unavailable)
   OutputErrors own_;                // the reference code's own errors in the storage dtype
+  std::map<std::string, OutputErrors> forms_;  // each reference form's errors, by provider
   std::set<std::string> checked_;   // "cell key|provider" checked so far
 };
 

@@ -75,9 +75,17 @@ at::Tensor plant_fault(const at::Tensor& out, Plant::Kind kind) {
   return o;
 }
 
+static bool names(const Plant& p, const std::string& provider) { return p.provider == "*" || p.provider == provider; }
+
+bool alters_output(const std::vector<Plant>& plants, const std::string& provider) {
+  for (const Plant& p : plants)
+    if (names(p, provider) && p.kind != Plant::slow) return true;
+  return false;
+}
+
 Call planted(const std::vector<Plant>& plants, const std::string& provider, Call call) {
   for (const Plant& p : plants) {
-    if (p.provider != "*" && p.provider != provider) continue;
+    if (!names(p, provider)) continue;
     if (p.kind == Plant::slow) {
       call = [call = std::move(call), f = p.slow_fraction]() {
         const auto t0 = std::chrono::steady_clock::now();

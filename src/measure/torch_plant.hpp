@@ -38,6 +38,8 @@ std::vector<Plant> plants_from_environment();
 
 // `call` with the plants that name `provider` applied (`call` itself when none does).
 Call planted(const std::vector<Plant>& plants, const std::string& provider, Call call);
+// Whether a plant that changes outputs (not a slowdown) names `provider`.
+bool alters_output(const std::vector<Plant>& plants, const std::string& provider);
 
 // The faults as they act on one output (exposed for tests).
 at::Tensor plant_fault(const at::Tensor& out, Plant::Kind kind);
