@@ -131,7 +131,8 @@ for target in group parent; do
   no_workers_left "sigint-$target-no-workers-left" $workers
 done
 # A second SIGINT stops at once: the run still marked interrupted, the workers gone with the parent.
-sed 's/rep_ms: 200/rep_ms: 3000/' "$work/slow.yaml" >"$work/slower.yaml"
+# Its points spend their whole 3 s (`stop: budget`), so that both signals land inside a cell.
+sed 's/rep_ms: 200/rep_ms: 3000, stop: budget/' "$work/slow.yaml" >"$work/slower.yaml"
 "$bin" sweep "$work/slower.yaml" --db "$work/two.db" --devices cpu,cpu --providers torch --no-report --progress lines 2>"$work/t-err" &
 tpid=$!
 wait_for "$work/t-err" "points] "
