@@ -36,20 +36,19 @@ double worst(double a, double b) { return std::isnan(a) || std::isnan(b) ? std::
 
 Truth make_truth(const std::vector<at::Tensor>& ref) {
   Truth t;
-  std::vector<at::Tensor> scales;
+  std::vector<at::Tensor> scales;  // each output's norm and largest magnitude (0 for an empty one)
   for (const at::Tensor& r : ref) {
     const at::Tensor wide = r.to(at::promote_types(at::kFloat, r.scalar_type()));
     t.outputs.push_back(wide);
-    if (wide.numel() == 0) continue;
-    scales.push_back(at::linalg_vector_norm(wide, 2).to(at::kDouble));
-    scales.push_back(at::linalg_vector_norm(wide, INFINITY).to(at::kDouble));
+    const at::Tensor none = at::zeros({}, wide.options());
+    scales.push_back(wide.numel() ? at::linalg_vector_norm(wide, 2) : none);
+    scales.push_back(wide.numel() ? at::linalg_vector_norm(wide, INFINITY) : none);
   }
-  const at::Tensor host = scales.empty() ? at::Tensor() : at::stack(scales).to(at::kCPU);
-  for (size_t i = 0, k = 0; i < t.outputs.size(); ++i) {
-    const bool some = t.outputs[i].numel() > 0;
-    t.norm.push_back(some ? host[k].item<double>() : 0);
-    t.max.push_back(some ? host[k + 1].item<double>() : 0);
-    if (some) k += 2;
+  if (scales.empty()) return t;
+  const at::Tensor host = at::stack(scales).to(at::kCPU, at::kDouble);
+  for (size_t i = 0; i < t.outputs.size(); ++i) {
+    t.norm.push_back(host[2 * i].item<double>());
+    t.max.push_back(host[2 * i + 1].item<double>());
   }
   return t;
 }

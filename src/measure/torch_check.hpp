@@ -50,8 +50,8 @@ class ReferenceCheck {
   // could not be computed (out of memory in the wider dtype): the point stays unchecked.
   // A `plain` call (no fault planted in it) of the reference provider or of one of the op's
   // other reference forms is not called again: its figures are the reference code's own,
-  // computed on these inputs and on this device a moment before. Returns whether the provider's computation has run here just
-  // now (its first call's lazy work is done).
+  // computed on these inputs and on this device a moment before. Returns whether the
+  // provider's computation has run here just now (its first call's lazy work is done).
   bool check(const Point& point, const std::string& cell_key, const Inputs& inputs, const at::Device& device,
              const Call& call, bool plain, Result& r);
   // Frees the truth (before a memory point, whose peak counts everything allocated).
