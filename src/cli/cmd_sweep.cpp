@@ -366,7 +366,7 @@ std::vector<ConfigTables> prepare_tables(const std::vector<Prepared>& ps, const 
 // Measures one config's run on `measurer` and stores it; prints its outcome and report (and
 // appends the report to `reports`). The run's outcome.
 SweepOutcome measure_config(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasurer& measurer, const ConfigTables& tables,
-                            bool watch_hangs, ProgressMode progress, std::string& reports) {
+                            bool watch_hangs, ProgressMode progress, const std::string& commit, std::string& reports) {
   ensure_parent_dir(cli.db);
   Store store(cli.db);
   SweepOptions opt;
@@ -379,7 +379,7 @@ SweepOutcome measure_config(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasu
   opt.allow_mixed = a.allow_mixed;
   opt.progress = progress;
   opt.host = host_name();
-  opt.git_commit = git_commit();
+  opt.git_commit = commit;
   opt.stop = &stop_requested();
   opt.started = [](const RunInfo& run) { g_run = run.id, g_began = true; };
   if (watch_hangs) opt.on_hung = [db = cli.db](int64_t run_id) { on_hung(db, run_id); };
@@ -471,9 +471,10 @@ void drop_unavailable_everywhere(std::vector<Prepared>& ps, Measuring& m, bool s
   }
 }
 
-// Measures each config's run in turn (one process, one measurer); stops at the first run
-// interrupted (exit 130) or failed (the failure goes on up).
-void measure_configs(const SweepArgs& a, Cli& cli, std::vector<Prepared>& ps, Measuring& m, ProgressMode progress) {
+// Measures each config's run in turn (one process, one measurer; `commit` the tree's, for every
+// run); stops at the first run interrupted (exit 130) or failed (the failure goes on up).
+void measure_configs(const SweepArgs& a, Cli& cli, std::vector<Prepared>& ps, Measuring& m, ProgressMode progress,
+                     const std::string& commit) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<ConfigTables> tables = prepare_tables(ps, m.table_devices(), progress);
   if (stop_requested().load()) return stopped_before_runs(cli);
@@ -484,7 +485,7 @@ void measure_configs(const SweepArgs& a, Cli& cli, std::vector<Prepared>& ps, Me
     if (stop_requested().load() && !g_began.load()) return stopped_before_runs(cli);
     if (stop_requested().load()) return stopped_between_runs(cli, a, ps, i);
     const SweepOutcome r =
-        measure_config(a, cli, ps[i], m.measurer(i, ps[i].cfg), tables[i], m.watch_hangs(), progress, reports);
+        measure_config(a, cli, ps[i], m.measurer(i, ps[i].cfg), tables[i], m.watch_hangs(), progress, commit, reports);
     if (!r.run_id) return stopped_before_runs(cli);
     runs.push_back(r);
     if (r.interrupted) {
@@ -512,6 +513,8 @@ void sweep_command_line(const SweepArgs& a, Cli& cli) {
     g_suite_command = sweep_command(a.configs, given_options(a), cli.db);
   }
   const RunOptions& options = ps.front().options;
+  // The tree's commit, read once (git runs as a child process) and before any worker starts.
+  const std::string commit = a.dry_run ? "" : git_commit();
   WhereArgs where{options.devices, options.device, a.max_points, a.allow_mixed, a.dry_run};
   const std::unique_ptr<Measuring> m = open_measuring(ps, where);
   if (!m->start(ps)) return stopped_before_runs(cli);
@@ -522,7 +525,7 @@ void sweep_command_line(const SweepArgs& a, Cli& cli) {
     cli.status = kExitOk;
     return;
   }
-  measure_configs(a, cli, ps, *m, parse_progress(a.progress, isatty(STDERR_FILENO)));
+  measure_configs(a, cli, ps, *m, parse_progress(a.progress, isatty(STDERR_FILENO)), commit);
 }
 
 void run_command(const SweepArgs& a, Cli& cli) {
