@@ -131,16 +131,18 @@ for target in group parent; do
   no_workers_left "sigint-$target-no-workers-left" $workers
 done
 # A second SIGINT stops at once: the run still marked interrupted, the workers gone with the parent.
-# Its points spend their whole 3 s (`stop: budget`), so that both signals land inside a cell.
-sed 's/rep_ms: 200/rep_ms: 3000, stop: budget/' "$work/slow.yaml" >"$work/slower.yaml"
-"$bin" sweep "$work/slower.yaml" --db "$work/two.db" --devices cpu,cpu --providers torch --no-report --progress lines 2>"$work/t-err" &
+# The workers are held (SIGSTOP) before the signals, as hung ones: their cells under way cannot
+# end between the two signals, however short they are.
+"$bin" sweep "$work/slow.yaml" --db "$work/two.db" --devices cpu,cpu --providers torch --no-report --progress lines 2>"$work/t-err" &
 tpid=$!
 wait_for "$work/t-err" "points] "
 workers=$(pgrep -P "$tpid")
+# shellcheck disable=SC2086
+kill -STOP $workers
 kill -INT "$tpid"; sleep 0.4; kill -INT "$tpid"
 wait "$tpid"; code=$?
 [ "$code" = 130 ] && echo "ok   second-sigint-exit" || { echo "FAIL second SIGINT: exit $code"; fails=$((fails+1)); }
-contains second-sigint-msg "$work/t-err" "stopped: run 1 interrupted; continue with \`opbench sweep $work/slower.yaml --db $work/two.db --devices cpu,cpu --providers torch --resume 1\`"
+contains second-sigint-msg "$work/t-err" "stopped: run 1 interrupted; continue with \`opbench sweep $work/slow.yaml --db $work/two.db --devices cpu,cpu --providers torch --resume 1\`"
 # shellcheck disable=SC2086
 no_workers_left second-sigint-no-workers-left $workers
 
