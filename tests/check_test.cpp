@@ -51,18 +51,19 @@ const ProviderRegistration faulty([] {
 TEST(CheckRule, SyntheticOutputs) {
   at::manual_seed(7);
   const at::Tensor truth = at::randn({64, 257}, at::kDouble);
+  const Truth t = make_truth({truth});
   auto off_by = [&](double relative) { return truth + relative * at::randn_like(truth); };
   for (const char* dtype : {"bf16", "fp16", "fp32"}) {
     // above the floor, so that the reference code's error sets the tolerance
     const double e = 4 * check_floor(dtype);
-    const OutputErrors ref = output_errors({off_by(e)}, {truth});
-    const OutputErrors same = output_errors({off_by(e)}, {truth});
-    const OutputErrors thrice = output_errors({off_by(3 * e)}, {truth});
+    const OutputErrors ref = output_errors({off_by(e)}, t);
+    const OutputErrors same = output_errors({off_by(e)}, t);
+    const OutputErrors thrice = output_errors({off_by(3 * e)}, t);
     EXPECT_NEAR(ref.norm, e, 0.1 * e) << dtype;
     EXPECT_TRUE(check_passes(dtype, {same.norm, same.max, ref.norm, ref.max})) << dtype;
     EXPECT_FALSE(check_passes(dtype, {thrice.norm, thrice.max, ref.norm, ref.max})) << dtype;
     // a reference code exact in the storage dtype: the floor decides
-    const OutputErrors small = output_errors({off_by(check_floor(dtype) / 8)}, {truth});
+    const OutputErrors small = output_errors({off_by(check_floor(dtype) / 8)}, t);
     EXPECT_TRUE(check_passes(dtype, {small.norm, small.max, 0, 0})) << dtype;
   }
 }
@@ -82,7 +83,7 @@ TEST(CheckRule, LocalFaultFailsOnTheLargestElement) {
   const at::Tensor truth = at::ones({1 << 20}, at::kDouble);
   at::Tensor out = truth.clone();
   out[12345] = 2.0;
-  const OutputErrors e = output_errors({out}, {truth});
+  const OutputErrors e = output_errors({out}, make_truth({truth}));
   EXPECT_LT(e.norm, 1e-3);
   EXPECT_DOUBLE_EQ(e.max, 1.0);
   EXPECT_FALSE(check_passes("bf16", {e.norm, e.max, 0, 0}));
@@ -92,10 +93,10 @@ TEST(CheckRule, NanAndShapes) {
   const at::Tensor truth = at::ones({4}, at::kDouble);
   at::Tensor out = truth.clone();
   out[1] = NAN;
-  const OutputErrors e = output_errors({out}, {truth});
+  const OutputErrors e = output_errors({out}, make_truth({truth}));
   EXPECT_FALSE(check_passes("fp32", {e.norm, e.max, 0, 0}));
-  EXPECT_THROW(output_errors({at::ones({5}, at::kDouble)}, {truth}), std::runtime_error);
-  EXPECT_THROW(output_errors({truth, truth}, {truth}), std::runtime_error);
+  EXPECT_THROW(output_errors({at::ones({5}, at::kDouble)}, make_truth({truth})), std::runtime_error);
+  EXPECT_THROW(output_errors({truth, truth}, make_truth({truth})), std::runtime_error);
 }
 
 TEST(CheckRule, NoteShowsBothErrors) {
@@ -258,14 +259,14 @@ TEST(Check, MoreAccurateThanTorchPasses) {
   const at::Tensor once = torch->prepare(pt.params, as(at::kFloat))()[0].to(at::kBFloat16);
   const at::Tensor bf16 = torch->prepare(pt.params, in)()[0];
   const at::Tensor truth = torch->prepare(pt.params, as(at::kDouble))()[0];
-  EXPECT_GT(output_errors({once}, {bf16}).norm, 1e-2) << "over the old fixed tolerance against torch's bf16 output";
+  EXPECT_GT(output_errors({once}, make_truth({bf16})).norm, 1e-2) << "over the old fixed tolerance against torch's bf16 output";
   const Result r = cpu().measure(pt, quick_timing());  // the reference code's figures for this cell
   EXPECT_GT(r.ref_err, 5e-3) << "torch's own bf16 error";
-  const OutputErrors e = output_errors({once}, {truth});
+  const OutputErrors e = output_errors({once}, make_truth({truth}));
   EXPECT_TRUE(check_passes("bf16", {e.norm, e.max, r.ref_err, r.ref_max_err})) << e.norm << " " << e.max;
   std::printf("torch's own error %.3g (largest element %.3g); float32 rounded once: %.3g against torch, %.3g "
               "(largest element %.3g) against the truth\n",
-              r.ref_err, r.ref_max_err, output_errors({once}, {bf16}).norm, e.norm, e.max);
+              r.ref_err, r.ref_max_err, output_errors({once}, make_truth({bf16})).norm, e.norm, e.max);
 }
 
 // A memory point's peak holds nothing of the check: measured after the speed points of its

@@ -87,7 +87,8 @@ contains dry-run-estimate "$dryrun_out" "estimated time: "
 # Runs that tell the truth: a run is held while measured (a second writer is refused, naming
 # the holder), a killed one reads as abandoned with the command that continues it (every
 # option that shaped it), a resume with other options is refused, the printed one completes it.
-# Each point spends its whole 2 s (`stop: budget`), so that a signal lands inside a cell.
+# Its points have a 2 s budget each (`stop: budget`), so that the run is still being measured
+# while the commands below read it.
 printf '%s\n' 'op: lrpe_rotate' 'x: {n: [16, 32, 64, 128, 256, 512]}' \
   'params: {batch: 1, head: 2, dim: 16, dtype: fp32, mode: [fwd, bwd], metric: speed}' \
   'providers: {torch: to, cuda: tr}' 'timing: {warmup_ms: 10, rep_ms: 2000, stop: budget, rounds: 1, flush_l2: false, interleave: 1, processes: 1}' >"$work/slow.yaml"

@@ -70,10 +70,6 @@ OutputErrors output_errors(const std::vector<at::Tensor>& out, const Truth& trut
   return all;
 }
 
-OutputErrors output_errors(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref) {
-  return output_errors(out, make_truth(ref));
-}
-
 void ReferenceCheck::release() {
   truth_ = Truth();
   forms_.clear();

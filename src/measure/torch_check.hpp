@@ -22,14 +22,10 @@ namespace opbench {
 // kind); float32 for bf16 and fp16 on a GPU.
 at::ScalarType reference_dtype(const at::Device& device, at::ScalarType storage);
 
-// The normwise error ||out - ref|| / ||ref|| and the largest element's max|out - ref| / max|ref|
-// (plain differences where ref is all zeros), each the largest over the outputs, computed in
-// ref's dtype (at least float32). Throws std::runtime_error when the outputs' count or shapes
-// differ from ref's.
+// The errors of a provider's outputs against the reference's (OutputErrors::norm, ::max).
 struct OutputErrors {
   double norm = 0, max = 0;
 };
-OutputErrors output_errors(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref);
 
 // Reference outputs made ready for many comparisons: each in its dtype for the errors (at least
 // float32) with its norm and largest magnitude computed once, so that a comparison reads each
@@ -40,7 +36,12 @@ struct Truth {
   bool empty() const { return outputs.empty(); }
 };
 Truth make_truth(const std::vector<at::Tensor>& ref);
-OutputErrors output_errors(const std::vector<at::Tensor>& out, const Truth& truth);
+
+// The normwise error ||out - ref|| / ||ref|| and the largest element's max|out - ref| / max|ref|
+// (plain differences where ref is all zeros), each the largest over the outputs, computed in
+// ref's dtype (at least float32). Throws std::runtime_error when the outputs' count or shapes
+// differ from ref's.
+OutputErrors output_errors(const std::vector<at::Tensor>& out, const Truth& ref);
 
 class ReferenceCheck {
  public:

@@ -99,7 +99,7 @@ static std::string cell_key(const Point& point) {
 
 const Inputs& TorchExecutor::inputs_for(const Point& point) {
   const std::string key = cell_key(point);
-  if (key != inputs_key_) forget_kept();  // the calls kept belong to the cell of the inputs held
+  if (key != inputs_key_) kept_.clear();  // the calls kept belong to the cell of the inputs held
   if (key == inputs_key_ && !new_inputs_) return inputs_;
   // A new round of the same cell: the copies are made while the old tensors still hold their
   // memory, so they land elsewhere (same seed, same values); if that runs out of memory, the
@@ -196,14 +196,12 @@ void TorchExecutor::keep(const Point& point, const Call& call, const Result& r) 
   if (point.metric() == "speed" && r.estimate_ms >= kKeepPlacedMs) kept_[point.provider] = call;
 }
 
-void TorchExecutor::forget_kept() { kept_.clear(); }
-
 TorchExecutor::Placed TorchExecutor::place_or_free(const Point& point, const Provider& provider) {
   try {
     return place(point, provider);
   } catch (const c10::OutOfMemoryError&) {
     if (kept_.empty()) throw;
-    forget_kept();  // the calls kept by the cell's other providers go first
+    kept_.clear();  // the calls kept by the cell's other providers go first
     release_cached_memory();
     return place(point, provider);
   }
@@ -255,14 +253,14 @@ void TorchExecutor::forget_failed_point(Result& r) {
   r.stats = Stats();
   inputs_ = Inputs();
   inputs_key_.clear();
-  forget_kept();
+  kept_.clear();
   check_.release();
   release_cached_memory();
 }
 
 void TorchExecutor::measure_placed(const Point& point, const Provider& provider, const Timing& timing, Result& r) {
   if (point.metric() == "memory") {
-    forget_kept();  // a memory point's peak counts everything held
+    kept_.clear();  // a memory point's peak counts everything held
     const Placed placed = place(point, provider);
     check_against_truth(point, placed, r);
     measure_peak_memory(placed.call, r);

@@ -65,11 +65,11 @@ class TorchExecutor final : public Executor {
   void measure_placed(const Point& point, const Provider& provider, const Timing& timing, Result& r);
   // The calls of long speed points, kept from their first round to their last (by provider; the
   // cell's whose inputs are held, inputs_key_): the call a later round of the point reuses
-  // (null: place it anew), keeping one after its round, forgetting them all.
+  // (null: place it anew), and keeping one after its round; cleared with the inputs, before a
+  // memory point and to free memory.
   std::map<std::string, Call> kept_;
   const Call* kept_call(const Point& point, const Timing& timing) const;
   void keep(const Point& point, const Call& call, const Result& r);
-  void forget_kept();
   // After a failed point: no samples, and nothing of it kept (inputs, truth, cached memory).
   void forget_failed_point(Result& r);
 };
