@@ -259,7 +259,7 @@ TEST(ExportJson, BadFilesNameTheField) {
   };
   expect_error("{\"format\": \"opbench-runs\", \"version\": 1, \"runs\": [", "");
   expect_error("{\"format\": \"other\", \"version\": 1, \"runs\": []}", "format");
-  expect_error("{\"format\": \"opbench-runs\", \"version\": 9, \"runs\": []}", "version");
+  expect_error("{\"format\": \"opbench-runs\", \"version\": 10, \"runs\": []}", "version");
   expect_error(replaced("\"x_value\":8", "\"x_value\":\"8\""), "runs[0].points[0].x_value");
   expect_error(replaced("\"x_value\":8", "\"x_value\":1e99999"), "");  // beyond a double: not JSON
   expect_error(replaced("\"uuid\": \"11111111-2222-4333-8444-555555555555\",", ""), "runs[0].uuid");
@@ -271,7 +271,7 @@ TEST(ExportJson, BadFilesNameTheField) {
   expect_error(replaced("\"device\":\"cuda:0\"", "\"device\":0"), "runs[0].points[0].device");
   expect_error(replaced("\"control\":[],", "\"control\":[\"x\"],"), "runs[0].points[0].control");
   // A version 6 document, without the check's reference figures and the control: read as unknown.
-  std::string v5 = replaced("\"version\": 8", "\"version\": 6");
+  std::string v5 = replaced("\"version\": 9", "\"version\": 6");
   for (const char* field : {"\"control\":[],", "\"max_err\":-1,", "\"ref_err\":-1,", "\"ref_max_err\":-1,"})
     for (size_t at; (at = v5.find(field)) != std::string::npos;) v5.erase(at, std::string(field).size());
   const std::vector<RunRecord> old = runs_from_json(v5, "v5.json");

@@ -37,6 +37,10 @@ void set_distinct(const RunField& f, RunInfo& r, int i) {
     case FieldKind::state: r.env.state = DeviceState{true, 1000.5 + i, 2619, 1980, 41, 120.25, 4, false}; break;
     case FieldKind::stages: r.stages[Stage::timed] = 1.5 + i; break;
     case FieldKind::notation: r.notation = {{"to", "torch"}, {"c" + tag, "cuda"}}; break;
+    case FieldKind::identity:
+      r.env.identity = DeviceIdentity{"GPU-" + tag, "00000000:3B:00.0", "165" + tag, "96.00.8" + tag, "on", 700,
+                                      1980, 2619, 1980, 1980};
+      break;
   }
 }
 
@@ -49,6 +53,7 @@ void set_unknown(const RunField& f, RunInfo& r) {
     case FieldKind::state: r.env.state = DeviceState(); break;
     case FieldKind::stages: r.stages = StageTimes(); break;
     case FieldKind::notation: r.notation.clear(); break;
+    case FieldKind::identity: r.env.identity = DeviceIdentity(); break;
   }
 }
 

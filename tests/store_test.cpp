@@ -19,7 +19,10 @@ using namespace opbench;
 static std::string temp_db(const std::string& name) { return fresh_db_path("store", name); }
 
 // Takes a database back from schema 13 (the host share) to 12.
-#define kDropSchema13 "ALTER TABLE points DROP COLUMN host_share; "
+#define kDropSchema14                                                                                              \
+  "ALTER TABLE runs DROP COLUMN identity; ALTER TABLE run_devices DROP COLUMN identity; ALTER TABLE run_devices " \
+  "DROP COLUMN calibration; "
+#define kDropSchema13 kDropSchema14 "ALTER TABLE points DROP COLUMN host_share; "
 
 // Takes a database back from schema 13 to 11 (schema 12: the check's reference figures, the
 // control).

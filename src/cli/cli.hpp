@@ -31,6 +31,8 @@ constexpr const char* kSweepHelp = "run sweep configs (one run each), store ever
 constexpr const char* kListHelp = "list ops, axes and providers, and which providers run here";
 constexpr const char* kCompileHelp =
     "do the work configs' providers need once per table before timing (AOTInductor packages)";
+constexpr const char* kAbHelp =
+    "measure two revisions on the same chip, their rounds interleaved, and diff them round against round";
 
 void add_sweep_command(CLI::App& app, Cli& cli);
 void add_report_command(CLI::App& app, Cli& cli);
@@ -46,6 +48,7 @@ void add_plot_command(CLI::App& app, Cli& cli);
 void add_site_command(CLI::App& app, Cli& cli);
 
 void add_compile_command(CLI::App& app, Cli& cli);
+void add_ab_command(CLI::App& app, Cli& cli);
 
 // Helpers shared by the commands.
 void write_output(const std::string& text, const std::string& out_path);  // stdout when empty
@@ -57,6 +60,9 @@ std::string default_device();  // (opbench-measure only: it asks LibTorch)
 // diff and history count a change from 5%; versus from 0 (any confirmed slowdown), which
 // its --help says.
 constexpr double kDefaultThresholdPct = 5;
+// ab's paired diff counts a change from 2%: the pairs cancel what moves the chip
+// (docs/measurement.md, paired rounds).
+constexpr double kAbThresholdPct = 2;
 // "WHAT, in percent (default ...)", stating how the default compares with the other commands'.
 std::string threshold_help(const std::string& what, double default_pct);
 struct JudgeOptions {

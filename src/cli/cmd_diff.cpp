@@ -34,7 +34,10 @@ void add_diff_command(CLI::App& app, Cli& cli) {
     write_output(o->format == "json" ? diff_json(d) : diff_markdown(d), o->out);
     for (const auto& w : d.warnings) std::cerr << "diff: warning: " << w << "\n";
     std::cerr << "diff " << run_brief(d.base) << " -> " << run_brief(d.head) << ": " << d.rows.size()
-              << " points matched, " << d.regressions << " regression" << (d.regressions == 1 ? "" : "s") << "\n";
+              << " points matched, " << d.regressions << " regression" << (d.regressions == 1 ? "" : "s");
+    if (const size_t device = d.count(Verdict::Device))
+      std::cerr << " (and " << device << " DEVICE: changes the devices' calibrations explain, not counted)";
+    std::cerr << "\n";
     cli.status = o->fail && d.regressions ? kExitRegression : kExitOk;
   });
 }

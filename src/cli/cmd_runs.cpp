@@ -81,14 +81,36 @@ std::string holder_text(const RunLock& l) {
   return "pid " + std::to_string(l.holder.pid) + " on " + l.holder.host + " since " + l.since;
 }
 
-// The lines under the table about one run: its shard or shards, the process measuring it or
-// the one that abandoned it, and how to continue it.
-std::string run_notes(const Store& store, const RunInfo& r, const std::string& db) {
+// The physical GPUs that measured a run and their calibrations, a line each ("" when unknown).
+std::string device_notes(const RunInfo& r, const std::string& run) {
+  std::string text;
+  std::vector<RunDevice> devices = r.devices;
+  if (devices.empty() && r.env.identity.known())
+    devices.push_back(run_device(r.env.device, r.env.gpu, r.env.peak_gbps, r.env.identity));
+  for (const auto& d : devices) {
+    const std::string id = identity_text(d.identity), cal = calibration_text(d.calibration);
+    if (!id.empty()) text += run + d.device + " is " + id + "\n";
+    if (!cal.empty()) text += run + d.device + " calibration: " + cal + "\n";
+  }
+  return text;
+}
+
+// The lines under the table about one run: its shard or shards, the side of a paired
+// comparison it is, its devices, the process measuring it or the one that abandoned it, and
+// how to continue it.
+std::string run_notes(const Store& store, const RunInfo& r, const std::string& db,
+                      const std::map<std::string, int64_t>& ids) {
   std::string text;
   const std::string run = "run " + std::to_string(r.id) + ": ";
   const std::string hint = resume_hint(store, r, db);
   if (!r.shard.empty()) text += run + "shard " + r.shard + " of its sweep\n";
   if (!r.shards.empty()) text += run + "joined from " + r.shards + " shards\n";
+  if (!r.side.empty()) {
+    auto other = ids.find(r.pair);
+    text += run + "the " + r.side + " side of a paired comparison (opbench ab) with run " +
+            (other == ids.end() ? "uuid " + r.pair : std::to_string(other->second)) + "\n";
+  }
+  text += device_notes(r, run);
   if (r.status == "running")
     if (auto lock = store.run_lock(r.id)) text += run + "measured by " + holder_text(*lock) + "\n";
   if (r.status == "abandoned")
@@ -103,7 +125,9 @@ std::string runs_table_text(const Store& store, const std::vector<RunInfo>& runs
   for (const auto& r : runs)
     text += table_row({{std::to_string(r.id), 5}, {r.started_at, 24}, {r.status, 12}, {std::to_string(r.points), 10},
                        {r.env.torch_version, 8}, {r.op, 12}, {one_line(r.label), 16}, {one_line(r.env.gpu), 0}});
-  for (const auto& r : runs) text += run_notes(store, r, db);
+  std::map<std::string, int64_t> ids;  // uuid -> id: the run a paired one names
+  for (const auto& r : runs) ids[r.uuid] = r.id;
+  for (const auto& r : runs) text += run_notes(store, r, db, ids);
   return text;
 }
 

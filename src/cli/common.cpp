@@ -134,7 +134,7 @@ std::string threshold_help(const std::string& what, double default_pct) {
   char base[32];
   std::snprintf(base, sizeof base, "%g", kDefaultThresholdPct);
   return what + ", in percent (default " + buf + " here, unlike diff and history's " + base +
-         ": any confirmed change counts)";
+         (default_pct == 0 ? ": any confirmed change counts)" : ")");
 }
 
 void add_judge_options(CLI::App* cmd, Cli& cli, JudgeOptions& o, const std::string& metric_help) {

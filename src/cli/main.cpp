@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   using namespace opbench;
 #ifdef OPBENCH_FRONT
   const std::string word = command_word(argc, argv);
-  if (word == "sweep" || word == "compile" || word == "list") run_measuring(argv);
+  if (word == "sweep" || word == "compile" || word == "list" || word == "ab") run_measuring(argv);
 #endif
   CLI::App app{"opbench: a benchmarking harness and regression tracker for GPU operator kernels", "opbench"};
   app.set_version_flag("--version", std::string("opbench ") + OPBENCH_VERSION);
@@ -102,12 +102,14 @@ int main(int argc, char** argv) {
   add_runs_command(app, cli);
   add_measuring_stub(app, "list", kListHelp);
   add_measuring_stub(app, "compile", kCompileHelp);
+  add_measuring_stub(app, "ab", kAbHelp);
 #else
   add_sweep_command(app, cli);
   add_report_command(app, cli);
   add_runs_command(app, cli);
   add_list_command(app, cli);
   add_compile_command(app, cli);
+  add_ab_command(app, cli);
 #endif
   add_import_command(app, cli);
   add_diff_command(app, cli);

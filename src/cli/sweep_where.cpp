@@ -169,8 +169,8 @@ bool on_gpu(const std::string& device) { return device.rfind("cuda", 0) == 0; }
 }  // namespace
 
 std::vector<std::string> worker_command(const std::vector<Prepared>& configs, const std::string& device,
-                                        const WhereArgs& where) {
-  std::vector<std::string> cmd = {"/proc/self/exe", "sweep"};
+                                        const WhereArgs& where, const std::string& binary) {
+  std::vector<std::string> cmd = {binary, "sweep"};
   for (const auto& p : configs) cmd.push_back(p.cfg.path);
   for (const std::string& arg : {std::string("--worker"), std::string("--device"), device, std::string("--max-points"),
                                  std::to_string(where.max_points)})

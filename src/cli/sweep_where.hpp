@@ -62,9 +62,9 @@ struct WhereArgs {
 // processes; InputError naming the config otherwise) and opens it.
 std::unique_ptr<Measuring> open_measuring(std::vector<Prepared>& configs, const WhereArgs& where);
 
-// The command line of a worker or round process: this opbench, `sweep CONFIG... --worker
-// --device D --max-points N [--providers LIST]`.
+// The command line of a worker or round process: this opbench (or `binary`), `sweep CONFIG...
+// --worker --device D --max-points N [--providers LIST]`.
 std::vector<std::string> worker_command(const std::vector<Prepared>& configs, const std::string& device,
-                                        const WhereArgs& where);
+                                        const WhereArgs& where, const std::string& binary = "/proc/self/exe");
 
 }  // namespace opbench

@@ -49,10 +49,12 @@ int severity(const DiffRow& r) {
   if (r.j.verdict == Verdict::Slower) return 0;
   if (r.j.verdict == Verdict::Error) return r.j.regression ? 1 : 2;
   if (r.j.verdict == Verdict::Unsure) return 3;
-  if (r.j.verdict == Verdict::Faster) return 4;
-  if (r.j.verdict == Verdict::Same) return 5;
-  return 6;
+  if (r.j.verdict == Verdict::Device) return 4;
+  if (r.j.verdict == Verdict::Faster) return 5;
+  if (r.j.verdict == Verdict::Same) return 6;
+  return 7;
 }
+constexpr int kFasterSeverity = 5;
 
 }  // namespace
 
@@ -87,8 +89,8 @@ std::vector<const DiffRow*> DiffResult::by_severity() const {
     int sa = severity(*a), sb = severity(*b);
     if (sa != sb) return sa < sb;
     double ra = std::isnan(a->j.ratio) ? 0 : a->j.ratio, rb = std::isnan(b->j.ratio) ? 0 : b->j.ratio;
-    if (sa == 4) return ra < rb;  // the biggest speedups first
-    if (sa <= 3) return ra > rb;  // the worst first
+    if (sa == kFasterSeverity) return ra < rb;  // the biggest speedups first
+    if (sa < kFasterSeverity) return ra > rb;    // the worst first
     return false;
   });
   return v;
@@ -238,9 +240,30 @@ void require_same_metric(const StoredPoint& b, const StoredPoint& h, const DiffR
                          (mh.empty() ? "?" : mh) + " (" + h.result.unit + ")");
 }
 
+// The shifts between the devices the two runs' points were measured on, found as the rows
+// need them (device_verdict.hpp); d.shifts lists those between different physical GPUs.
+class DeviceShifts {
+ public:
+  DeviceShifts(const ReportRun& base, const ReportRun& head, DiffResult& d) : base_(base), head_(head), d_(d) {}
+  const DeviceShift& of(const StoredPoint& b, const StoredPoint& h) {
+    const auto key = std::make_pair(b.device, h.device);
+    auto it = known_.find(key);
+    if (it != known_.end()) return it->second;
+    DeviceShift s = device_shift(run_device_of(base_.run, b.device), run_device_of(head_.run, h.device));
+    if (s.different) d_.shifts.push_back(s);
+    return known_.emplace(key, std::move(s)).first->second;
+  }
+
+ private:
+  const ReportRun& base_;
+  const ReportRun& head_;
+  DiffResult& d_;
+  std::map<std::pair<std::string, std::string>, DeviceShift> known_;
+};
+
 // The row of a matched pair: what each side measured, and the verdict.
 DiffRow matched_row(const StoredPoint& b, const StoredPoint& h, const ReportRun& base, const ReportRun& head,
-                    const DiffResult& d) {
+                    const DiffResult& d, DeviceShifts& shifts) {
   DiffRow r;
   r.title = b.point.title;
   r.section = h.section;
@@ -258,15 +281,14 @@ DiffRow matched_row(const StoredPoint& b, const StoredPoint& h, const ReportRun&
   r.head = h.value;
   r.base_error = b.result.error;
   r.head_error = h.result.error;
-  r.j = judge(b, h, d.opt.threshold);
   r.base_throttled = b.state.known && b.state.throttled;
   r.head_throttled = h.state.known && h.state.throttled;
-  r.pct_base = r.pct_head = r.pct_ratio = std::nan("");
-  if (d.peaks) {
-    r.pct_base = pct_of(b, base.run);
-    r.pct_head = pct_of(h, head.run);
-    if (r.pct_base > 0 && r.pct_head > 0) r.pct_ratio = r.pct_head / r.pct_base;
-  }
+  r.pct_base = pct_of(b, base.run);
+  r.pct_head = pct_of(h, head.run);
+  r.pct_ratio = r.pct_base > 0 && r.pct_head > 0 ? r.pct_head / r.pct_base : std::nan("");
+  r.j = judge(b, h, d.opt.threshold, d.paired);
+  apply_device_rule(b, h, d.opt.threshold, d.paired, shifts.of(b, h), r.pct_base, r.pct_head, r.j);
+  if (!d.peaks) r.pct_base = r.pct_head = r.pct_ratio = std::nan("");
   return r;
 }
 
@@ -359,12 +381,14 @@ DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOpt
   d.opt = opt;
   d.warnings = comparability_warnings(base.run, head.run);
   d.peaks = base.run.env.peak_gbps > 0 && head.run.env.peak_gbps > 0;
+  d.paired = !base.run.pair.empty() && base.run.pair == head.run.uuid && head.run.pair == base.run.uuid;
   const SidePoints bp = points_of_metric(base, opt.metric), hp = points_of_metric(head, opt.metric);
   require_points(base, bp, head, hp, opt.metric);
 
   HeadMatcher heads(hp.points, opt);
+  DeviceShifts shifts(base, head, d);
   for (const StoredPoint* b : bp.points) {
-    if (const StoredPoint* h = heads.take(b->point)) d.rows.push_back(matched_row(*b, *h, base, head, d));
+    if (const StoredPoint* h = heads.take(b->point)) d.rows.push_back(matched_row(*b, *h, base, head, d, shifts));
     else d.only_base.push_back(unmatched_point(*b));
   }
   d.only_head = heads.unused();
@@ -426,12 +450,39 @@ void write_heading(std::ostream& o, const DiffResult& d, const Wording& w) {
     o << "; mapped:";
     for (const auto& [a, b] : d.opt.map) o << " " << a << "=" << b;
   }
+  if (d.paired)
+    o << "\n- paired: the two runs are the sides of one comparison (opbench ab), measured together on the same "
+         "device, their rounds interleaved: each speed point is judged round against round";
   if (w.vs)
     o << "\n- compared " << d.rows.size() << " points; unmatched: " << d.only_head.size()
       << " without an against point, " << d.only_base.size() << " without a provider point\n\n";
   else
     o << "\n- matched " << d.rows.size() << " points; unmatched: " << d.only_base.size() << " in base, "
       << d.only_head.size() << " in head\n\n";
+}
+
+// The calibration shift between each pair of different physical GPUs the points were measured
+// on (device_verdict.hpp): a table of the figures, base against head.
+void write_devices(std::ostream& o, const DiffResult& d) {
+  for (const DeviceShift& s : d.shifts) {
+    o << "## Devices: " << md_cell(s.base_device) << " -> " << md_cell(s.head_device) << "\n\n"
+      << "Base and head ran on different physical GPUs: base " << md_cell(identity_text(s.base_identity))
+      << "; head " << md_cell(identity_text(s.head_identity)) << ".\n\n";
+    if (!s.calibrated) {
+      o << "One of them carries no device calibration: no change is put down to the device.\n\n";
+      continue;
+    }
+    o << "| calibration (" << s.base_passes << " and " << s.head_passes << " passes) | base | head | "
+      << "a call's time, head/base | p | counts |\n|---|---:|---:|---:|---:|---|\n";
+    for (const FigureShift& f : s.figures)
+      o << "| " << f.figure->name << " (" << f.figure->unit << ") | " << num(f.base) << " | " << num(f.head) << " | "
+        << fmt("%.4f", f.time_ratio) << " | " << fmt("%.2g", f.p) << " | " << (f.real ? "yes" : "no") << " |\n";
+    o << "\nA SLOWER or FASTER point within what these figures explain for its kind (latency-bound: launch, "
+         "dependent load, SM clock, L2; bandwidth-bound, from "
+      << num(kBandwidthBound) << "% of peak: the DRAM copy) is DEVICE: band " << fmt("%.4f", s.latency_lo) << "-"
+      << fmt("%.4f", s.latency_hi) << " for latency-bound points, " << fmt("%.4f", s.bandwidth_lo) << "-"
+      << fmt("%.4f", s.bandwidth_hi) << " for bandwidth-bound ones.\n\n";
+  }
 }
 
 // The warnings, how many points are flagged (and providers as a whole), and the rule that
@@ -444,6 +495,8 @@ void write_verdict_rule(std::ostream& o, const DiffResult& d, const Wording& w) 
       << (w.vs ? "%, beyond the noise).\n\n" : "%, or newly failing, or a provider SLOWER as a whole).\n\n");
   else
     o << "No " << w.flagged_what << "s.\n\n";
+  if (const size_t device = d.count(Verdict::Device))
+    o << "**" << device << " DEVICE** (changes the two devices' calibrations explain: not regressions).\n\n";
   write_whole_verdicts(o, d);
   o << "A point is SLOWER / FASTER when " << w.ratio << " moves past the threshold and, where both " << w.sides
     << " kept samples, the change is clear (the 95% interval of the ratio of medians wholly beyond the "
@@ -454,15 +507,20 @@ void write_verdict_rule(std::ostream& o, const DiffResult& d, const Wording& w) 
        "(rounds p, or every round beyond the other side's when too few to test; one round a side neither "
        "confirms nor vetoes); and, where both sides timed a control workload in each round (a CPU), the change "
        "holds against it too. UNSURE when it moved past the threshold without that; SAME within the threshold.\n\n";
+  if (d.paired)
+    o << "Paired: a speed point's change is confirmed by its rounds in pairs, round r of head against round r of "
+         "base on the same device: the 95% interval of the geometric mean of their ratios must lie wholly beyond 1 "
+         "(`rounds p`: the paired t test).\n\n";
 }
 
 // A row per provider pair: its points, geomeans and verdict counts, its worst regression.
 void write_summary(std::ostream& o, const DiffResult& d, const Wording& w) {
   o << "## Summary\n\n| " << (w.vs ? "against -> provider" : "provider") << " | points | geomean " << w.ratio << " |";
   if (d.peaks) o << " geomean % of peak " << w.ratio << " |";
-  o << " SLOWER | ERROR | UNSURE | FASTER | SAME | FIXED | worst |\n|---|---:|---:|";
+  const bool device = d.count(Verdict::Device) > 0;  // a column only where a point is DEVICE
+  o << " SLOWER | ERROR | UNSURE |" << (device ? " DEVICE |" : "") << " FASTER | SAME | FIXED | worst |\n|---|---:|---:|";
   if (d.peaks) o << "---:|";
-  o << "---:|---:|---:|---:|---:|---:|---:|\n";
+  o << (device ? "---:|" : "") << "---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& s : d.summary) {
     auto c = [&](Verdict v) {
       auto it = s.counts.find(v);
@@ -470,8 +528,9 @@ void write_summary(std::ostream& o, const DiffResult& d, const Wording& w) {
     };
     o << "| " << md_cell(s.provider) << " | " << s.points << " | " << num(s.geomean) << " |";
     if (d.peaks) o << " " << num(s.geomean_pct) << " |";
-    o << " " << c(Verdict::Slower) << " | " << c(Verdict::Error) << " | " << c(Verdict::Unsure) << " | "
-      << c(Verdict::Faster) << " | " << c(Verdict::Same) << " | " << c(Verdict::Fixed) << " | "
+    o << " " << c(Verdict::Slower) << " | " << c(Verdict::Error) << " | " << c(Verdict::Unsure) << " | ";
+    if (device) o << c(Verdict::Device) << " | ";
+    o << c(Verdict::Faster) << " | " << c(Verdict::Same) << " | " << c(Verdict::Fixed) << " | "
       << (std::isnan(s.worst) ? std::string("-") : pct_change(s.worst)) << " |\n";
   }
 }
@@ -525,17 +584,23 @@ std::vector<const DiffRow*> write_changes(std::ostream& o, const DiffResult& d, 
   return changed;
 }
 
-// The changes left UNSURE because the control workload moved with them, each with its reason.
+// The changes a rule held back, each with its reason: UNSURE (the control workload moved with
+// them, or the host may pace them), and DEVICE (the devices' calibrations explain them).
 void write_drifted(std::ostream& o, const std::vector<const DiffRow*>& changed) {
-  std::vector<const DiffRow*> drifted;
-  for (auto* r : changed)
-    if (!r->j.reason.empty()) drifted.push_back(r);
-  if (drifted.empty()) return;
-  o << "\nUNSURE against the control workload (timed in the same rounds, it moved as much as the point: "
-       "the machine drifted):\n\n";
-  for (const DiffRow* r : drifted)
-    o << "- " << one_line(r->title) << " " << r->x_name << "=" << r->x << " " << one_line(r->provider()) << ": "
-      << r->j.reason << "\n";
+  const std::pair<Verdict, const char*> kinds[] = {
+      {Verdict::Unsure, "UNSURE against the control workload (timed in the same rounds, it moved as much as the "
+                        "point: the machine drifted)"},
+      {Verdict::Device, "DEVICE (the two physical GPUs' calibrations explain the change)"}};
+  for (const auto& [verdict, heading] : kinds) {
+    std::vector<const DiffRow*> held;
+    for (auto* r : changed)
+      if (!r->j.reason.empty() && r->j.verdict == verdict) held.push_back(r);
+    if (held.empty()) continue;
+    o << "\n" << heading << ":\n\n";
+    for (const DiffRow* r : held)
+      o << "- " << one_line(r->title) << " " << r->x_name << "=" << r->x << " " << one_line(r->provider()) << ": "
+        << r->j.reason << "\n";
+  }
 }
 
 // A list of unmatched points under its heading, the first 50 of them.
@@ -569,6 +634,7 @@ std::string diff_markdown(const DiffResult& d) {
   std::ostringstream o;
   const Wording w(d);
   write_heading(o, d, w);
+  write_devices(o, d);
   write_verdict_rule(o, d, w);
   write_summary(o, d, w);
   const std::vector<const DiffRow*> sorted = d.by_severity();
@@ -608,6 +674,7 @@ json point_json(const DiffRow& r, bool peaks) {
          {"noise", num_or_null(r.j.noise)},
          {"rounds", json::array({r.j.rounds_base, r.j.rounds_head})},
          {"rounds_p", num_or_null(r.j.round_p)},
+         {"pairs", r.j.pairs},
          {"control_ratio", num_or_null(r.j.control_ratio)},
          {"control_drift", num_or_null(r.j.control_drift)},
          {"throttled", json::array({r.base_throttled, r.head_throttled})}};
@@ -625,7 +692,8 @@ json point_json(const DiffRow& r, bool peaks) {
 // A provider pair's summary; versus counts its SLOWER points, diff its regressions.
 json summary_json(const ProviderSummary& s, bool vs, bool peaks) {
   json counts = json::object();
-  for (Verdict v : {Verdict::Slower, Verdict::Error, Verdict::Unsure, Verdict::Faster, Verdict::Same, Verdict::Fixed}) {
+  for (Verdict v : {Verdict::Slower, Verdict::Error, Verdict::Unsure, Verdict::Device, Verdict::Faster, Verdict::Same,
+                    Verdict::Fixed}) {
     auto it = s.counts.find(v);
     counts[verdict_name(v)] = it == s.counts.end() ? 0 : it->second;
   }
@@ -639,6 +707,22 @@ json summary_json(const ProviderSummary& s, bool vs, bool peaks) {
     e["whole"] = {{"verdict", verdict_name(s.whole.verdict)}, {"geomean_against_control", num_or_null(s.whole.geomean)},
                   {"points", s.whole.points}, {"up", s.whole.up}, {"down", s.whole.down}, {"band_pct", s.whole.band * 100}};
   return e;
+}
+
+json shifts_json(const std::vector<DeviceShift>& shifts) {
+  json out = json::array();
+  for (const DeviceShift& s : shifts) {
+    json figures = json::array();
+    for (const FigureShift& f : s.figures)
+      figures.push_back({{"figure", f.figure->key}, {"base", num_or_null(f.base)}, {"head", num_or_null(f.head)},
+                         {"time_ratio", num_or_null(f.time_ratio)}, {"p", num_or_null(f.p)}, {"real", f.real}});
+    out.push_back({{"base", {{"device", s.base_device}, {"identity", identity_json(s.base_identity)}, {"passes", s.base_passes}}},
+                   {"head", {{"device", s.head_device}, {"identity", identity_json(s.head_identity)}, {"passes", s.head_passes}}},
+                   {"calibrated", s.calibrated}, {"figures", figures},
+                   {"latency_band", json::array({s.latency_lo, s.latency_hi})},
+                   {"bandwidth_band", json::array({s.bandwidth_lo, s.bandwidth_hi})}});
+  }
+  return out;
 }
 
 json unmatched_json(const std::vector<Unmatched>& v) {
@@ -665,6 +749,9 @@ std::string diff_json(const DiffResult& d) {
   j["threshold_pct"] = d.opt.threshold * 100;
   if (vs) j["slower"] = d.count(Verdict::Slower);
   else j["regressions"] = d.regressions;
+  j["paired"] = d.paired;
+  j["device_verdicts"] = d.count(Verdict::Device);
+  j["devices"] = shifts_json(d.shifts);
   json pts = json::array();
   for (const auto& r : d.rows) pts.push_back(point_json(r, d.peaks));
   j["points"] = pts;

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "diff/device_verdict.hpp"
 #include "diff/provider_verdict.hpp"
 #include "diff/verdict.hpp"
 #include "report/report.hpp"
@@ -67,6 +68,12 @@ struct DiffResult {
   RunInfo base, head;
   DiffOptions opt;
   bool peaks = false;  // both runs carry a peak bandwidth
+  // The runs are the two sides of one paired comparison (opbench ab): each point judged round
+  // against round (verdict.hpp, rule 7).
+  bool paired = false;
+  // The pairs of devices the matched points were measured on, where they are different
+  // physical GPUs (rule 8: device_verdict.hpp), in the order first met.
+  std::vector<DeviceShift> shifts;
   std::vector<DiffRow> rows;  // in base order
   std::vector<Unmatched> only_base, only_head;
   std::vector<ProviderSummary> summary;  // worst first

@@ -12,6 +12,7 @@ const char* verdict_name(Verdict v) {
     case Verdict::Slower: return "SLOWER";
     case Verdict::Error: return "ERROR";
     case Verdict::Unsure: return "UNSURE";
+    case Verdict::Device: return "DEVICE";
     case Verdict::Faster: return "FASTER";
     case Verdict::Same: return "SAME";
     case Verdict::Fixed: return "FIXED";
@@ -73,6 +74,13 @@ std::vector<double> round_medians(const Result& r) {
     it += c;
   }
   return out;
+}
+
+PairedInterval paired_evidence(const Result& base, const Result& head) {
+  const std::vector<double> rb = round_medians(base), rh = round_medians(head);
+  if (rb.size() < 2 || rb.size() != rh.size() || base.rounds.size() != rb.size() || head.rounds.size() != rh.size())
+    return paired_interval({}, {});
+  return paired_interval(rb, rh);
 }
 
 bool separation_decides(size_t n1, size_t n2) {
@@ -171,6 +179,17 @@ Evidence both_measured(const StoredPoint& base, const StoredPoint& head, double 
           (clear.down || near.down) && (rounds.single || rounds.down)};
 }
 
+// Rule 7: the two sides of a paired comparison, round against round.
+Evidence paired_measured(const PairedInterval& e, Judgement& j) {
+  j.tested = true;
+  j.pairs = e.ratios.size();
+  j.rounds_base = j.rounds_head = e.ratios.size();
+  j.ci_lo = e.lo;
+  j.ci_hi = e.hi;
+  j.round_p = e.p;
+  return {e.lo > 1, e.hi < 1};
+}
+
 // One side kept samples, the other is a single value (an imported document's).
 Evidence one_measured(const StoredPoint& base, const StoredPoint& head, double threshold, Judgement& j) {
   const bool base_measured = !base.result.samples.empty();
@@ -194,7 +213,7 @@ Evidence one_measured(const StoredPoint& base, const StoredPoint& head, double t
 namespace {
 
 // Rules 1 to 4 of verdict.hpp (all but the control's).
-Judgement judge_samples(const StoredPoint& base, const StoredPoint& head, double threshold) {
+Judgement judge_samples(const StoredPoint& base, const StoredPoint& head, double threshold, bool paired) {
   Judgement j;
   const double nan = std::nan("");
   j.ratio = j.p_value = j.ci_lo = j.ci_hi = j.noise = j.round_p = j.control_ratio = j.control_drift = j.against = nan;
@@ -224,7 +243,10 @@ Judgement judge_samples(const StoredPoint& base, const StoredPoint& head, double
   const bool has_b = !base.result.samples.empty(), has_h = !head.result.samples.empty();
   const bool deterministic = point_metric(base) == "memory" || point_metric(head) == "memory";
   Evidence confirmed{true, true};  // peak memory, or nothing measured: the threshold alone
-  if (!deterministic && has_b && has_h) confirmed = both_measured(base, head, threshold, j);
+  const PairedInterval pairs =
+      paired && !deterministic ? paired_evidence(base.result, head.result) : paired_interval({}, {});
+  if (!pairs.ratios.empty()) confirmed = paired_measured(pairs, j);
+  else if (!deterministic && has_b && has_h) confirmed = both_measured(base, head, threshold, j);
   else if (!deterministic && (has_b || has_h)) confirmed = one_measured(base, head, threshold, j);
 
   if (up && confirmed.up) j.verdict = Verdict::Slower;
@@ -296,8 +318,8 @@ void hold_host_bound(const StoredPoint& base, const StoredPoint& head, Judgement
 
 }  // namespace
 
-Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold) {
-  Judgement j = judge_samples(base, head, threshold);
+Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold, bool paired) {
+  Judgement j = judge_samples(base, head, threshold, paired);
   hold_host_bound(base, head, j);
   StoredPoint nb, nh;
   if (!against_control(base, nb) || !against_control(head, nh)) return j;
@@ -311,7 +333,7 @@ Judgement judge(const StoredPoint& base, const StoredPoint& head, double thresho
   if (j.verdict != Verdict::Slower && j.verdict != Verdict::Faster) return j;
   const double against = j.ratio / j.control_ratio;
   const bool beyond = std::fabs(std::log(against)) > std::log1p(threshold) + drift;
-  if (beyond && judge_samples(nb, nh, threshold).verdict == j.verdict) return j;
+  if (beyond && judge_samples(nb, nh, threshold, paired).verdict == j.verdict) return j;
   char spread[32];
   std::snprintf(spread, sizeof spread, "%.1f%%", (std::exp(std::max(log_spread(cb), log_spread(ch))) - 1) * 100);
   j.reason = "the control workload moved " + signed_pct(j.control_ratio) + " between the runs and up to " + spread +

@@ -59,6 +59,18 @@
 //      one call over the GPU's time per sample) is kHostBound or more, a SLOWER or FASTER is
 //      UNSURE, with the reason: such a call's time is, or can become, the host's launch path,
 //      which differs between processes of the same code by more than any threshold.
+//   7. Paired rounds. Where the two runs are the sides of one paired comparison (`opbench ab`:
+//      the same cells measured on the same device by both sides, round r of one beside round r
+//      of the other, judge's `paired`) and the point holds the same number of rounds (>= 2) on
+//      both sides, rule 3's evidence is the pairs instead: the ratios of the round medians,
+//      head over base, round by round, whose geometric mean's 95% interval (Student's t over
+//      the log ratios, as the stop rule's) must lie wholly above 1 for SLOWER, below 1 for
+//      FASTER (the threshold of rule 2 still applies to the shown values). Whatever moved both
+//      sides of a round together (the chip's clock, its temperature, another tenant) cancels in
+//      the pair; what the pairs show is the code's change and each round's own noise.
+//   8. The device (diff/device_verdict.hpp, applied by diff after this rule): a SLOWER or FASTER
+//      between two physical GPUs that the calibration shift of the two devices explains for the
+//      point's kind is DEVICE, not a regression.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -70,7 +82,7 @@
 
 namespace opbench {
 
-enum class Verdict { Slower, Error, Unsure, Faster, Same, Fixed };
+enum class Verdict { Slower, Error, Unsure, Device, Faster, Same, Fixed };
 
 const char* verdict_name(Verdict v);  // "SLOWER", "ERROR", ...
 
@@ -91,7 +103,8 @@ struct Judgement {
   // head's median over base's with every sample divided by its round's control median (NaN: a
   // side without a control): the change a provider is judged on as a whole (provider_verdict.hpp)
   double against = 0;
-  std::string reason;  // why a change past the threshold is UNSURE (the control, the host; "" none)
+  std::string reason;  // why a change past the threshold is UNSURE or DEVICE (the control, the host, the device; "" none)
+  size_t pairs = 0;  // rule 7: the paired rounds judged (0: the runs are not paired, or the rounds differ)
 };
 
 constexpr size_t kMinSamples = 5;
@@ -103,7 +116,12 @@ constexpr double kAlpha = 0.05;
 // call whose host needs half of the GPU's time per sample can turn host-bound in another.
 constexpr double kHostBound = 0.5;
 
-Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold);
+// `paired`: the runs are the two sides of one paired comparison (rule 7).
+Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold, bool paired = false);
+
+// Rule 7's evidence: the paired interval (measure/stop_rule.hpp) of the two sides' round
+// medians; none (no ratios) unless both sides hold the same number of rounds, two or more.
+PairedInterval paired_evidence(const Result& base, const Result& head);
 
 // The metric of a point: its "metric" axis, else from its unit (ms: speed, MiB: memory), else "".
 std::string point_metric(const StoredPoint& p);

@@ -19,8 +19,9 @@ const char* const kFormat = "opbench-runs";
 // 2: timing, options, tuning and the GPU's state; 3: each point's device and a run's devices;
 // 4: interleave and processes; 5: the stop rule, the run's stages, each point's stop and precision;
 // 6: each device's share and placement; 7: a point's check figures against the truth (max_err,
-// ref_err, ref_max_err) and its control.
-const int kVersion = 8;
+// ref_err, ref_max_err) and its control; 8: a point's host share; 9: the device's identity (the
+// run's and each device's) and each device's calibration.
+const int kVersion = 9;
 
 // ------------------------------------------------------------------ writing
 
@@ -86,6 +87,7 @@ json run_field_to_json(const RunField& f, const RunInfo& r) {
       for (const auto& [label, provider] : r.notation) out.push_back({{"label", label}, {"provider", provider}});
       return out;
     }
+    case FieldKind::identity: return identity_json(r.env.identity);
   }
   return nullptr;
 }
@@ -129,7 +131,8 @@ json environment_to_json(const Environment& e) {
 json run_device_to_json(const RunDevice& d) {
   return {{"device", d.device}, {"gpu", d.gpu}, {"peak_gbps", number(d.peak_gbps)}, {"cells", d.cells},
           {"points", d.points}, {"busy_s", number(d.busy_s)}, {"cpus", d.cpus}, {"pinned", d.pinned},
-          {"threads", d.threads}, {"memory", d.memory}};
+          {"threads", d.threads}, {"memory", d.memory}, {"identity", identity_json(d.identity)},
+          {"calibration", calibration_json(d.calibration)}};
 }
 
 namespace {
@@ -252,6 +255,24 @@ StageTimes stages_from(const Obj& o) {
   return t;
 }
 
+// The structured values a record reads itself (record/device_identity.hpp), their messages
+// naming the field.
+DeviceIdentity identity_from(const Obj& parent, const std::string& key) {
+  try {
+    return identity_from_json(parent.at(key));
+  } catch (const std::invalid_argument& e) {
+    parent.fail(key, e.what());
+  }
+}
+
+Calibration calibration_from(const Obj& parent, const std::string& key) {
+  try {
+    return calibration_from_json(parent.at(key));
+  } catch (const std::invalid_argument& e) {
+    parent.fail(key, e.what());
+  }
+}
+
 std::vector<std::pair<std::string, std::string>> pairs_from(const Obj& parent, const std::string& key) {
   std::vector<std::pair<std::string, std::string>> out;
   for (size_t i = 0; i < parent.array(key).size(); ++i) {
@@ -320,6 +341,7 @@ void read_field(const RunField& f, const Obj& o, const char* key, RunInfo& r) {
         r.notation.emplace_back(n.str("label"), n.str("provider"));
       }
       return;
+    case FieldKind::identity: r.env.identity = identity_from(o, key); return;
   }
 }
 
@@ -365,6 +387,10 @@ std::vector<RunDevice> devices_from(const Obj& o) {
       rd.pinned = d.boolean("pinned");
       rd.threads = d.integer("threads");
       rd.memory = d.str("memory");
+    }
+    if (d.has("identity")) {  // version 9
+      rd.identity = identity_from(d, "identity");
+      rd.calibration = calibration_from(d, "calibration");
     }
     out.push_back(rd);
   }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ class Device {
   virtual Environment describe() = 0;
   // The GPU's clocks, temperature, power and throttling now (NVML); unknown on the CPU.
   virtual DeviceState state() { return {}; }
+  // One pass of the device calibration's micro-suite (measure/calibrate.h); none on the CPU,
+  // or where the suite is not built (opbench without its CUDA kernels) or fails.
+  virtual std::optional<CalibrationSample> calibrate() { return std::nullopt; }
   virtual void synchronize() = 0;
 };
 

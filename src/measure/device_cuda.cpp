@@ -26,6 +26,7 @@
 #include <vector>
 
 #ifdef OPBENCH_WITH_CUDA
+#include "measure/calibrate.h"
 #include "measure/l2_flush.h"
 #endif
 #include "measure/nvml.hpp"
@@ -172,7 +173,22 @@ class CudaDevice final : public Device {
     int v = 0;
     if (cudaDriverGetVersion(&v) == cudaSuccess) e.driver = std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
     if (cudaRuntimeGetVersion(&v) == cudaSuccess) e.cuda_runtime = std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+    if (read_bus()) e.identity = nvml_identity(bus_);
     return e;
+  }
+  std::optional<CalibrationSample> calibrate() override {
+#ifdef OPBENCH_WITH_CUDA
+    try {
+      if (!calibrator_) calibrator_ = std::make_unique<Calibrator>(index_);
+      const CalibrationFigures f = calibrator_->measure(at::cuda::getCurrentCUDAStream(index_).stream());
+      return CalibrationSample{f.launch_us, f.sync_us, f.chase_ns, f.l2_gbps, f.dram_gbps, f.sm_mhz};
+    } catch (const std::exception&) {
+      cudaGetLastError();  // the suite is left out; the run goes on without it
+      return std::nullopt;
+    }
+#else
+    return std::nullopt;
+#endif
   }
   void synchronize() override {
     check(cudaStreamSynchronize(at::cuda::getCurrentCUDAStream(index_).stream()), "cudaStreamSynchronize");
@@ -180,24 +196,30 @@ class CudaDevice final : public Device {
   // Throttling is measured against the device's default SM clock as the CUDA runtime gives it
   // (cudaDevAttrClockRate: nvbench's reference too).
   DeviceState state() override {
-    if (bus_.empty()) {  // read once: they do not change
-      char bus[32] = {0};
-      if (cudaDeviceGetPCIBusId(bus, sizeof bus, index_) != cudaSuccess) {
-        cudaGetLastError();
-        return {};
-      }
-      int khz = 0;
-      if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, index_) != cudaSuccess) {
-        cudaGetLastError();
-        khz = 0;
-      }
-      bus_ = bus;
-      default_mhz_ = khz / 1000.0;
-    }
+    if (!read_bus()) return {};
     return nvml_state(bus_, default_mhz_);
   }
 
  private:
+  // The device's PCI bus id and default SM clock, read once (they do not change); false when
+  // the runtime cannot say.
+  bool read_bus() {
+    if (!bus_.empty()) return true;
+    char bus[32] = {0};
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, index_) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    int khz = 0;
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, index_) != cudaSuccess) {
+      cudaGetLastError();
+      khz = 0;
+    }
+    bus_ = bus;
+    default_mhz_ = khz / 1000.0;
+    return true;
+  }
+
   static constexpr size_t kFlushBytes = size_t(256) << 20;
   static constexpr size_t kFlushPool = 4;
   int index_;
@@ -208,6 +230,9 @@ class CudaDevice final : public Device {
   EventPool events_;
   std::string bus_;
   double default_mhz_ = 0;
+#ifdef OPBENCH_WITH_CUDA
+  std::unique_ptr<Calibrator> calibrator_;  // made at the first calibration
+#endif
 };
 
 }  // namespace

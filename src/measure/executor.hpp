@@ -26,6 +26,10 @@ class Executor {
   // The device's state now (clocks, temperature, power, throttling): read once per table
   // cell, right after its measures. Unknown (known = false) where there is none to read.
   virtual DeviceState device_state() { return {}; }
+  // The passes of the device calibration (record/device_identity.hpp) taken since the last
+  // call, in order; an executor that measures a GPU takes one at its first measure and then
+  // between measures every few seconds. None on the CPU.
+  virtual std::vector<CalibrationSample> take_calibration() { return {}; }
 };
 
 }  // namespace opbench

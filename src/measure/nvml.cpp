@@ -20,6 +20,8 @@ using TemperatureFn = int (*)(Handle, int, unsigned*);
 using PowerFn = int (*)(Handle, unsigned*);
 using ReasonsFn = int (*)(Handle, unsigned long long*);
 using AffinityFn = int (*)(Handle, unsigned, unsigned long*);
+using TextFn = int (*)(Handle, char*, unsigned);
+using EccFn = int (*)(Handle, int*, int*);
 
 constexpr int kClockSm = 1, kClockMemory = 2, kTemperatureGpu = 0;
 
@@ -31,6 +33,10 @@ struct Api {
   PowerFn power = nullptr;
   ReasonsFn reasons = nullptr;
   AffinityFn affinity = nullptr;
+  TextFn uuid = nullptr, serial = nullptr, vbios = nullptr;
+  PowerFn power_limit = nullptr;
+  ClockFn app_clock = nullptr, default_app_clock = nullptr;
+  EccFn ecc = nullptr;
 };
 
 template <class Fn>
@@ -55,6 +61,13 @@ const Api& api() {
     a.reasons = symbol<ReasonsFn>(lib, "nvmlDeviceGetCurrentClocksEventReasons");
     if (!a.reasons) a.reasons = symbol<ReasonsFn>(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
     a.affinity = symbol<AffinityFn>(lib, "nvmlDeviceGetCpuAffinity");
+    a.uuid = symbol<TextFn>(lib, "nvmlDeviceGetUUID");
+    a.serial = symbol<TextFn>(lib, "nvmlDeviceGetSerial");
+    a.vbios = symbol<TextFn>(lib, "nvmlDeviceGetVbiosVersion");
+    a.power_limit = symbol<PowerFn>(lib, "nvmlDeviceGetEnforcedPowerLimit");
+    a.app_clock = symbol<ClockFn>(lib, "nvmlDeviceGetApplicationsClock");
+    a.default_app_clock = symbol<ClockFn>(lib, "nvmlDeviceGetDefaultApplicationsClock");
+    a.ecc = symbol<EccFn>(lib, "nvmlDeviceGetEccMode");
     a.ok = init && a.by_bus_id && a.clock && init() == 0;
   });
   return a;
@@ -86,6 +99,45 @@ std::vector<int> nvml_cpu_affinity(const std::string& pci_bus_id) {
   for (unsigned c = 0; c < kWords * kBits; ++c)
     if (set[c / kBits] & (1UL << (c % kBits))) out.push_back(int(c));
   return out;
+}
+
+namespace {
+
+// A text NVML writes into a buffer ("" where the call is missing or fails).
+std::string text_of(TextFn fn, Handle dev) {
+  char buf[96] = {0};
+  if (!fn || fn(dev, buf, sizeof buf) != 0) return "";
+  buf[sizeof buf - 1] = 0;
+  return buf;
+}
+
+// A clock in MHz (0 where the call is missing or fails).
+double clock_of(ClockFn fn, Handle dev, int which) {
+  unsigned v = 0;
+  return fn && fn(dev, which, &v) == 0 ? double(v) : 0;
+}
+
+}  // namespace
+
+DeviceIdentity nvml_identity(const std::string& pci_bus_id) {
+  DeviceIdentity id;
+  id.pci_bus_id = pci_bus_id;
+  const Api& a = api();
+  if (!a.ok) return id;
+  Handle dev = handle_of(a, pci_bus_id);
+  if (!dev) return id;
+  id.uuid = text_of(a.uuid, dev);
+  id.serial = text_of(a.serial, dev);
+  id.vbios = text_of(a.vbios, dev);
+  unsigned mw = 0;
+  if (a.power_limit && a.power_limit(dev, &mw) == 0) id.power_limit_w = mw / 1000.0;
+  id.app_sm_mhz = clock_of(a.app_clock, dev, kClockSm);
+  id.app_memory_mhz = clock_of(a.app_clock, dev, kClockMemory);
+  id.default_app_sm_mhz = clock_of(a.default_app_clock, dev, kClockSm);
+  id.max_sm_mhz = clock_of(a.max_clock, dev, kClockSm);
+  int current = 0, pending = 0;
+  if (a.ecc && a.ecc(dev, &current, &pending) == 0) id.ecc = current ? "on" : "off";
+  return id;
 }
 
 DeviceState nvml_state(const std::string& pci_bus_id, double sm_default_mhz) {

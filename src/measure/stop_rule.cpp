@@ -47,6 +47,36 @@ double student_t_975(int df) {
 
 namespace {
 
+// The continued fraction of the incomplete beta function (modified Lentz's method).
+double beta_fraction(double a, double b, double x) {
+  constexpr double kTiny = 1e-300, kEps = 1e-13;
+  auto guard = [](double v) { return std::fabs(v) < kTiny ? kTiny : v; };
+  double c = 1, d = 1 / guard(1 - (a + b) * x / (a + 1)), h = d;
+  for (int m = 1; m <= 300; ++m) {
+    const double even = m * (b - m) * x / ((a - 1 + 2 * m) * (a + 2 * m));
+    d = 1 / guard(1 + even * d);
+    c = guard(1 + even / c);
+    h *= d * c;
+    const double odd = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 1 + 2 * m));
+    d = 1 / guard(1 + odd * d);
+    c = guard(1 + odd / c);
+    h *= d * c;
+    if (std::fabs(d * c - 1) < kEps) break;
+  }
+  return h;
+}
+
+// The regularized incomplete beta function I_x(a, b).
+double incomplete_beta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
+                                b * std::log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return front * beta_fraction(a, b, x) / a;
+  return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+
 double sample_stdev(const std::vector<double>& v) {
   if (v.size() < 2) return 0;
   double mean = 0;
@@ -58,6 +88,33 @@ double sample_stdev(const std::vector<double>& v) {
 }
 
 }  // namespace
+
+double student_t_p(double t, int df) {
+  if (df < 1 || std::isnan(t)) return std::nan("");
+  if (std::isinf(t)) return 0;
+  return std::min(1.0, incomplete_beta(df / 2.0, 0.5, df / (df + t * t)));
+}
+
+PairedInterval paired_interval(const std::vector<double>& base_medians, const std::vector<double>& head_medians) {
+  const double nan = std::nan("");
+  PairedInterval e{{}, nan, nan, nan};
+  if (base_medians.size() < 2 || base_medians.size() != head_medians.size()) return e;
+  std::vector<double> logs;
+  for (size_t i = 0; i < base_medians.size(); ++i) {
+    if (!(base_medians[i] > 0) || !(head_medians[i] > 0)) return PairedInterval{{}, nan, nan, nan};
+    e.ratios.push_back(head_medians[i] / base_medians[i]);
+    logs.push_back(std::log(e.ratios.back()));
+  }
+  const double n = double(logs.size());
+  double mean = 0;
+  for (double v : logs) mean += v / n;
+  const double se = sample_stdev(logs) / std::sqrt(n);
+  const double half = student_t_975(int(n) - 1) * se;
+  e.lo = std::exp(mean - half);
+  e.hi = std::exp(mean + half);
+  e.p = se > 0 ? student_t_p(mean / se, int(n) - 1) : (mean == 0 ? 1.0 : 0.0);
+  return e;
+}
 
 Precision median_precision(const std::vector<std::vector<double>>& rounds) {
   Precision p;

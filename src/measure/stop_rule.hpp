@@ -31,6 +31,21 @@ std::pair<double, double> median_interval(std::vector<double> v, double conf);
 // The 97.5% quantile of Student's t with `df` degrees of freedom (df >= 1).
 double student_t_975(int df);
 
+// The two-sided p-value of Student's t statistic `t` with `df` degrees of freedom.
+double student_t_p(double t, int df);
+
+// Two sides' rounds of one point in pairs, round r of one beside round r of the other (a paired
+// comparison, sweep/paired_cell.hpp): the ratios of their round medians, head over base, the
+// 95% interval of their geometric mean (Student's t over the log ratios) and the paired t
+// test's two-sided p. With fewer than two pairs (or a median not above 0) no ratios, and NaN.
+struct PairedInterval {
+  std::vector<double> ratios;
+  double lo = 0, hi = 0, p = 0;
+  // hi / lo - 1: how narrowly the pairs fix the change (NaN without an interval).
+  double width() const { return hi / lo - 1; }
+};
+PairedInterval paired_interval(const std::vector<double>& base_medians, const std::vector<double>& head_medians);
+
 // How precisely the rounds so far fix a point's median.
 struct Precision {
   double median = 0;     // of every sample, pooled

@@ -53,6 +53,24 @@ Environment TorchExecutor::environment() {
   return *env_;
 }
 
+// How often the calibration's micro-suite runs between measures: about 5 ms every 2 s, a
+// quarter of a percent of a run's time, and dozens of passes over a suite of a minute.
+constexpr double kCalibrateEverySeconds = 2.0;
+
+void TorchExecutor::calibrate_when_due() {
+  const auto now = std::chrono::steady_clock::now();
+  if (calibrated_at_ && std::chrono::duration<double>(now - *calibrated_at_).count() < kCalibrateEverySeconds) return;
+  StageScope calibrating(Stage::calibration);
+  calibrated_at_ = now;
+  if (const auto pass = device_->calibrate()) calibration_.push_back(*pass);
+}
+
+std::vector<CalibrationSample> TorchExecutor::take_calibration() {
+  std::vector<CalibrationSample> out;
+  out.swap(calibration_);
+  return out;
+}
+
 DeviceState TorchExecutor::device_state() {
   StageScope reading(Stage::gpu_state);
   return device_->state();
@@ -172,7 +190,8 @@ TorchExecutor::Placed TorchExecutor::place(const Point& point, const Provider& p
   // (speed points only: a memory point's peak counts every allocation)
   if (point.metric() == "speed")
     placed.spacer = placement_spacer(spacer_rng_, at::TensorOptions().device(device_->torch_device()));
-  placed.call = planted(plants_, point.provider, provider.prepare(point.params, *placed.inputs));
+  placed.call = planted(plants_, point.provider, provider.prepare(point.params, *placed.inputs),
+                        !device_->torch_device().is_cpu());
   device_->synchronize();  // what prepare queued (a backward's forward pass) is placement's time
   return placed;
 }
@@ -229,7 +248,7 @@ void TorchExecutor::measure_peak_memory(const Call& call, Result& r) {
   r.samples = {double(peak) / double(1 << 20)};
 }
 
-void TorchExecutor::measure_time(const Call& call, const Timing& timing, bool warm, Result& r) {
+void TorchExecutor::measure_time(const Point& point, const Call& call, const Timing& timing, bool warm, Result& r) {
   auto clock = device_->clock(timing.flush_l2);
   auto bench = [&] {
     BenchRound round = bench_round(*clock, [&] { call(); }, timing, warm);
@@ -237,8 +256,14 @@ void TorchExecutor::measure_time(const Call& call, const Timing& timing, bool wa
     r.estimate_ms = round.estimate_ms;
     r.host_share = round.host_share;
   };
-  if (device_->torch_device().is_cpu()) r.control = {control_for(r.bytes).around(*clock, bench)};
-  else bench();
+  if (device_->torch_device().is_cpu()) {
+    r.control = {control_for(r.bytes).around(*clock, bench)};
+    return;
+  }
+  bench();
+  const double stretch = planted_stretch(plants_, point.provider);  // a GPU's slow plant
+  if (stretch != 1)
+    for (double& s : r.samples) s *= stretch;
 }
 
 // A speed point's bandwidth from its median, and its share of the device's peak.
@@ -266,11 +291,11 @@ void TorchExecutor::measure_placed(const Point& point, const Provider& provider,
     measure_peak_memory(placed.call, r);
   } else if (const Call* kept = kept_call(point, timing)) {
     const Call call = *kept;
-    measure_time(call, timing, /*warm=*/true, r);
+    measure_time(point, call, timing, /*warm=*/true, r);
   } else {
     const Placed placed = place_or_free(point, provider);
     const bool warm = check_against_truth(point, placed, r);  // the check ran the call or its code
-    measure_time(placed.call, timing, warm, r);
+    measure_time(point, placed.call, timing, warm, r);
     keep(point, placed.call, r);
   }
 }
@@ -286,6 +311,7 @@ Result TorchExecutor::measure(const Point& point, const Timing& timing) {
   }
   r.bytes = op->min_bytes(point.params);
   try {
+    calibrate_when_due();
     measure_placed(point, *provider, timing, r);
     r.stats = summarize(r.samples);
     if (point.metric() == "speed" && r.stats.median > 0) add_bandwidth(environment().peak_gbps, r);

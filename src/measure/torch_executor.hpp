@@ -3,6 +3,7 @@
 // reference computed in a wider dtype (torch_check.hpp), then measures time (bench.hpp's
 // protocol; on a CPU with the control workload first, torch_control.hpp) or peak memory.
 #pragma once
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,6 +28,7 @@ class TorchExecutor final : public Executor {
   Result measure(const Point& point, const Timing& timing) override;
   void new_round() override;
   DeviceState device_state() override;
+  std::vector<CalibrationSample> take_calibration() override;
 
   Device& device() { return *device_; }
   // The seeded inputs of a point (cached: the providers of one table cell share them).
@@ -43,6 +45,10 @@ class TorchExecutor final : public Executor {
   std::optional<ControlWorkload> control_;  // a CPU's, of the last point's size
   ControlWorkload& control_for(double bytes);
   std::vector<Plant> plants_;               // OPBENCH_PLANT
+  // The device calibration's passes not yet taken, and when the last one ran.
+  std::vector<CalibrationSample> calibration_;
+  std::optional<std::chrono::steady_clock::time_point> calibrated_at_;
+  void calibrate_when_due();
 
   // The steps of measure. A point's inputs and its provider's call, placed on the device (the
   // placement stage), with the spacer that is held until the point is measured.
@@ -60,7 +66,7 @@ class TorchExecutor final : public Executor {
   void measure_peak_memory(const Call& call, Result& r);
   // The timing protocol's round (`warm`: the call has run on this placement); on a CPU inside
   // the control workload's.
-  void measure_time(const Call& call, const Timing& timing, bool warm, Result& r);
+  void measure_time(const Point& point, const Call& call, const Timing& timing, bool warm, Result& r);
   // Placed (or kept), checked and measured: the body of measure.
   void measure_placed(const Point& point, const Provider& provider, const Timing& timing, Result& r);
   // The calls of long speed points, kept from their first round to their last (by provider; the

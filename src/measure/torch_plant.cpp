@@ -83,9 +83,16 @@ bool alters_output(const std::vector<Plant>& plants, const std::string& provider
   return false;
 }
 
-Call planted(const std::vector<Plant>& plants, const std::string& provider, Call call) {
+double planted_stretch(const std::vector<Plant>& plants, const std::string& provider) {
+  double stretch = 1;
+  for (const Plant& p : plants)
+    if (names(p, provider) && p.kind == Plant::slow) stretch *= 1 + p.slow_fraction;
+  return stretch;
+}
+
+Call planted(const std::vector<Plant>& plants, const std::string& provider, Call call, bool queued) {
   for (const Plant& p : plants) {
-    if (!names(p, provider)) continue;
+    if (!names(p, provider) || (queued && p.kind == Plant::slow)) continue;
     if (p.kind == Plant::slow) {
       call = [call = std::move(call), f = p.slow_fraction]() {
         const auto t0 = std::chrono::steady_clock::now();

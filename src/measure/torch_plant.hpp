@@ -9,8 +9,14 @@
 //   tail      the elements past the output's last whole block of 256 (in memory order) left
 //             holding what the kernel did not write (here the value the element fault adds): a
 //             dropped tail block, which shows where the element count is no multiple of 256
-//   slow=F    after each call the host busy-waits F times the call's own time: a provider
-//             1 + F times slower (on a CPU, whose calls end when they return)
+//   slow=F    a provider 1 + F times slower. On a CPU, whose calls end when they return, the
+//             host busy-waits F times the call's own time after each call. On a GPU a wait on
+//             the host would hide behind the queued calls (the samples are queued back to
+//             back), and a kernel added after the call costs a launch of its own (about a
+//             microsecond, more than 3% of a 20 us call): the clock's readings of the
+//             provider's calls are stretched instead, every sample times 1 + F, after the
+//             samples are taken. So the planted provider's noise is the real one, its median
+//             1 + F times as long (what a test of the verdicts needs).
 //
 // A planted call returns new tensors (the provider's own output, e.g. an input returned as
 // is, is never changed). The run records the variable with the tuning variables, so a diff
@@ -36,8 +42,13 @@ std::vector<Plant> parse_plants(const std::string& spec);
 // The plants of $OPBENCH_PLANT (none when unset).
 std::vector<Plant> plants_from_environment();
 
-// `call` with the plants that name `provider` applied (`call` itself when none does).
-Call planted(const std::vector<Plant>& plants, const std::string& provider, Call call);
+// `call` with the plants that name `provider` applied (`call` itself when none does). On a
+// device whose clock queues the calls (`queued`: a GPU) the slow plants are left to
+// planted_stretch.
+Call planted(const std::vector<Plant>& plants, const std::string& provider, Call call, bool queued = false);
+// What a GPU's samples of `provider` are multiplied by: the product of 1 + F over the slow
+// plants that name it (1 when none does).
+double planted_stretch(const std::vector<Plant>& plants, const std::string& provider);
 // Whether a plant that changes outputs (not a slowdown) names `provider`.
 bool alters_output(const std::vector<Plant>& plants, const std::string& provider);
 

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "record/device_identity.hpp"
 #include "record/device_state.hpp"
 
 namespace opbench {
@@ -19,6 +20,7 @@ struct Environment {
   std::string compute_capability;
   double peak_gbps = 0;         // measured at start: device-to-device copy, read + write
   DeviceState state;            // the GPU's state at the start, right after the bandwidth copy
+  DeviceIdentity identity;      // which physical GPU (NVML; unknown on the CPU)
   // The tuning variables the providers declare (Provider::tuning_env) that were set, with
   // their values: what changes a kernel's behaviour beyond the config (nullopt: not recorded).
   std::optional<std::vector<std::pair<std::string, std::string>>> tuning;

@@ -31,17 +31,23 @@ struct RunDevice {
   bool pinned = false;
   int64_t threads = 0;
   std::string memory;
+  // Which physical GPU it was, and its calibration over the run (schema 14; unknown: empty).
+  DeviceIdentity identity;
+  Calibration calibration;
   bool operator==(const RunDevice& o) const {
     return device == o.device && gpu == o.gpu && peak_gbps == o.peak_gbps && cells == o.cells && points == o.points &&
-           busy_s == o.busy_s && cpus == o.cpus && pinned == o.pinned && threads == o.threads && memory == o.memory;
+           busy_s == o.busy_s && cpus == o.cpus && pinned == o.pinned && threads == o.threads && memory == o.memory &&
+           identity == o.identity && calibration == o.calibration;
   }
 };
 // A device as a run first records it: its name, model and peak (its share and placement later).
-inline RunDevice run_device(const std::string& device, const std::string& gpu, double peak_gbps) {
+inline RunDevice run_device(const std::string& device, const std::string& gpu, double peak_gbps,
+                            const DeviceIdentity& identity = {}) {
   RunDevice d;
   d.device = device;
   d.gpu = gpu;
   d.peak_gbps = peak_gbps;
+  d.identity = identity;
   return d;
 }
 
@@ -87,6 +93,9 @@ struct RunInfo {
   // Filled by queries from the run's options: "i/N" for a shard of a sweep (sweep --shard), and
   // for a run joined from shards (merge --join-shards) their count; "" otherwise.
   std::string shard, shards;
+  // Filled by queries from the run's options: a side of a paired comparison (`opbench ab`):
+  // "base" or "head", and the uuid of the run it is paired with; "" otherwise.
+  std::string side, pair;
 };
 
 struct StoredPoint {

@@ -105,11 +105,14 @@ std::string budgets_compared(const RunInfo& r) {
   return "warm-up " + number_text("%g", r.warmup_ms) + " ms, repeat " + number_text("%g", r.rep_ms) + " ms";
 }
 std::string threads_of(const RunInfo& r) { return threads_text(r.threads); }
+std::string identity_uuid(const RunInfo& r) { return r.env.identity.uuid; }
 std::string stop_compared(const RunInfo& r) { return r.stop == "noise" ? "noise " + number_text("%g", r.noise_pct) + "%" : r.stop; }
 
 const char* const kPointsCount = "(SELECT COUNT(*) FROM points WHERE points.run_id = runs.id)";
 const char* const kShard = "COALESCE((SELECT value FROM run_options WHERE run_id = runs.id AND name = 'shard'), '')";
 const char* const kShards = "COALESCE((SELECT value FROM run_options WHERE run_id = runs.id AND name = 'shards'), '')";
+const char* const kSide = "COALESCE((SELECT value FROM run_options WHERE run_id = runs.id AND name = 'side'), '')";
+const char* const kPair = "COALESCE((SELECT value FROM run_options WHERE run_id = runs.id AND name = 'pair'), '')";
 
 // The run itself and its config.
 std::vector<RunField> identity_rows() {
@@ -186,10 +189,15 @@ std::vector<RunField> environment_rows() {
       Row("tuning", FieldKind::tuning).stored("tuning").exported("environment", "tuning", 2)
           .warns(9, "the runs set different tuning variables", ": the kernels ran differently", tuning_list),
       Row("state", FieldKind::state).exported("environment", "state", 2),
+      Row("identity", FieldKind::identity).stored("identity").exported("environment", "identity", 9).in_listing()
+          .warns(10, "the runs were measured on different physical GPUs",
+                 ": a change can be the chip's (see the device calibration)", identity_uuid),
       Row("notation", FieldKind::notation).stored("notation").exported("notation", ""),
       integer("points", of_run<&RunInfo::points>).queried("points", kPointsCount),
       text("shard", of_run<&RunInfo::shard>).queried("shard", kShard),
       text("shards", of_run<&RunInfo::shards>).queried("shards", kShards),
+      text("side", of_run<&RunInfo::side>).queried("side", kSide).in_listing(),
+      text("pair", of_run<&RunInfo::pair>).queried("pair", kPair).in_listing(),
   };
 }
 
@@ -221,6 +229,7 @@ bool RunField::known(const RunInfo& r) const {
     case FieldKind::state: return r.env.state.known;
     case FieldKind::stages: return !r.stages.empty();
     case FieldKind::notation: return !r.notation.empty();
+    case FieldKind::identity: return r.env.identity.known();
   }
   return false;
 }
@@ -235,6 +244,7 @@ std::string RunField::value_text(const RunInfo& r) const {
     case FieldKind::state: return "known";
     case FieldKind::stages: return stages_text(r.stages);
     case FieldKind::notation: return std::to_string(r.notation.size()) + " columns";
+    case FieldKind::identity: return identity_text(r.env.identity);
   }
   return "";
 }

@@ -23,6 +23,7 @@ enum class FieldKind {
   state,     // Environment::state: the state_fields columns, exported as an object (or null)
   stages,    // RunInfo::stages: stored and exported as {stage: seconds} (or null)
   notation,  // RunInfo::notation: stored as [[label, provider]], exported as [{label, provider}]
+  identity,  // Environment::identity: stored and exported as its object (or null)
 };
 
 struct RunField {

@@ -27,6 +27,7 @@ constexpr std::array<StageInfo, kStageCount> kStages{{
     {"control", "control workload"},
     {"memory", "memory points"},
     {"gpu_state", "GPU state reads"},
+    {"calibration", "device calibration"},
     {"store", "store writes"},
     {"workers", "worker starts"},
     {"other", "other"},

@@ -22,6 +22,7 @@ enum class Stage : int {
   control,    // the control workload timed beside a CPU's speed points (measure/torch_control.hpp)
   memory,     // memory points' calls
   gpu_state,  // reading the GPU's clocks, temperature and power
+  calibration,  // the device calibration's micro-suite (measure/calibrate.h)
   store,      // database writes
   workers,    // starting worker processes
   other,      // everything not charged to a stage above (planning, progress, protocol)

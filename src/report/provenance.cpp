@@ -106,6 +106,19 @@ std::string devices_line(const RunInfo& r, const std::vector<StoredPoint>& point
   return out;
 }
 
+std::string identity_lines(const RunInfo& r) {
+  std::vector<RunDevice> devices = r.devices;
+  if (devices.empty() && r.env.identity.known())
+    devices.push_back(run_device(r.env.device, r.env.gpu, r.env.peak_gbps, r.env.identity));
+  std::string ids, cals;
+  for (const auto& d : devices) {
+    const std::string id = identity_text(d.identity), cal = calibration_text(d.calibration);
+    if (!id.empty()) ids += (ids.empty() ? "identity: " : "; ") + d.device + " is " + id;
+    if (!cal.empty()) cals += (cals.empty() ? "calibration: " : "; ") + d.device + ": " + cal;
+  }
+  return ids + (ids.empty() || cals.empty() ? "" : "\n") + cals;
+}
+
 std::vector<const StoredPoint*> throttled_points(const std::vector<StoredPoint>& points) {
   std::vector<const StoredPoint*> out;
   for (const auto& p : points)

@@ -42,6 +42,11 @@ std::string gpu_line(const RunInfo& r, const std::vector<StoredPoint>& points);
 // was recorded ("device: ..."); "" otherwise.
 std::string devices_line(const RunInfo& r, const std::vector<StoredPoint>& points);
 
+// "identity: cuda:0 is GPU-1a2b... (PCI ..., serial ..., VBIOS ..., power limit 700 W, ...)\n
+// calibration: cuda:0: launch 2.1 us, ..." a line each for the run's physical GPUs and their
+// calibrations (record/device_identity.hpp); "" when none was recorded (the CPU, an import).
+std::string identity_lines(const RunInfo& r);
+
 // The points measured while the GPU throttled for power or heat.
 std::vector<const StoredPoint*> throttled_points(const std::vector<StoredPoint>& points);
 

@@ -161,7 +161,8 @@ std::string render_report(const std::vector<ReportRun>& runs, Show show,
     o << describe_run(r.run) << "\n";
     if (r.run.source != "import")
       for (const std::string& line :
-           {devices_line(r.run, r.points), timing_line(r.run), tuning_text(r.run), gpu_line(r.run, r.points)})
+           {devices_line(r.run, r.points), identity_lines(r.run), timing_line(r.run), tuning_text(r.run),
+            gpu_line(r.run, r.points)})
         if (!line.empty()) o << "\n" << line << "\n";
     std::vector<const StoredPoint*> flagged;
     for (const auto& p : r.points)

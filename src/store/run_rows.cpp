@@ -85,6 +85,10 @@ void bind_field(Stmt& s, const RunField& f, const char* p, const RunInfo& r) {
       else s.bind(p, stages_json(r.stages).dump());
       return;
     case FieldKind::notation: s.bind(p, pairs_json(r.notation, false)); return;
+    case FieldKind::identity:
+      if (r.env.identity.known()) s.bind(p, identity_json(r.env.identity).dump());
+      else s.null(p);
+      return;
   }
 }
 
@@ -113,6 +117,7 @@ void read_field(const Stmt& s, const RunField& f, RunInfo& r) {
     case FieldKind::notation:
       for (auto& pair : json_column(s, c)) r.notation.emplace_back(pair[0], pair[1]);
       return;
+    case FieldKind::identity: r.env.identity = identity_from_json(json_column(s, c)); return;
   }
 }
 
@@ -126,7 +131,8 @@ RunInfo read_run(const Stmt& s) {
 std::vector<RunDevice> read_run_devices(sqlite3* db, int64_t run_id) {
   std::vector<RunDevice> out;
   Stmt s(db,
-         "SELECT device, gpu, peak_gbps, cells, points, busy_s, cpus, pinned, threads, memory FROM run_devices"
+         "SELECT device, gpu, peak_gbps, cells, points, busy_s, cpus, pinned, threads, memory, identity, calibration"
+         " FROM run_devices"
          " WHERE run_id=:run_id ORDER BY rowid");
   s.bind(":run_id", run_id);
   while (s.step()) {
@@ -142,6 +148,8 @@ std::vector<RunDevice> read_run_devices(sqlite3* db, int64_t run_id) {
     d.pinned = s.i64("pinned") != 0;
     d.threads = s.i64("threads");
     d.memory = s.text("memory");
+    d.identity = identity_from_json(json_column(s, "identity"));
+    d.calibration = calibration_from_json(json_column(s, "calibration"));
     out.push_back(d);
   }
   return out;
@@ -154,16 +162,30 @@ RunInfo read_run_with_devices(sqlite3* db, const Stmt& s) {
   return r;
 }
 
+// The calibration a device of a run has stored (none when the device has no row yet).
+Calibration stored_calibration(sqlite3* db, int64_t run_id, const std::string& device) {
+  Stmt s(db, "SELECT calibration FROM run_devices WHERE run_id=:run_id AND device=:device");
+  s.bind(":run_id", run_id).bind(":device", device);
+  return s.step() ? calibration_from_json(json_column(s, "calibration")) : Calibration();
+}
+
+void bind_json_or_null(Stmt& s, const char* p, const json& j) {
+  if (j.is_null()) s.null(p);
+  else s.bind(p, j.dump());
+}
+
 // Writes a run's device; for one the run has already, `on_conflict` says what changes
 // (an SQL SET list over `excluded`).
 void upsert_device(sqlite3* db, int64_t run_id, const RunDevice& d, const std::string& on_conflict) {
   Stmt s(db,
-         "INSERT INTO run_devices(run_id, device, gpu, peak_gbps, cells, points, busy_s, cpus, pinned, threads, memory)"
-         " VALUES(:run_id, :device, :gpu, :peak, :cells, :points, :busy_s, :cpus, :pinned, :threads, :memory)"
-         " ON CONFLICT(run_id, device) DO UPDATE SET " + on_conflict);
+         "INSERT INTO run_devices(run_id, device, gpu, peak_gbps, cells, points, busy_s, cpus, pinned, threads, memory,"
+         " identity, calibration) VALUES(:run_id, :device, :gpu, :peak, :cells, :points, :busy_s, :cpus, :pinned,"
+         " :threads, :memory, :identity, :calibration) ON CONFLICT(run_id, device) DO UPDATE SET " + on_conflict);
   s.bind(":run_id", run_id).bind(":device", d.device).bind(":gpu", d.gpu).bind(":peak", d.peak_gbps)
       .bind(":cells", d.cells).bind(":points", d.points).bind(":busy_s", d.busy_s).bind(":cpus", d.cpus)
       .bind(":pinned", int64_t(d.pinned)).bind(":threads", d.threads).bind(":memory", d.memory);
+  bind_json_or_null(s, ":identity", identity_json(d.identity));
+  bind_json_or_null(s, ":calibration", calibration_json(d.calibration));
   s.step();
 }
 
@@ -200,14 +222,22 @@ void Store::add_run_devices(int64_t run_id, const std::vector<RunDevice>& device
   for (const auto& d : devices)
     upsert_device(db_, run_id, d,
                   "gpu=excluded.gpu, peak_gbps=excluded.peak_gbps, cpus=excluded.cpus, pinned=excluded.pinned,"
-                  " threads=excluded.threads, memory=excluded.memory");
+                  " threads=excluded.threads, memory=excluded.memory,"
+                  " identity=COALESCE(excluded.identity, identity), calibration=COALESCE(excluded.calibration, calibration)");
 }
 
 void Store::add_device_shares(int64_t run_id, const std::vector<RunDevice>& devices) {
   transaction([&] {
-    for (const auto& d : devices)
+    for (RunDevice d : devices) {
+      // The calibration passes are added to those the device has (a resumed run's processes
+      // add theirs).
+      Calibration all = stored_calibration(db_, run_id, d.device);
+      all.samples.insert(all.samples.end(), d.calibration.samples.begin(), d.calibration.samples.end());
+      d.calibration = all;
       upsert_device(db_, run_id, d,
-                    "cells=cells+excluded.cells, points=points+excluded.points, busy_s=busy_s+excluded.busy_s");
+                    "cells=cells+excluded.cells, points=points+excluded.points, busy_s=busy_s+excluded.busy_s,"
+                    " calibration=excluded.calibration, identity=COALESCE(identity, excluded.identity)");
+    }
   });
 }
 

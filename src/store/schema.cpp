@@ -130,6 +130,11 @@ const char* const kMigrations[] = {
          ALTER TABLE points ADD COLUMN control TEXT;)",
       // 13: how close each GPU speed point came to being bound by the host (Result::host_share).
       R"(ALTER TABLE points ADD COLUMN host_share REAL;)",
+      // 14: which physical GPU measured (the run's first device, and each device of a run), and
+      // each device's calibration over the run (JSON; NULL: not recorded).
+      R"(ALTER TABLE runs ADD COLUMN identity TEXT;
+         ALTER TABLE run_devices ADD COLUMN identity TEXT;
+         ALTER TABLE run_devices ADD COLUMN calibration TEXT;)",
 };
 
 

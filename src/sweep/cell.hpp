@@ -27,6 +27,7 @@ struct CellResult {
   std::vector<bool> abandoned;  // a measure did not return in time (see MeasureGuard)
   DeviceState state;            // the device right after the cell's last measure
   double seconds = 0;           // the wall time of the cell's measures, every round
+  size_t side = 0;              // whose results they are: 0, or a side of a paired cell (paired_cell.hpp)
   // False when a stop came before its last round (nothing to store): its results are pooled
   // only once every round is measured.
   bool finished() const { return !results.empty(); }

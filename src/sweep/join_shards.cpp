@@ -90,7 +90,7 @@ std::string device_name(const std::string& device, const std::string& host, bool
 
 std::vector<RunDevice> shard_devices(const RunInfo& r) {
   if (!r.devices.empty()) return r.devices;
-  return {run_device(r.env.device, r.env.gpu, r.env.peak_gbps)};
+  return {run_device(r.env.device, r.env.gpu, r.env.peak_gbps, r.env.identity)};
 }
 
 // A shard's device in the joined run as `name`: a device two shards measured on keeps the

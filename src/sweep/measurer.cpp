@@ -15,6 +15,7 @@ std::vector<RunDevice> LocalMeasurer::devices() {
   d.device = device_;
   d.gpu = env.gpu;
   d.peak_gbps = env.peak_gbps;
+  d.identity = env.identity;
   set_placement(d, placement_, false);
   return {d};
 }
@@ -32,6 +33,8 @@ void LocalMeasurer::measure(const std::vector<CellPoints>& cells, const CellHook
       share_.busy_s += got[i].seconds;
       hooks.done(block[i], got[i], device_, got[i].seconds);
     }
+    const std::vector<CalibrationSample> passes = ex_.take_calibration();
+    share_.calibration.samples.insert(share_.calibration.samples.end(), passes.begin(), passes.end());
   }
 }
 

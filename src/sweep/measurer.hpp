@@ -41,6 +41,12 @@ class CellMeasurer {
   // Each device measuring, with its model, measured peak bandwidth, placement and its share of
   // the cells measured so far (since the run started, or since use_config for workers).
   virtual std::vector<RunDevice> devices() = 0;
+  // Each cell's points come back once for each side (CellResult::side; hooks.done once a side):
+  // one, or two for a paired comparison (opbench ab), each side a run of its own with its own
+  // environment and devices.
+  virtual size_t sides() { return 1; }
+  virtual Environment side_environment(size_t /*side*/) { return environment(); }
+  virtual std::vector<RunDevice> side_devices(size_t /*side*/) { return devices(); }
   virtual void measure(const std::vector<CellPoints>& cells, const CellHooks& hooks) = 0;
 };
 
@@ -61,7 +67,7 @@ class LocalMeasurer final : public CellMeasurer {
   std::string device_;
   const Timing& timing_;
   Placement placement_;
-  RunDevice share_;
+  RunDevice share_;  // its cells, points, seconds and calibration since the run started
 };
 
 // A device's record from where its process runs (cpus, memory, threads; `pinned` as told).

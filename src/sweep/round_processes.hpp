@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "measure/executor.hpp"
+#include "sweep/measure_worker.hpp"
 
 namespace opbench {
 
@@ -48,27 +49,20 @@ class RoundProcesses final : public Executor {
   void new_round() override;
   void set_round(int round) override;
   DeviceState device_state() override;
+  std::vector<CalibrationSample> take_calibration() override;
 
   // The workers' process ids (ended ones included).
   std::vector<int> pids() const;
 
  private:
-  struct Worker;
-  void spawn(Worker& w);
-  void await_hello(Worker& w);
-  std::string end_of(Worker& w);  // how its process ended, once its output closed
-  Result measure_remote(Worker& w, const Point& point, const Timing& timing);
-  // Sends the measure; false (line empty) when the worker ended before it answered.
-  bool ask(Worker& w, const Point& point, const Timing& timing, std::string* line, double* waited);
-  Result reply_result(Worker& w, const std::string& line, double waited);
+  void check_providers(const MeasureWorker& w) const;
 
   Executor& local_;
   RoundProcessOptions opt_;
-  std::vector<std::unique_ptr<Worker>> workers_;  // processes 1 .. N - 1
-  std::vector<int> pids_;
-  size_t current_ = 0;                            // 0: this process
+  std::vector<std::unique_ptr<MeasureWorker>> workers_;  // processes 1 .. N - 1
+  std::vector<bool> new_round_;                          // each worker places memory anew before its next measure
+  size_t current_ = 0;                                   // 0: this process
   size_t config_ = 0;
-  DeviceState last_state_;
   void (*old_sigpipe_)(int) = nullptr;
 };
 

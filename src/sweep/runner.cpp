@@ -65,13 +65,15 @@ namespace {
 
 std::string cell_name(const Point& p) { return p.title + " " + p.x_name + "=" + std::to_string(p.x_value); }
 
-// One sweep, step by step (run() reads as the whole loop).
+// One sweep, step by step (run() reads as the whole loop). A run per side of the measurer
+// (one, or a paired comparison's two); run_ is the first side's.
 class SweepLoop {
  public:
   SweepLoop(const Config& cfg, const Sweep& sw, CellMeasurer& measurer, Store& store, const SweepOptions& opt,
             std::ostream& log)
       : cfg_(cfg), sw_(sw), measurer_(measurer), store_(store), opt_(opt), log_(log), me_(this_process()) {
     for (const auto& t : sw_.tables) section_of_[t.title] = t.section;
+    runs_.resize(measurer_.sides());
   }
 
   SweepOutcome run() {
@@ -84,7 +86,7 @@ class SweepLoop {
     start_or_resume();
     try {
       watch_ = std::make_unique<Watch>(opt_.heartbeat_s, [this] { heartbeat(); });
-      if (opt_.before_measure) opt_.before_measure(run_.id);
+      if (opt_.before_measure) opt_.before_measure(run_().id);
       measure(drop_done(sw_, planned_, done_));
       watch_.reset();
       finish();
@@ -97,6 +99,9 @@ class SweepLoop {
   }
 
  private:
+  RunInfo& run_() { return runs_.front(); }
+  bool paired() const { return runs_.size() > 1; }
+
   // --- start or resume the run, and hold it; plan this shard's cells
   void start_or_resume() {
     if (opt_.resume) resume();
@@ -107,13 +112,17 @@ class SweepLoop {
         ++total_;
         out_.skipped += done_.count(sw_.points[i].key());
       }
+    total_ *= runs_.size();
     position_ = out_.skipped;
   }
 
-  // Right after the run is taken: from here on a second signal can mark it interrupted.
+  // Right after the runs are taken: from here on a second signal can mark them interrupted.
   void held() {
-    out_.run_id = run_.id;
-    if (opt_.started) opt_.started(run_);
+    out_.run_id = run_().id;
+    for (const auto& r : runs_) {
+      out_.run_ids.push_back(r.id);
+      if (opt_.started) opt_.started(r);
+    }
   }
 
   RunOptions run_options() const {
@@ -121,70 +130,93 @@ class SweepLoop {
             opt_.filter, opt_.devices, opt_.shard.on() ? opt_.shard.text() : ""};
   }
 
-  void start() {
-    run_.label = opt_.label;
-    run_.host = opt_.host;
-    run_.git_commit = opt_.git_commit;
-    run_.config_path = cfg_.path;
-    run_.config_text = cfg_.text;
-    run_.config_hash = cfg_.hash;
-    run_.op = cfg_.op;
-    run_.stat = cfg_.timing.stat;
-    set_timing(run_, cfg_.timing);
-    const RunOptions options = this->run_options();
+  // Side `side`'s run as it begins: the config, how it is timed, its environment and devices.
+  RunInfo new_run(size_t side, const RunOptions& options) {
+    RunInfo r;
+    r.label = paired() ? opt_.sides.at(side).label : opt_.label;
+    r.host = opt_.host;
+    r.git_commit = paired() ? opt_.sides.at(side).git_commit : opt_.git_commit;
+    r.config_path = cfg_.path;
+    r.config_text = cfg_.text;
+    r.config_hash = cfg_.hash;
+    r.op = cfg_.op;
+    r.stat = cfg_.timing.stat;
+    set_timing(r, cfg_.timing);
     for (const auto& [prov, label] : cfg_.providers)
       for (const auto& used : options.providers)
-        if (used == prov) run_.notation.emplace_back(label, prov);
-    run_.env = measurer_.environment();
-    run_.devices = measurer_.devices();
-    if (const Problem p = run_problem(run_)) throw InputError(cfg_.path, p.field, p.why);
+        if (used == prov) r.notation.emplace_back(label, prov);
+    r.env = measurer_.side_environment(side);
+    r.devices = measurer_.side_devices(side);
+    if (paired()) r.uuid = random_uuid();
+    if (const Problem p = run_problem(r)) throw InputError(cfg_.path, p.field, p.why);
+    return r;
+  }
+
+  // A paired run's options say which side it is and which run it is paired with.
+  std::vector<std::pair<std::string, std::string>> side_rows(const RunOptions& options, size_t side) const {
+    std::vector<std::pair<std::string, std::string>> rows = option_rows(options);
+    if (!paired()) return rows;
+    RunOptions own = options;
+    own.label = runs_[side].label;
+    rows = option_rows(own);
+    rows.emplace_back(kSideOption, side == 0 ? "base" : "head");
+    rows.emplace_back(kPairOption, runs_[1 - side].uuid);
+    return rows;
+  }
+
+  void start() {
+    const RunOptions options = this->run_options();
+    for (size_t s = 0; s < runs_.size(); ++s) runs_[s] = new_run(s, options);
     StageScope storing(Stage::store);
-    store_.take_run(me_, [&] {
-      store_.begin_run(run_);
-      store_.set_run_options(run_.id, option_rows(options));
-      return run_.id;
-    });
+    for (size_t s = 0; s < runs_.size(); ++s)
+      store_.take_run(me_, [&] {
+        store_.begin_run(runs_[s]);
+        store_.set_run_options(runs_[s].id, side_rows(options, s));
+        return runs_[s].id;
+      });
     held();
   }
 
   void resume() {
+    if (paired()) throw InputError("--resume", std::to_string(opt_.resume), "a paired comparison cannot be resumed");
     auto r = store_.run(opt_.resume);
     if (!r) throw InputError("--resume", std::to_string(opt_.resume), "no run with that id in " + store_.path());
     if (r->config_hash != cfg_.hash)
       throw InputError("--resume", std::to_string(opt_.resume), "that run used another config (hash differs)");
-    run_ = *r;
+    run_() = *r;
     const Environment env = measurer_.environment();
     std::vector<RunDevice> devices = measurer_.devices();
-    if (env.gpu != run_.env.gpu || opt_.host != run_.host) devices = mixed_devices(env, devices);
+    if (env.gpu != run_().env.gpu || opt_.host != run_().host) devices = mixed_devices(env, devices);
     store_.take_run(me_, [&] {
-      run_.status = "running";
-      store_.update_run(run_);
-      store_.add_run_devices(run_.id, devices);
-      return run_.id;
+      run_().status = "running";
+      store_.update_run(run_());
+      store_.add_run_devices(run_().id, devices);
+      return run_().id;
     });
     held();
-    for (const auto& k : store_.done_keys(run_.id)) done_.insert(k);
+    for (const auto& k : store_.done_keys(run_().id)) done_.insert(k);
   }
 
   // A resume on another GPU model or host: refused unless --allow-mixed, which records the
   // devices as a run on several does (the run's own, then this machine's, named DEVICE@HOST,
   // or DEVICE#N on the same host, so that the points tell them apart).
   std::vector<RunDevice> mixed_devices(const Environment& env, const std::vector<RunDevice>& here) {
-    const std::string id = std::to_string(run_.id);
+    const RunInfo& run = run_();
+    const std::string id = std::to_string(run.id);
     auto machine = [](const std::string& gpu, const std::string& host) {
       return "'" + (gpu.empty() ? std::string("an unknown device") : gpu) + "' on host '" + host + "'";
     };
     if (!opt_.allow_mixed)
       throw InputError("--resume", id,
-                       "run " + id + " was measured on " + machine(run_.env.gpu, run_.host) + ", this is " +
+                       "run " + id + " was measured on " + machine(run.env.gpu, run.host) + ", this is " +
                            machine(env.gpu, opt_.host) +
                            ": a resumed run stays on its machine (--allow-mixed to add points measured here)");
-    std::vector<RunDevice> out = run_.devices;
-    if (out.empty()) out.push_back(run_device(run_.env.device, run_.env.gpu, run_.env.peak_gbps));
-    if (opt_.host != run_.host) suffix_ = "@" + opt_.host;
+    std::vector<RunDevice> out = run.devices;
+    if (out.empty()) out.push_back(run_device(run.env.device, run.env.gpu, run.env.peak_gbps, run.env.identity));
+    if (opt_.host != run.host) suffix_ = "@" + opt_.host;
     else suffix_ = "#" + std::to_string(out.size() + 1);  // the same host, another model: cuda:0#2
-    if (here.empty()) out.push_back(run_device(device_name(opt_.device), env.gpu, env.peak_gbps));
-    for (const auto& d : here) out.push_back(run_device(device_name(d.device), d.gpu, d.peak_gbps));
+    if (here.empty()) out.push_back(run_device(device_name(opt_.device), env.gpu, env.peak_gbps, env.identity));
+    for (const auto& d : here) out.push_back(run_device(device_name(d.device), d.gpu, d.peak_gbps, d.identity));
     return out;
   }
 
@@ -200,12 +232,12 @@ class SweepLoop {
     hooks.stop = [this] { return stop_flag(); };
     hooks.begin = [&](const CellPoints& points, const std::string& device) {
       progress.begin(cell_name(*points.front()) + " (" + points_text(points.size(), "provider") +
-                         (several ? " on " + device : "") + ")",
-                     position_ + points.size());
+                         (paired() ? ", both sides" : "") + (several ? " on " + device : "") + ")",
+                     position_ + points.size() * runs_.size());
     };
     hooks.done = [&](const CellPoints& points, const CellResult& got, const std::string& device, double seconds) {
       store_cell(points, got, device);
-      report_cell(points, got, progress, several ? " on " + device : "", seconds);
+      report_cell(points, got, progress, where_text(got.side, several ? device : ""), seconds);
     };
     hooks.guard = guard();
     hooks.expected_seconds = expected_seconds();
@@ -215,17 +247,24 @@ class SweepLoop {
     progress.finish();
   }
 
+  // " (head) on cuda:1": which side and device a cell's line speaks of.
+  std::string where_text(size_t side, const std::string& device) const {
+    std::string out = paired() ? std::string(side == 0 ? " (base)" : " (head)") : "";
+    return out + (device.empty() ? "" : " on " + device);
+  }
+
   bool stop_flag() const { return opt_.stop && opt_.stop->load(); }
 
   // What each cell is expected to take, from the calls' newest medians on this GPU model in the
-  // database, else their minimal bytes at the measured peak.
+  // database, else their minimal bytes at the measured peak (for every side).
   std::function<double(const CellPoints&)> expected_seconds() {
     const Environment env = measurer_.environment();
     auto measured = std::make_shared<std::map<std::string, double>>(store_.latest_medians(cfg_.op, env.gpu));
     const double peak = env.peak_gbps;
-    return [this, measured, peak](const CellPoints& points) {
-      return expected_cell_seconds(points, cfg_.timing,
-                                   [&](const Point& p) { return expected_call_ms(p, *measured, peak); });
+    const double sides = double(runs_.size());
+    return [this, measured, peak, sides](const CellPoints& points) {
+      return sides * expected_cell_seconds(points, cfg_.timing,
+                                           [&](const Point& p) { return expected_call_ms(p, *measured, peak); });
     };
   }
 
@@ -245,9 +284,9 @@ class SweepLoop {
     return [this](const Point& p, double seconds, const std::function<void()>& measure) {
       return watch_->within(seconds + opt_.hang_grace_s, measure, [this, &p] {
         const Result r = failed_result(p, hung_error(cfg_.timing, opt_.hang_grace_s));
-        store_.add_point(stored_point(p, r, device_name(opt_.device)));
+        store_.add_point(stored_point(p, r, device_name(opt_.device), 0));
         log_ << "point failed: " << cell_name(p) << " " << p.provider << ": " << r.error << "\n" << std::flush;
-        opt_.on_hung(run_.id);
+        opt_.on_hung(run_().id);
       });
     };
   }
@@ -255,16 +294,16 @@ class SweepLoop {
   void heartbeat() {
     try {
       if (!beat_) beat_ = std::make_unique<Store>(store_.path());
-      beat_->heartbeat(run_.id, me_);
+      for (const auto& r : runs_) beat_->heartbeat(r.id, me_);
     } catch (const std::exception&) {
       beat_.reset();  // a full disk, a busy database: the next beat tries again
     }
   }
 
   // --- store the cell: its points in one transaction
-  StoredPoint stored_point(const Point& p, const Result& r, const std::string& device) const {
+  StoredPoint stored_point(const Point& p, const Result& r, const std::string& device, size_t side) const {
     StoredPoint sp;
-    sp.run_id = run_.id;
+    sp.run_id = runs_.at(side).id;
     sp.seq = int64_t(&p - sw_.points.data());
     sp.section = section_of_.at(p.title);
     sp.point = p;
@@ -282,7 +321,7 @@ class SweepLoop {
     std::vector<StoredPoint> batch;
     for (size_t c = 0; c < points.size(); ++c)
       if (!got.abandoned[c] && !got.results[c].lost) {
-        batch.push_back(stored_point(*points[c], got.results[c], device_name(device)));
+        batch.push_back(stored_point(*points[c], got.results[c], device_name(device), got.side));
         batch.back().state = got.state;
         if (const Problem p = point_problem(batch.back(), "sweep")) {
           batch.back().result = failed_result(*points[c], "measured an impossible result: " + p.field + " " + p.why);
@@ -325,9 +364,9 @@ class SweepLoop {
   void finish() {
     out_.interrupted = stop_flag() && out_.skipped + out_.measured < total_;
     StageScope storing(Stage::store);
-    store_.add_device_shares(run_.id, measurer_.devices());
+    for (size_t s = 0; s < runs_.size(); ++s) store_.add_device_shares(runs_[s].id, measurer_.side_devices(s));
     record_stages();
-    store_.end_run(run_.id, out_.interrupted || out_.lost ? "interrupted" : "done", me_);
+    for (const auto& r : runs_) store_.end_run(r.id, out_.interrupted || out_.lost ? "interrupted" : "done", me_);
   }
 
   // A failure (a full disk, a database error): the run is left interrupted if that can still
@@ -335,14 +374,20 @@ class SweepLoop {
   void abandon() {
     try {
       record_stages();
-      store_.end_run(run_.id, "interrupted", me_);
+      for (const auto& r : runs_)
+        if (r.id) store_.end_run(r.id, "interrupted", me_);
     } catch (const std::exception&) {
     }
   }
 
   // Where this process's time went since the last run it recorded (or its start), added to
-  // the run's (a resumed run's processes add up).
-  void record_stages() { store_.add_run_stages(run_.id, StageLedger::process().take()); }
+  // the run's (a resumed run's processes add up); the two runs of a paired comparison took
+  // that time together, and each records it.
+  void record_stages() {
+    const StageTimes took = StageLedger::process().take();
+    for (const auto& r : runs_)
+      if (r.id) store_.add_run_stages(r.id, took);
+  }
 
   const Config& cfg_;
   const Sweep& sw_;
@@ -352,7 +397,7 @@ class SweepLoop {
   std::ostream& log_;
   const ProcessIdentity me_;
   std::map<std::string, std::string> section_of_;
-  RunInfo run_;
+  std::vector<RunInfo> runs_;  // a run per side
   std::set<std::string> done_;
   std::vector<Cell> planned_;  // this shard's cells, stored points included
   size_t total_ = 0;           // the points of planned_

@@ -24,7 +24,20 @@
 
 namespace opbench {
 
+// One side of a paired comparison (`opbench ab`): its run's label and commit, and the run
+// options that say which side it is (kSideOption: "base" or "head") and which run it is paired
+// with (kPairOption: the other's uuid).
+struct RunSide {
+  std::string label, git_commit;
+};
+constexpr const char* kSideOption = "side";
+constexpr const char* kPairOption = "pair";
+
 struct SweepOptions {
+  // The sides of a paired comparison, base then head: one run each, measured together by a
+  // measurer of two sides (CellMeasurer::sides), linked to each other. Empty: one run, of
+  // `label` and `git_commit` below. A run of two sides cannot be resumed.
+  std::vector<RunSide> sides;
   std::string label;
   std::vector<std::string> providers;  // empty: the config's
   std::string device;                  // stored with the run: what --resume measures on
@@ -55,6 +68,7 @@ struct SweepOptions {
 
 struct SweepOutcome {
   int64_t run_id = 0;
+  std::vector<int64_t> run_ids;  // each side's run (the one run: run_id)
   size_t measured = 0, skipped = 0, failed = 0, check_failed = 0;
   size_t lost = 0;  // points whose process ended while measuring them: not stored (the run ends interrupted)
   bool interrupted = false;

@@ -67,7 +67,7 @@ class Server {
       }
       const Timing& timing = configs_[request.config].cfg.timing;
       const CellResult got = measure_cell(ex_, points, timing, guard(timing));
-      if (!write_all(loop_.out, cell_reply_line(points, got, StageLedger::process().take())))
+      if (!write_all(loop_.out, cell_reply_line(points, got, StageLedger::process().take(), ex_.take_calibration())))
         return 0;  // the parent is gone
       if (stopped()) return 130;
     }
@@ -93,7 +93,7 @@ class Server {
     got.results.push_back(ex_.measure(*points.front(), t));
     got.abandoned.push_back(false);
     got.state = ex_.device_state();
-    return cell_reply_line(points, got, StageLedger::process().take());
+    return cell_reply_line(points, got, StageLedger::process().take(), ex_.take_calibration());
   }
 
   bool lookup(size_t config, const std::vector<std::string>& keys, CellPoints& points, std::string& why) const {

@@ -25,7 +25,7 @@ std::string text_of(const json& j, const char* key, const std::string& who) {
 }  // namespace
 
 std::string hello_line(const WorkerHello& h) {
-  json hello = {{"device", h.device}};
+  json hello = {{"protocol", h.protocol}, {"device", h.device}};
   if (!h.error.empty()) {
     hello["error"] = h.error;
     hello["input_error"] = h.input_error;
@@ -59,7 +59,8 @@ std::string measure_line(const MeasureRequest& m) {
          "\n";
 }
 
-std::string cell_reply_line(const CellPoints& points, const CellResult& got, const StageTimes& stages) {
+std::string cell_reply_line(const CellPoints& points, const CellResult& got, const StageTimes& stages,
+                            const std::vector<CalibrationSample>& calibration) {
   json out = json::array(), estimates = json::array();
   for (size_t i = 0; i < points.size(); ++i) {
     StoredPoint sp;
@@ -69,7 +70,7 @@ std::string cell_reply_line(const CellPoints& points, const CellResult& got, con
     estimates.push_back(got.results[i].estimate_ms);
   }
   return json{{"points", out}, {"state", state_to_json(got.state)}, {"estimates", estimates},
-              {"stages", stages_json(stages)}}
+              {"stages", stages_json(stages)}, {"calibration", calibration_json(Calibration{calibration})}}
              .dump() +
          "\n";
 }
@@ -96,6 +97,14 @@ ConfigHello config_hello(const json& c, const std::string& who) {
   return out;
 }
 
+Calibration calibration_of(const json& j, const std::string& who) {
+  try {
+    return calibration_from_json(j);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(who, "calibration", e.what());
+  }
+}
+
 }  // namespace
 
 WorkerHello parse_hello(const std::string& line, const std::string& who) {
@@ -103,6 +112,7 @@ WorkerHello parse_hello(const std::string& line, const std::string& who) {
   if (!j.contains("hello") || !j["hello"].is_object()) throw InputError(who, "hello", "expected the worker's hello");
   const json& h = j["hello"];
   WorkerHello out;
+  out.protocol = h.contains("protocol") && h["protocol"].is_number_integer() ? h["protocol"].get<int>() : 0;
   out.device = text_of(h, "device", who);
   if (h.contains("error")) {
     out.error = text_of(h, "error", who);
@@ -194,6 +204,9 @@ auto from_worker(const std::string& who, F read) {
 WorkerHello accept_hello(const std::string& line, const std::string& who, const std::string& name,
                          const std::vector<std::string>& config_hashes) {
   const WorkerHello h = from_worker(who, [&] { return parse_hello(line, who); });
+  if (h.protocol != kWorkerProtocol)
+    throw RuntimeFailure(who + " speaks worker protocol " + std::to_string(h.protocol) + ", this opbench " +
+                         std::to_string(kWorkerProtocol) + (h.protocol ? "" : " (a build from before `opbench ab`)"));
   if (!h.error.empty()) {
     if (h.input_error) throw InputError(name, "", h.error);
     throw RuntimeFailure(name + ": " + h.error);
@@ -227,6 +240,7 @@ WorkerReply parse_reply(const std::string& line, const std::string& who) {
       }
     }
     if (j.contains("stages")) r.stages = stages_from_json(j["stages"], "stages", who);
+    if (j.contains("calibration")) r.calibration = calibration_of(j["calibration"], who).samples;
   } else if (j.contains("hung")) {
     r.kind = WorkerReply::hung;
     r.key = text_of(j, "hung", who);

@@ -3,7 +3,7 @@
 // runs document writes them (exchange/runs_json.hpp). A worker reads every config of its
 // command (a suite's), in order; a request names its config by that index.
 //
-//   worker -> parent, first:  {"hello": {"device", "configs": [{"hash", "unavailable"}...],
+//   worker -> parent, first:  {"hello": {"protocol", "device", "configs": [{"hash", "unavailable"}...],
 //                                        "environment", "placement": {"cpus", "memory", "threads"}}}
 //                             or {"hello": {"device", "error", "input_error"}} (it cannot measure)
 //   parent -> worker:         {"cell": [KEY...], "config": I}   a cell's points by Point::key(),
@@ -15,12 +15,15 @@
 //                                 memory anew when B (a round process: round_processes.hpp);
 //                                 answered as a cell of that one point
 //   worker -> parent:         {"points": [POINT...], "state": STATE, "estimates": [MS...],
-//                              "stages": {STAGE: SECONDS...}}   the cell measured, each point's
-//                                 estimate, and where the worker's time on it went
+//                              "stages": {STAGE: SECONDS...}, "calibration": CALIBRATION}
+//                                 the cell measured, each point's estimate, where the worker's
+//                                 time on it went, and the device calibration's passes taken
+//                                 since its last answer (null: none; record/device_identity.hpp)
 //                             {"hung": KEY, "error": WHY}   a call that never returned; it ends
 //                             {"declined": true}   a signal came before the cell; it ends
 //                             {"error": WHY}       a cell it cannot measure
-// Torch-free.
+// A worker built from another revision (`opbench ab`) speaks to a parent of this build only when
+// their protocols (kWorkerProtocol, in the hello) are the same. Torch-free.
 #pragma once
 #include <optional>
 #include <string>
@@ -35,6 +38,9 @@
 
 namespace opbench {
 
+// The version of these lines: a hello without one is of a build from before `opbench ab`.
+constexpr int kWorkerProtocol = 1;
+
 // What a worker says of one config it read: its hash, and the providers of it that the
 // sweep measures and that cannot run there (provider -> why).
 struct ConfigHello {
@@ -43,6 +49,7 @@ struct ConfigHello {
 };
 
 struct WorkerHello {
+  int protocol = kWorkerProtocol;  // 0: a hello that names none (a build from before it)
   std::string device;
   std::vector<ConfigHello> configs;  // in the order of its command line
   Environment env;
@@ -56,6 +63,7 @@ struct WorkerReply {
   std::vector<Result> results;  // cell: one per point of the cell, in order (with their estimates)
   DeviceState state;            // cell: the device right after it
   StageTimes stages;            // cell: where the worker's time on it went (measure/stages.hpp)
+  std::vector<CalibrationSample> calibration;  // cell: the device calibration's passes since the last answer
   std::string key;              // hung: the point whose call never returned
   std::string error;            // hung, failure: why
 };
@@ -72,7 +80,8 @@ struct MeasureRequest {
   size_t config = 0;
 };
 std::string measure_line(const MeasureRequest& m);
-std::string cell_reply_line(const CellPoints& points, const CellResult& got, const StageTimes& stages = {});
+std::string cell_reply_line(const CellPoints& points, const CellResult& got, const StageTimes& stages = {},
+                            const std::vector<CalibrationSample>& calibration = {});
 std::string hung_line(const std::string& key, const std::string& why);
 std::string declined_line();
 std::string error_line(const std::string& why);
@@ -93,7 +102,8 @@ WorkerReply parse_reply(const std::string& line, const std::string& who);
 // The parent's side, where a line the worker `who` wrote that cannot be read is that worker's
 // failure (RuntimeFailure), not the user's input. accept_hello also refuses a hello that
 // reports an error (InputError naming `name` when the worker found the user's input at fault,
-// else RuntimeFailure) or configs other than those of `config_hashes`.
+// else RuntimeFailure), another protocol (RuntimeFailure) or configs other than those of
+// `config_hashes`.
 WorkerHello accept_hello(const std::string& line, const std::string& who, const std::string& name,
                          const std::vector<std::string>& config_hashes);
 WorkerReply read_reply(const std::string& line, const std::string& who);

@@ -103,11 +103,13 @@ void WorkerPool::use_config(size_t config) {
   run_share_.clear();
 }
 
-void WorkerPool::count(const std::string& device, size_t points, double seconds) {
+void WorkerPool::count(const std::string& device, size_t points, double seconds,
+                       const std::vector<CalibrationSample>& calibration) {
   for (auto* share : {&run_share_[device], &command_share_[device]}) {
     ++share->cells;
     share->points += int64_t(points);
     share->busy_s += seconds;
+    share->calibration.samples.insert(share->calibration.samples.end(), calibration.begin(), calibration.end());
   }
 }
 
@@ -123,10 +125,14 @@ RunDevice WorkerPool::record(const WorkerSlot& slot, const std::map<std::string,
   if (const Worker* w = ready_worker(slot.name)) {
     d.gpu = w->hello->env.gpu;
     d.peak_gbps = w->hello->env.peak_gbps;
+    d.identity = w->hello->env.identity;
     set_placement(d, w->hello->placement, w->pinned);
   }
   auto it = shares.find(slot.name);
-  if (it != shares.end()) d.cells = it->second.cells, d.points = it->second.points, d.busy_s = it->second.busy_s;
+  if (it != shares.end()) {
+    d.cells = it->second.cells, d.points = it->second.points, d.busy_s = it->second.busy_s;
+    d.calibration = it->second.calibration;
+  }
   return d;
 }
 
@@ -239,7 +245,7 @@ void WorkerPool::take_reply(Worker& w, const std::string& line, std::deque<Job>&
                            std::to_string(job.points.size()));
     w.state = Worker::idle;
     StageLedger::process().attribute(Stage::other, took, r.stages);  // the wait, by what the worker did
-    count(w.slot.name, job.points.size(), took);
+    count(w.slot.name, job.points.size(), took, r.calibration);
     answered.push_back({job.points, {r.results, std::vector<bool>(r.results.size(), false), r.state}, w.slot.name, took});
     return;
   }

@@ -96,6 +96,7 @@ class WorkerPool final : public CellMeasurer {
   struct Share {
     int64_t cells = 0, points = 0;
     double busy_s = 0;
+    Calibration calibration;  // the passes its worker took
   };
   struct Worker {
     WorkerSlot slot;
@@ -116,7 +117,7 @@ class WorkerPool final : public CellMeasurer {
   void wait_and_read(std::deque<Job>& queue, const CellHooks& hooks, bool stopping);
   void take_reply(Worker& w, const std::string& line, std::deque<Job>& queue, const CellHooks& hooks, bool stopping,
                   std::vector<Answered>& answered);
-  void count(const std::string& device, size_t points, double seconds);
+  void count(const std::string& device, size_t points, double seconds, const std::vector<CalibrationSample>& calibration);
   const Worker* ready_worker(const std::string& name) const;
   RunDevice record(const WorkerSlot& slot, const std::map<std::string, Share>& shares) const;
   void on_end(Worker& w, std::deque<Job>& queue, const CellHooks& hooks, bool stopping);

@@ -1,0 +1,115 @@
+// Rule 8: a change of chip, told from a change of code (device_verdict.hpp). Torch-free.
+#include "diff/device_verdict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/text.hpp"
+
+namespace opbench {
+
+namespace {
+
+// The figures that explain a latency-bound point's time.
+bool explains_latency(const CalibrationFigure& f) {
+  for (const char* key : {"launch_us", "chase_ns", "sm_mhz", "l2_gbps"})
+    if (std::strcmp(f.key, key) == 0) return true;
+  return false;
+}
+bool explains_bandwidth(const CalibrationFigure& f) { return std::strcmp(f.key, "dram_gbps") == 0; }
+
+FigureShift figure_shift(const CalibrationFigure& f, const Calibration& base, const Calibration& head) {
+  FigureShift s;
+  s.figure = &f;
+  const std::vector<double> vb = base.values(f), vh = head.values(f);
+  if (vb.empty() || vh.empty()) return s;
+  s.base = median_of(vb);
+  s.head = median_of(vh);
+  s.time_ratio = f.higher_is_faster ? s.base / s.head : s.head / s.base;
+  s.p = mann_whitney_p(vb, vh);
+  s.real = s.p < kShiftAlpha && std::fabs(s.time_ratio - 1) >= kRealShift;
+  return s;
+}
+
+std::string pct(double ratio) { return number_text("%+.1f%%", (ratio - 1) * 100); }
+
+// "cuda:1 (GPU-1a2b3c4d)": a device as the reason names it.
+std::string device_words(const std::string& device, const DeviceIdentity& id) {
+  const std::string uuid = id.uuid.size() > 12 ? id.uuid.substr(0, 12) : id.uuid;
+  return (device.empty() ? std::string("its device") : device) + (uuid.empty() ? "" : " (" + uuid + ")");
+}
+
+// The real figures of one kind, in words: "dependent load 612 -> 654 ns (time +6.9%)".
+std::string figures_words(const DeviceShift& s, bool bandwidth) {
+  std::string out;
+  for (const auto& f : s.figures) {
+    if (!f.real || (bandwidth ? !explains_bandwidth(*f.figure) : !explains_latency(*f.figure))) continue;
+    out += (out.empty() ? "" : ", ") + std::string(f.figure->name) + " " + number_text("%.4g", f.base) + " -> " +
+           number_text("%.4g", f.head) + " " + f.figure->unit + " (time " + pct(f.time_ratio) + ")";
+  }
+  return out;
+}
+
+}  // namespace
+
+DeviceShift device_shift(const RunDevice& base, const RunDevice& head) {
+  DeviceShift s;
+  s.base_device = base.device;
+  s.head_device = head.device;
+  s.base_identity = base.identity;
+  s.head_identity = head.identity;
+  s.base_passes = base.calibration.samples.size();
+  s.head_passes = head.calibration.samples.size();
+  s.different = !base.identity.uuid.empty() && !head.identity.uuid.empty() && base.identity.uuid != head.identity.uuid;
+  s.calibrated = base.calibration.known() && head.calibration.known();
+  if (!s.calibrated) return s;
+  for (const auto& f : calibration_figures()) {
+    const FigureShift fs = figure_shift(f, base.calibration, head.calibration);
+    if (!fs.figure || !(fs.base > 0)) continue;
+    s.figures.push_back(fs);
+    if (!fs.real) continue;
+    if (explains_latency(f)) {
+      s.latency_lo = std::min(s.latency_lo, fs.time_ratio);
+      s.latency_hi = std::max(s.latency_hi, fs.time_ratio);
+    }
+    if (explains_bandwidth(f)) {
+      s.bandwidth_lo = std::min(s.bandwidth_lo, fs.time_ratio);
+      s.bandwidth_hi = std::max(s.bandwidth_hi, fs.time_ratio);
+    }
+  }
+  return s;
+}
+
+RunDevice run_device_of(const RunInfo& run, const std::string& device) {
+  for (const auto& d : run.devices)
+    if (d.device == device || device.empty()) return d;
+  return run_device(device.empty() ? run.env.device : device, run.env.gpu, run.env.peak_gbps, run.env.identity);
+}
+
+void apply_device_rule(const StoredPoint& base, const StoredPoint& head, double threshold, bool paired,
+                       const DeviceShift& shift, double pct_base, double pct_head, Judgement& j) {
+  if (j.verdict != Verdict::Slower && j.verdict != Verdict::Faster) return;
+  if (!shift.different || !shift.calibrated || !(j.ratio > 0)) return;
+  const bool bandwidth = pct_base >= kBandwidthBound || pct_head >= kBandwidthBound;
+  const double lo = bandwidth ? shift.bandwidth_lo : shift.latency_lo;
+  const double hi = bandwidth ? shift.bandwidth_hi : shift.latency_hi;
+  const double explained = std::clamp(j.ratio, lo, hi);
+  if (explained == 1) return;
+  StoredPoint scaled = head;
+  for (double& v : scaled.result.samples) v /= explained;
+  scaled.value /= explained;
+  const Judgement again = judge(base, scaled, threshold, paired);
+  if (again.verdict == j.verdict) return;
+  const double peak = std::isfinite(pct_base) ? pct_base : pct_head;
+  j.reason = std::string(bandwidth ? "a bandwidth-bound" : "a latency-bound") + " point (" +
+             (std::isfinite(peak) ? number_text("%.1f", peak) + "% of peak" : std::string("% of peak unknown")) +
+             ") measured on " + device_words(shift.head_device, shift.head_identity) + " against " +
+             device_words(shift.base_device, shift.base_identity) + ", whose calibration shows " +
+             figures_words(shift, bandwidth) + ": the point moved " + pct(j.ratio) + ", " + pct(j.ratio / explained) +
+             " once the device's " + pct(explained) + " is taken out (" + verdict_name(again.verdict) + ")";
+  j.verdict = Verdict::Device;
+  j.regression = false;
+}
+
+}  // namespace opbench

@@ -1,0 +1,30 @@
+// One table cell measured by two sides of a comparison (`opbench ab`: two builds, or one build
+// with two environments) on one device, their rounds interleaved: in round r each provider
+// (starting with provider r mod k, as a sweep's cell) is measured by both sides back to back,
+// the side that goes first alternating from round to round (base first in even rounds, head
+// first in odd ones). A provider's two sides stop together, so that both hold the same rounds,
+// round r of one paired with round r of the other (diff's paired rule, diff/verdict.hpp): they
+// take another round while the stop rule (measure/stop_rule.hpp) asks one for either side,
+// except that under stop: noise the pair stops as soon as its paired interval (the geometric
+// mean of the round ratios, stop_rule.hpp's paired_interval) is narrower than the noise target
+// after min_rounds rounds: the comparison is then as precise as each side's median would have
+// to be. Before every round but the first, each side places its memory anew
+// (Executor::new_round). Torch-free.
+#pragma once
+#include <array>
+
+#include "sweep/cell.hpp"
+
+namespace opbench {
+
+constexpr size_t kBase = 0, kHead = 1;
+
+// The cell's results for each side (kBase, kHead), each pooled over its rounds as a cell measured
+// alone is (pool_rounds), with its side's device state after the cell.
+std::array<CellResult, 2> measure_paired_cell(const std::array<Executor*, 2>& sides, const CellPoints& points,
+                                              const Timing& timing);
+
+// The side that goes first in round `round` (0-based).
+inline size_t first_side(int round) { return round % 2 == 0 ? kBase : kHead; }
+
+}  // namespace opbench
