@@ -83,6 +83,8 @@ SideBinary side_of(const std::string& rev, const std::string& given_bin, const s
     }
     return {fs::resolved(given_bin), commit, SideBinary::given, 0};
   }
+  if (rev == "HEAD")  // this build, whatever the tree's git holds (a copy of it without .git too)
+    return {cache.running, tree_commit(cache.source_dir), SideBinary::running, 0};
   return side_binary(resolve_revision(cache.source_dir, rev, option), option, cache, std::cerr);
 }
 
@@ -91,7 +93,7 @@ std::array<SideBinary, 2> side_binaries(const AbArgs& a) {
   cache.source_dir = OPBENCH_SOURCE_DIR;
   cache.running = running_binary();
   cache.cache_dir = a.builds.empty() ? default_build_cache(cache.source_dir) : a.builds;
-  const bool any_built = a.base_bin.empty() || a.head_bin.empty();
+  const bool any_built = (a.base_bin.empty() && a.base != "HEAD") || (a.head_bin.empty() && a.head != "HEAD");
   if (any_built) cache.settings = build_settings(fs::dir_name(cache.running));
   std::array<SideBinary, 2> out = {side_of(a.base, a.base_bin, "base", cache),
                                    side_of(a.head, a.head_bin, "head", cache)};

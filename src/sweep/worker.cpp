@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <map>
+#include <optional>
 
 #include "core/error.hpp"
 #include "core/lines.hpp"
@@ -92,8 +94,19 @@ class Server {
     CellResult got;
     got.results.push_back(ex_.measure(*points.front(), t));
     got.abandoned.push_back(false);
-    got.state = ex_.device_state();
+    got.state = recent_state();
     return cell_reply_line(points, got, StageLedger::process().take(), ex_.take_calibration());
+  }
+
+  // The device's state for a round's answer: read at most once a second (a round is
+  // answered many times a second, and a reading costs NVML calls), else the last one read.
+  DeviceState recent_state() {
+    const auto now = std::chrono::steady_clock::now();
+    if (!state_read_ || now - *state_read_ >= std::chrono::seconds(1)) {
+      state_ = ex_.device_state();
+      state_read_ = now;
+    }
+    return state_;
   }
 
   bool lookup(size_t config, const std::vector<std::string>& keys, CellPoints& points, std::string& why) const {
@@ -129,6 +142,8 @@ class Server {
   const WorkerLoop& loop_;
   std::vector<std::map<std::string, const Point*>> by_key_;  // per config
   Watch watch_;
+  DeviceState state_;
+  std::optional<std::chrono::steady_clock::time_point> state_read_;
 };
 
 }  // namespace
