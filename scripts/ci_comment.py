@@ -15,9 +15,10 @@ Usage:
   --details FILE    markdown appended in a closed <details> block while room remains (the new
                     run's report)
 
-The comment, in order: the verdict line (always the first line), the notes, the worst 20
+The comment, in order: the verdict line (always the first line), the notes, whether both sides
+shared each chip (a paired diff) and how many points the change of device explains, the worst 20
 regressions as a table, all of them inside <details> (as many as fit, then the count of the
-rest), every other change (ERROR, UNSURE, FASTER, FIXED) inside <details>, the summary per
+rest), every other change (ERROR, DEVICE, UNSURE, FASTER, FIXED) inside <details>, the summary per
 provider, the plot list, then --details. Later parts are shortened or dropped first; the verdict
 and the regression count never are.
 """
@@ -27,7 +28,7 @@ import os
 import sys
 
 SHORT = 20  # regressions shown in the open table; all of them (as many as fit) folded below
-ORDER = {"SLOWER": 0, "ERROR": 1, "UNSURE": 2, "FASTER": 3, "FIXED": 4, "SAME": 5}
+ORDER = {"SLOWER": 0, "ERROR": 1, "DEVICE": 2, "UNSURE": 3, "FASTER": 4, "FIXED": 5, "SAME": 6}
 
 
 def change(p):
@@ -84,6 +85,21 @@ def verdict_line(d, title):
     return f"{what} beyond {thr:g}%{where}: {runs}, {len(d['points'])} points compared"
 
 
+def pairing_lines(d):
+    """What the comparison held fixed: the chip (a paired run of `opbench ab`), or the device change."""
+    out = ""
+    if d.get("paired"):
+        b, h = d["base"], d["head"]
+        out += (f"Both sides shared each chip: base commit `{(b.get('commit') or '?')[:12]}` and head commit "
+                f"`{(h.get('commit') or '?')[:12]}` were measured together by `opbench ab` on the same GPU, their "
+                "rounds interleaved, each point judged round against round.\n\n")
+    n = d.get("device_verdicts", 0)
+    if n:
+        out += (f"{n} point{'s' if n != 1 else ''} DEVICE: the two runs ran on different physical GPUs and the "
+                "calibration shift between them explains the change (not counted as regressions).\n\n")
+    return out
+
+
 def plot_list(folder):
     try:
         with open(os.path.join(folder, "plots.json")) as f:
@@ -121,6 +137,7 @@ def compose(d, title, notes, plots, details, limit):
     for n in notes:
         first += n + "\n\n"
     if d is not None:
+        first += pairing_lines(d)
         for w in d.get("warnings", []):
             first += f"> warning: {w}\n"
         if d.get("warnings"):

@@ -54,6 +54,16 @@ StoredPoint point(int64_t seq, const std::string& provider, int64_t n, double ms
 
 // A database with a swept run (samples, rounds, a failed point, a check failure, compile
 // records), an interrupted run and a run imported from markdown (statistics NULL).
+DeviceIdentity identity() {
+  return {"GPU-3d5b6b36-0c1e-4f2a-9b7d-1a2b3c4d5e6f", "00000000:3B:00.0", "1654922001234", "96.00.89.00.01", "on", 700,
+          1980, 2619, 1980, 1980};
+}
+Calibration calibration() {
+  Calibration c;
+  c.samples = {{2.125, 5.0625, 612.3456789, 9123.5, 3012.25, 1980}, {2.25, 5.125, 0.1 + 612.2, 9120.75, 3011.5, 1965}};
+  return c;
+}
+
 void fill(Store& store) {
   RunRecord a;
   a.run.label = "base \"run\" \\ with \xc2\xb5s";  // quotes, a backslash, UTF-8: kept as they are
@@ -108,6 +118,10 @@ void fill(Store& store) {
   a.run.devices[1].pinned = true;
   a.run.devices[1].threads = 32;
   a.run.devices[1].memory = "default (local: node 1)";
+  // which physical GPU, and its calibration passes (exact through export and import)
+  a.run.env.identity = identity();
+  a.run.devices[1].identity = identity();
+  a.run.devices[1].calibration = calibration();
   for (size_t i = 0; i < a.points.size(); ++i) a.points[i].device = i % 2 ? "cuda:1" : "cuda:0";
   a.compiles = {{0, a.points[0].point.title, "torch_compile", "act-torch_compile-fwd-fp32-0123", 41.5, false, ""},
                 {0, a.points[0].point.title, "torch_naive_compile", "k2", 0, true, "exporter: failed, once"}};
@@ -229,6 +243,13 @@ TEST(ExportJson, KeepsWhatTheStoreKeeps) {
   EXPECT_EQ(r.run.devices[1].threads, 32);
   EXPECT_EQ(r.run.devices[1].memory, "default (local: node 1)");
   EXPECT_EQ(r.run.devices[0].cpus, "");
+  EXPECT_EQ(r.run.devices[1].identity.uuid, "GPU-3d5b6b36-0c1e-4f2a-9b7d-1a2b3c4d5e6f");
+  EXPECT_EQ(r.run.devices[1].identity, identity());  // every field of it
+  EXPECT_EQ(r.run.env.identity.serial, "1654922001234");
+  EXPECT_EQ(r.run.devices[1].calibration, calibration());
+  EXPECT_EQ(r.run.devices[1].calibration.samples[1].chase_ns, 0.1 + 612.2);
+  EXPECT_FALSE(r.run.devices[0].identity.known());
+  EXPECT_FALSE(r.run.devices[0].calibration.known());
   EXPECT_TRUE(runs[1].run.devices.empty());
   const RunRecord& imported = runs[2];
   EXPECT_EQ(imported.run.source, "import");

@@ -38,7 +38,7 @@ namespace {
 struct AbArgs {
   std::string base, head;
   std::vector<std::string> configs;
-  std::string label = "ab", device, devices, providers, filter, builds, base_bin, head_bin, out, format = "markdown";
+  std::string label = "ab", device, devices, providers, filter, builds, base_bin, head_bin, tree, out, format = "markdown";
   std::string progress = "auto";
   std::vector<std::string> base_env, head_env;
   double threshold = kAbThresholdPct;
@@ -84,13 +84,13 @@ SideBinary side_of(const std::string& rev, const std::string& given_bin, const s
     return {fs::resolved(given_bin), commit, SideBinary::given, 0};
   }
   if (rev == "HEAD")  // this build, whatever the tree's git holds (a copy of it without .git too)
-    return {cache.running, tree_commit(cache.source_dir), SideBinary::running, 0};
+    return {cache.running, tree_commit(OPBENCH_SOURCE_DIR), SideBinary::running, 0};
   return side_binary(resolve_revision(cache.source_dir, rev, option), option, cache, std::cerr);
 }
 
 std::array<SideBinary, 2> side_binaries(const AbArgs& a) {
   BuildCacheOptions cache;
-  cache.source_dir = OPBENCH_SOURCE_DIR;
+  cache.source_dir = a.tree.empty() ? std::string(OPBENCH_SOURCE_DIR) : a.tree;
   cache.running = running_binary();
   cache.cache_dir = a.builds.empty() ? default_build_cache(cache.source_dir) : a.builds;
   const bool any_built = (a.base_bin.empty() && a.base != "HEAD") || (a.head_bin.empty() && a.head != "HEAD");
@@ -294,6 +294,7 @@ void add_ab_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--out", a->out, "write the diff to this file instead of stdout")->check(file_arg());
   cmd->add_flag("--fail-on-regression", a->fail, "exit 1 when a point is SLOWER (or newly fails) on the head side");
   cmd->add_option("--builds", a->builds, "the folder of cached builds (default: $OPBENCH_BUILDS, else build-ab/ in the tree)");
+  cmd->add_option("--tree", a->tree, "the git tree whose revisions are built (default: the tree this opbench was built from)");
   cmd->add_option("--base-bin", a->base_bin, "measure the base side with this opbench-measure instead of building it");
   cmd->add_option("--head-bin", a->head_bin, "measure the head side with this opbench-measure instead of building it");
   cmd->add_option("--base-env", a->base_env, "NAME=VALUE set for the base side's workers (repeatable)")->expected(1);

@@ -268,7 +268,7 @@ json table_links(const Catalog& c) {
 // The worst rows of a diff for the index: regressions, then the other changes, at most five.
 json top_rows(const json& diff, const json& links) {
   json top = json::array();
-  for (const char* want : {"SLOWER", "ERROR", "FASTER", "FIXED"})
+  for (const char* want : {"SLOWER", "ERROR", "FASTER", "FIXED", "DEVICE"})
     for (const auto& p : diff["points"])
       if (p["verdict"] == want && top.size() < 5)
         top.push_back({{"title", p["title"]}, {"page", links.value(p["title"].get<std::string>(), "")},
@@ -280,7 +280,7 @@ json top_rows(const json& diff, const json& links) {
 // Verdict counts over the summary's providers.
 json verdict_counts(const json& diff) {
   json counts = json::object();
-  for (const char* v : {"SLOWER", "ERROR", "UNSURE", "FASTER", "SAME", "FIXED"}) counts[v] = 0;
+  for (const char* v : {"SLOWER", "ERROR", "DEVICE", "UNSURE", "FASTER", "SAME", "FIXED"}) counts[v] = 0;
   for (const auto& s : diff["summary"])
     if (s.contains("counts"))
       for (auto& [k, n] : s["counts"].items())

@@ -52,7 +52,8 @@ struct BuildCacheOptions {
 // The folder of builds when none is given: $OPBENCH_BUILDS, else build-ab/ in the tree.
 std::string default_build_cache(const std::string& source_dir);
 
-// The measure binary of `rev`: the running one when it is the tree's HEAD commit, else the
+// The measure binary of `rev`: the running one when it is the tree's HEAD commit and the tree
+// holds no uncommitted change, else the
 // cache's, built there first when it is not (progress and the build's last lines on `log`).
 // InputError naming `option` when the commit does not build (nothing is measured or stored),
 // RuntimeFailure when the cache cannot be written.

@@ -12,7 +12,7 @@
                    '#e15759', '#bab0ac', '#1b9e77', '#7570b3'];
   const GPU_DASH = [[], [7, 4], [2, 3], [10, 3, 2, 3], [4, 2, 4, 6]];
   const GPU_POINT = ['circle', 'triangle', 'rect', 'rectRot', 'star', 'crossRot'];
-  const VERDICTS = ['SLOWER', 'ERROR', 'UNSURE', 'FASTER', 'SAME', 'FIXED'];
+  const VERDICTS = ['SLOWER', 'ERROR', 'DEVICE', 'UNSURE', 'FASTER', 'SAME', 'FIXED'];
   const VIEW_NAMES = {value: 'value', gbps: 'GB/s', pct: '% of peak'};
   const described = {kind: data.kind, charts: {}, lines: [], history: [], steps: [], rows: 0};
   window.opbench = described;
@@ -110,7 +110,7 @@
     const rows = d.verdicts.map((v) => el('tr', {},
         el('td', {}, v.op || '(other)'), el('td', {}, v.gpu),
         el('td', {}, runText(v.base), el('span', {class: 'dim'}, ' → '), runText(v.head)),
-        v.error ? el('td', {colspan: 7, class: 'dim'}, v.error) :
+        v.error ? el('td', {colspan: VERDICTS.length + 1, class: 'dim'}, v.error) :
             [countCells(v.counts), el('td', {}, link(v.page, 'verdicts'), topList(v.top))]));
     return section('Latest verdicts',
         el('p', {class: 'dim'}, 'Per op and GPU, the latest run against the one before it (opbench diff, threshold ' +
@@ -420,7 +420,7 @@
         .concat(VERDICTS, ['worst']), rows);
   }
 
-  const SEVERITY = {SLOWER: 0, ERROR: 1, UNSURE: 3, FASTER: 4, SAME: 5, FIXED: 6};
+  const SEVERITY = {SLOWER: 0, ERROR: 1, DEVICE: 3, UNSURE: 3, FASTER: 4, SAME: 5, FIXED: 6};
   function sortRows(points) {
     return points.slice().sort((a, b) => {
       const sa = SEVERITY[a.verdict] === 1 && !a.regression ? 2 : SEVERITY[a.verdict];

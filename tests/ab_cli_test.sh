@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# opbench ab on the CPU: two builds of the toy op (tests/toy_op; the head's planted 30% slower)
+# measured together give two runs, paired with each other, whose every speed point is SLOWER
+# and every memory point SAME, each point's rounds paired one for one; a base revision that
+# does not build is refused (exit 2, naming the build's log) with nothing stored; a revision
+# that names no commit too.
+# Usage: ab_cli_test.sh OPBENCH OPBENCH_TOY TOY_DIR SOURCE_DIR
+set -u
+bin=$1; toy=$2; toydir=$3; src=$4
+. "$(dirname "$0")/cli_lib.sh"
+
+# --- two builds of the toy, the head planted slower --------------------------------------
+mkdir -p "$work/head"
+cp "$toy" "$work/head/opbench_toy"
+sed 's/rounds: 2/rounds: 6/' "$toydir/toy_scale.yaml" >"$work/toy.yaml"  # six pairs of rounds at most
+check ab-planted 1 "$toy" ab HEAD HEAD "$work/toy.yaml" --device cpu --db "$work/ab.db" --label pl \
+  --base-bin "$toy" --head-bin "$work/head/opbench_toy" --head-env OPBENCH_PLANT=torch:slow=0.3 \
+  --format json --out "$work/diff.json" --progress none --fail-on-regression
+contains ab-counts "$work/err" "regression"
+pycheck ab-paired-verdicts '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["paired"] is True, d.keys()
+speed = [p for p in d["points"] if p["metric"] == "speed"]
+memory = [p for p in d["points"] if p["metric"] == "memory"]
+assert len(speed) == 8 and len(memory) == 8, (len(speed), len(memory))
+for p in speed:
+    assert p["verdict"] == "SLOWER", (p["title"], p["x"], p["verdict"], p.get("reason"))
+    # round r of head against round r of base: every round paired
+    assert p["pairs"] >= 2 and p["rounds"] == [p["pairs"], p["pairs"]], (p["pairs"], p["rounds"])
+for p in memory:
+    assert p["verdict"] == "SAME", (p["title"], p["verdict"])
+assert d["regressions"] == 8, d["regressions"]
+' "$work/diff.json"
+check ab-runs 0 "$bin" runs --db "$work/ab.db" --format json
+pycheck ab-runs-pair '
+import json, sys
+runs = {r["label"]: r for r in json.load(open(sys.argv[1]))}
+b, h = runs["pl/base"], runs["pl/head"]
+assert b["side"] == "base" and h["side"] == "head", (b["side"], h["side"])
+assert b["pair"] == h["uuid"] and h["pair"] == b["uuid"], (b["pair"], h["pair"])
+assert b["status"] == h["status"] == "done", (b["status"], h["status"])
+' "$work/out"
+# diff finds the pairing by itself
+check ab-diff 0 "$bin" diff label:pl/base label:pl/head --db "$work/ab.db" --threshold 2
+contains ab-diff-paired "$work/out" "paired"
+
+# --- a base that does not build --------------------------------------------------------------
+git clone -q --shared "$src" "$work/tree" || { echo "FAIL clone: $src is not a git tree"; exit 1; }
+(cd "$work/tree" && printf 'message(FATAL_ERROR "broken on purpose")\n' | cat - CMakeLists.txt >CMakeLists.new &&
+  mv CMakeLists.new CMakeLists.txt && git -c user.name=t -c user.email=t@t commit -qam broken) ||
+  { echo "FAIL commit"; exit 1; }
+broken=$(git -C "$work/tree" rev-parse HEAD)
+check ab-broken 2 "$bin" ab "$broken" HEAD "$src/configs/quick.yaml" --device cpu --tree "$work/tree" \
+  --builds "$work/builds" --db "$work/broken.db" --progress none
+contains ab-broken-what "$work/err" "does not build"
+contains ab-broken-commit "$work/err" "${broken:0:12}"
+contains ab-broken-log "$work/err" "$work/builds/"
+if [ -e "$work/broken.db" ]; then echo "FAIL ab-broken-nothing-stored: $work/broken.db exists"; fails=$((fails+1));
+else echo "ok   ab-broken-nothing-stored"; fi
+# the same build is not tried twice in a way that hides the failure: refused again
+check ab-broken-again 2 "$bin" ab "$broken" HEAD "$src/configs/quick.yaml" --device cpu --tree "$work/tree" \
+  --builds "$work/builds" --db "$work/broken.db" --progress none
+check ab-no-commit 2 "$bin" ab no-such-revision HEAD "$src/configs/quick.yaml" --device cpu --db "$work/broken.db"
+contains ab-no-commit-msg "$work/err" "no-such-revision"
+
+[ "$fails" = 0 ] && echo "ab_cli_test: all ok" || echo "ab_cli_test: $fails failed"
+[ "$fails" = 0 ]

@@ -1,0 +1,188 @@
+// The DEVICE verdict (diff/device_verdict.hpp, rule 8) and the paired rule (rule 7) on synthetic
+// runs: two runs of one commit on two physical GPUs whose calibrations differ give DEVICE for the
+// changes the shift explains, with the figures in the reason, and SLOWER for a change beyond it;
+// equal calibrations leave a change SLOWER; one GPU (one UUID) is never DEVICE; a bandwidth-bound
+// point is explained by the DRAM figure alone; paired runs are judged round against round, so a
+// drift both sides shared does not hide a small change and is not one. Torch-free.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "diff/device_verdict.hpp"
+#include "diff/diff.hpp"
+#include "stored_points.hpp"
+
+using namespace opbench;
+
+namespace {
+
+const std::string kTitle = "act-speed-fwd-batch12-head12-dim128-act_relu-bf16";
+
+// 8 rounds of 8 samples around center, each round's level drifting by `drift` (relative, the
+// same pattern for every run: the chip's own drift), seeded noise of 0.3% within a round.
+StoredPoint rounds_point(int64_t x, double center, uint64_t seed, double drift = 0.002) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> noise(0, 0.003);
+  std::vector<double> s;
+  std::vector<int64_t> rounds;
+  for (int r = 0; r < 8; ++r) {
+    const double level = center * (1 + drift * std::sin(1.3 * r + 0.5));
+    for (int i = 0; i < 8; ++i) s.push_back(level * (1 + noise(gen)));
+    rounds.push_back(8);
+  }
+  StoredPoint p = speed_point(kTitle, x, "cuda", "cuda", s);
+  p.result.rounds = rounds;
+  p.result.bytes = 1e6;
+  p.device = "cuda:0";
+  return p;
+}
+
+// A calibration of `passes` passes, the dependent load at chase_ns and DRAM at dram_gbps.
+Calibration calibration(double chase_ns, double dram_gbps, size_t passes = 12, uint64_t seed = 7) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> noise(0, 0.001);
+  Calibration c;
+  for (size_t i = 0; i < passes; ++i) {
+    CalibrationSample s;
+    s.launch_us = 2.0 * (1 + noise(gen));
+    s.sync_us = 5.0 * (1 + noise(gen));
+    s.chase_ns = chase_ns * (1 + noise(gen));
+    s.l2_gbps = 9000 * (1 + noise(gen));
+    s.dram_gbps = dram_gbps * (1 + noise(gen));
+    s.sm_mhz = 1980;
+    c.samples.push_back(s);
+  }
+  return c;
+}
+
+ReportRun run_on(int64_t id, const std::string& uuid, const Calibration& cal, std::vector<StoredPoint> points) {
+  ReportRun r;
+  r.run.id = id;
+  r.run.env.gpu = "NVIDIA H100 80GB HBM3";
+  r.run.env.peak_gbps = 3350;
+  r.run.env.device = "cuda:0";
+  r.run.env.identity.uuid = uuid;
+  RunDevice d = run_device("cuda:0", r.run.env.gpu, 3350, r.run.env.identity);
+  d.calibration = cal;
+  r.run.devices = {d};
+  for (auto& p : points) p.run_id = id;
+  r.points = std::move(points);
+  return r;
+}
+
+// x 1: latency-bound (1e6 bytes in ~14 us: 2% of peak), slower by `change` on the head.
+DiffResult diff_latency(double change, const Calibration& base_cal, const Calibration& head_cal,
+                        const std::string& head_uuid = "GPU-bbbb") {
+  const ReportRun b = run_on(1, "GPU-aaaa", base_cal, {rounds_point(1, 0.014, 11)});
+  const ReportRun h = run_on(2, head_uuid, head_cal, {rounds_point(1, 0.014 * change, 12)});
+  DiffOptions opt;
+  opt.threshold = 0.02;
+  return diff_runs(b, h, opt);
+}
+
+}  // namespace
+
+TEST(DeviceVerdict, AChangeTheChipsShiftExplainsIsDevice) {
+  const DiffResult d = diff_latency(1.07, calibration(600, 3000), calibration(642, 3000));
+  ASSERT_EQ(d.rows.size(), 1u);
+  EXPECT_EQ(d.rows[0].j.verdict, Verdict::Device);
+  EXPECT_FALSE(d.rows[0].j.regression);
+  EXPECT_EQ(d.regressions, 0u);
+  EXPECT_EQ(d.count(Verdict::Device), 1u);
+  EXPECT_NE(d.rows[0].j.reason.find("dependent load"), std::string::npos) << d.rows[0].j.reason;
+  ASSERT_EQ(d.shifts.size(), 1u);  // the report opens with the shift
+  EXPECT_TRUE(d.shifts[0].different);
+  const std::string md = diff_markdown(d);
+  EXPECT_NE(md.find("## Devices"), std::string::npos);
+  EXPECT_NE(md.find("DEVICE"), std::string::npos);
+}
+
+TEST(DeviceVerdict, AChangeBeyondTheShiftStaysSlower) {
+  const DiffResult d = diff_latency(1.20, calibration(600, 3000), calibration(642, 3000));
+  EXPECT_EQ(d.rows[0].j.verdict, Verdict::Slower);
+  EXPECT_EQ(d.regressions, 1u);
+}
+
+TEST(DeviceVerdict, EqualCalibrationsExplainNothing) {
+  const DiffResult d = diff_latency(1.07, calibration(600, 3000, 12, 7), calibration(600, 3000, 12, 8));
+  EXPECT_EQ(d.rows[0].j.verdict, Verdict::Slower);
+}
+
+TEST(DeviceVerdict, OneGpuIsNeverDevice) {
+  const DiffResult d = diff_latency(1.07, calibration(600, 3000), calibration(642, 3000), "GPU-aaaa");
+  EXPECT_EQ(d.rows[0].j.verdict, Verdict::Slower);
+  EXPECT_TRUE(d.shifts.empty());
+}
+
+TEST(DeviceVerdict, WithoutCalibrationsAChangeOfChipIsNotExplained) {
+  const DiffResult d = diff_latency(1.07, Calibration{}, Calibration{});
+  EXPECT_EQ(d.rows[0].j.verdict, Verdict::Slower);
+}
+
+TEST(DeviceVerdict, ABandwidthBoundPointFollowsTheDramFigureAlone) {
+  // 1e9 bytes in 0.4 ms: 2,500 GB/s, 75% of the peak.
+  auto bound = [](double ms, uint64_t seed) {
+    StoredPoint p = rounds_point(1, ms, seed);
+    p.result.bytes = 1e9;
+    p.result.gbps = 1e9 / (ms * 1e-3) / 1e9;
+    return p;
+  };
+  DiffOptions opt;
+  opt.threshold = 0.02;
+  // The dependent load moved 7%, DRAM did not: a bandwidth-bound point 7% slower is SLOWER.
+  const DiffResult same_dram = diff_runs(run_on(1, "GPU-aaaa", calibration(600, 3000), {bound(0.4, 1)}),
+                                         run_on(2, "GPU-bbbb", calibration(642, 3000), {bound(0.428, 2)}), opt);
+  EXPECT_EQ(same_dram.rows[0].j.verdict, Verdict::Slower);
+  // DRAM 7% slower on the head's chip: the same change is DEVICE.
+  const DiffResult slow_dram = diff_runs(run_on(1, "GPU-aaaa", calibration(600, 3000), {bound(0.4, 1)}),
+                                         run_on(2, "GPU-bbbb", calibration(600, 2800), {bound(0.428, 2)}), opt);
+  EXPECT_EQ(slow_dram.rows[0].j.verdict, Verdict::Device) << slow_dram.rows[0].j.reason;
+}
+
+TEST(DeviceVerdict, TheShiftCountsOnlyRealMoves) {
+  const RunDevice a = run_on(1, "GPU-aaaa", calibration(600, 3000, 12, 1), {}).run.devices[0];
+  const RunDevice b = run_on(2, "GPU-bbbb", calibration(601, 3000, 12, 2), {}).run.devices[0];
+  const DeviceShift s = device_shift(a, b);
+  EXPECT_TRUE(s.different);
+  EXPECT_TRUE(s.calibrated);
+  for (const auto& f : s.figures) EXPECT_FALSE(f.real) << f.figure->key;  // 0.2%: below kRealShift
+  EXPECT_EQ(s.latency_lo, 1);
+  EXPECT_EQ(s.latency_hi, 1);
+}
+
+TEST(PairedVerdict, RoundAgainstRoundASmallChangeUnderADriftIsConfirmed) {
+  // Both sides drift 3% together round by round; head is 2.5% slower in every round.
+  ReportRun b = run_on(1, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 21, 0.03)});
+  ReportRun h = run_on(2, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014 * 1.025, 22, 0.03)});
+  b.run.uuid = "run-b";
+  h.run.uuid = "run-h";
+  b.run.pair = "run-h";
+  h.run.pair = "run-b";
+  DiffOptions opt;
+  opt.threshold = 0.02;
+  const DiffResult paired = diff_runs(b, h, opt);
+  EXPECT_TRUE(paired.paired);
+  EXPECT_EQ(paired.rows[0].j.pairs, 8u);
+  EXPECT_EQ(paired.rows[0].j.verdict, Verdict::Slower);
+  EXPECT_GT(paired.rows[0].j.ci_lo, 1);
+  // The same runs not paired: rounds compared as two groups, the drift inside them.
+  b.run.pair = h.run.pair = "";
+  const DiffResult unpaired = diff_runs(b, h, opt);
+  EXPECT_FALSE(unpaired.paired);
+  EXPECT_EQ(unpaired.rows[0].j.pairs, 0u);
+}
+
+TEST(PairedVerdict, TheSameCodeOnBothSidesIsSame) {
+  ReportRun b = run_on(1, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 31, 0.03)});
+  ReportRun h = run_on(2, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 32, 0.03)});
+  b.run.uuid = "run-b";
+  h.run.uuid = "run-h";
+  b.run.pair = "run-h";
+  h.run.pair = "run-b";
+  DiffOptions opt;
+  opt.threshold = 0.02;
+  const DiffResult d = diff_runs(b, h, opt);
+  EXPECT_EQ(d.rows[0].j.verdict, Verdict::Same);
+  EXPECT_EQ(d.regressions, 0u);
+}

@@ -1,0 +1,185 @@
+// A cell measured by the two sides of a comparison (sweep/paired_cell.hpp): in each round both
+// sides measure each provider back to back, the side that goes first alternating from round to
+// round, the providers rotated as in a sweep's cell; both sides keep the same rounds, so round r
+// of one pairs with round r of the other; the pair stops once its paired interval is narrow
+// enough (stop: noise) and not before min_rounds; a side planted slower shows as such in every
+// pair; a failed side does not stop the other.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "measure/stop_rule.hpp"
+#include "sweep/paired_cell.hpp"
+
+using namespace opbench;
+
+namespace {
+
+// One side of the comparison: every call it gets goes into the shared log, as "side:provider".
+// Its samples are `ms` times its factor, with a spread of `spread` (relative) round by round.
+class SideRecorder : public Executor {
+ public:
+  SideRecorder(std::string name, std::vector<std::string>& log, double factor, double spread = 0)
+      : name_(std::move(name)), log_(log), factor_(factor), spread_(spread) {}
+  Environment environment() override { return {}; }
+  std::string unavailable(const std::string&, const std::string&) override { return ""; }
+  Result measure(const Point& p, const Timing&) override {
+    log_.push_back(name_ + ":" + p.provider);
+    Result r;
+    r.unit = p.metric() == "memory" ? "MiB" : "ms";
+    if (p.provider == fail_) {
+      r.error = "planted failure";
+      return r;
+    }
+    // Round r's level moves for both sides alike (the chip's drift); the side's factor on top.
+    const double level = 1 + spread_ * std::sin(1.7 * round_);
+    for (int i = 0; i < 8; ++i) r.samples.push_back(factor_ * level * (1 + 1e-4 * i));
+    r.stats = summarize(r.samples);
+    r.estimate_ms = 1;
+    return r;
+  }
+  void new_round() override {}
+  void set_round(int r) override {
+    round_ = r;
+    log_.push_back(name_ + ":round " + std::to_string(r));
+  }
+  std::string fail_;
+
+ private:
+  std::string name_;
+  std::vector<std::string>& log_;
+  double factor_, spread_;
+  int round_ = 0;
+};
+
+Point point(const std::string& provider, const std::string& metric = "speed") {
+  Point p;
+  p.op = "act";
+  p.title = "relu-" + metric;
+  p.params.set("act", Value("relu"));
+  p.params.set("metric", Value(metric));
+  p.x_name = "n";
+  p.x_value = 256;
+  p.provider = provider;
+  return p;
+}
+
+struct Pair {
+  std::vector<std::string> log;
+  SideRecorder base{"base", log, 1.0}, head{"head", log, 1.0};
+  std::vector<Point> points = {point("a"), point("b")};
+  CellPoints cell() const { return {&points[0], &points[1]}; }
+  std::array<Executor*, 2> sides() { return {&base, &head}; }
+};
+
+// The log without the round markers.
+std::vector<std::string> measures(const std::vector<std::string>& log) {
+  std::vector<std::string> out;
+  for (const auto& l : log)
+    if (l.find(":round") == std::string::npos) out.push_back(l);
+  return out;
+}
+
+}  // namespace
+
+TEST(PairedCell, BothSidesBackToBackTheFirstSideAlternatingByRound) {
+  Pair p;
+  Timing t;
+  t.stop = StopRule::budget;
+  t.rounds = 4;
+  const auto got = measure_paired_cell(p.sides(), p.cell(), t);
+  const std::vector<std::string> want = {
+      "base:a", "head:a", "base:b", "head:b",   // round 0: base first, provider a first
+      "head:b", "base:b", "head:a", "base:a",   // round 1: head first, provider b first
+      "base:a", "head:a", "base:b", "head:b",   // round 2
+      "head:b", "base:b", "head:a", "base:a"};  // round 3
+  EXPECT_EQ(measures(p.log), want);
+  EXPECT_EQ(first_side(0), kBase);
+  EXPECT_EQ(first_side(1), kHead);
+  EXPECT_EQ(got[kBase].side, kBase);
+  EXPECT_EQ(got[kHead].side, kHead);
+  for (size_t s : {kBase, kHead})
+    for (const auto& r : got[s].results) EXPECT_EQ(r.rounds.size(), 4u);  // the same rounds: they pair
+}
+
+TEST(PairedCell, EachSideLearnsTheRoundBeforeItsMeasures) {
+  Pair p;
+  Timing t;
+  t.stop = StopRule::budget;
+  t.rounds = 2;
+  measure_paired_cell(p.sides(), p.cell(), t);
+  ASSERT_GE(p.log.size(), 2u);
+  EXPECT_EQ(p.log[0], "base:round 0");
+  EXPECT_EQ(p.log[1], "head:round 0");
+}
+
+TEST(PairedCell, APlantedSideIsSlowerInEveryPairWhateverTheRoundsDrift) {
+  std::vector<std::string> log;
+  SideRecorder base("base", log, 1.0, 0.05), head("head", log, 1.03, 0.05);  // rounds drift 5%, head 3% slower
+  const std::vector<Point> points = {point("a")};
+  Timing t;
+  t.stop = StopRule::budget;
+  t.rounds = 6;
+  const auto got = measure_paired_cell({&base, &head}, {&points[0]}, t);
+  const Result &b = got[kBase].results[0], &h = got[kHead].results[0];
+  ASSERT_EQ(b.rounds.size(), 6u);
+  // Round by round, the pooled samples of each round pair up.
+  std::vector<double> mb, mh;
+  size_t at = 0;
+  for (size_t r = 0; r < b.rounds.size(); ++r) {
+    const size_t n = size_t(b.rounds[r]);
+    mb.push_back(summarize({b.samples.begin() + long(at), b.samples.begin() + long(at + n)}).median);
+    mh.push_back(summarize({h.samples.begin() + long(at), h.samples.begin() + long(at + n)}).median);
+    at += n;
+  }
+  const PairedInterval e = paired_interval(mb, mh);
+  EXPECT_NEAR(e.ratios.front(), 1.03, 1e-9);
+  EXPECT_GT(e.lo, 1.029);  // the drift cancels in each pair: the interval is the plant's alone
+  EXPECT_LT(e.hi, 1.031);
+}
+
+TEST(PairedCell, UnderStopNoiseThePairStopsWhenItsIntervalIsNarrow) {
+  Pair p;
+  Timing t;
+  t.stop = StopRule::noise;
+  t.rounds = 16;
+  t.min_rounds = 4;
+  t.noise_pct = 0.5;
+  const auto got = measure_paired_cell(p.sides(), p.cell(), t);
+  // Identical sides: the pair is as precise as can be after min_rounds, never before.
+  for (size_t s : {kBase, kHead})
+    for (const auto& r : got[s].results) {
+      EXPECT_EQ(r.rounds.size(), 4u);
+      EXPECT_EQ(r.stop, "noise");
+    }
+  EXPECT_EQ(measures(p.log).size(), 16u);
+}
+
+TEST(PairedCell, AMemoryCellIsMeasuredOnceBySide) {
+  std::vector<std::string> log;
+  SideRecorder base("base", log, 1.0), head("head", log, 1.0);
+  const std::vector<Point> points = {point("a", "memory"), point("b", "memory")};
+  Timing t;
+  t.rounds = 8;
+  measure_paired_cell({&base, &head}, {&points[0], &points[1]}, t);
+  EXPECT_EQ(measures(log), (std::vector<std::string>{"base:a", "head:a", "base:b", "head:b"}));
+}
+
+TEST(PairedCell, AFailedSideStopsItsPointButNotTheOthers) {
+  Pair p;
+  p.head.fail_ = "a";
+  Timing t;
+  t.stop = StopRule::budget;
+  t.rounds = 3;
+  const auto got = measure_paired_cell(p.sides(), p.cell(), t);
+  EXPECT_FALSE(got[kHead].results[0].ok());
+  EXPECT_TRUE(got[kBase].results[0].ok());
+  EXPECT_TRUE(got[kHead].results[1].ok());
+  EXPECT_EQ(got[kBase].results[1].rounds.size(), 3u);
+  size_t head_a = 0;
+  for (const auto& l : measures(p.log)) head_a += l == "head:a";
+  EXPECT_EQ(head_a, 1u);  // measured once: its failure ends it on that side
+}
