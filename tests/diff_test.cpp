@@ -90,6 +90,28 @@ TEST(Verdict, MannWhitney) {
   EXPECT_GT(mann_whitney_p(noisy(1.0, 0.05, 40, 3), noisy(1.0, 0.05, 40, 4)), kAlpha);
 }
 
+// Samples of a 2.9 us call timed by a clock of 32 ns ticks: `center` ticks, spread over +-2.
+std::vector<double> ticks(int center, uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_int_distribution<int> d(-2, 2);
+  std::vector<double> v;
+  for (int i = 0; i < 200; ++i) v.push_back((center + d(gen)) * 32e-6);  // ms
+  return v;
+}
+
+TEST(Verdict, AChangeOfTwoClockTicksIsNone) {
+  EXPECT_NEAR(timer_tick(ticks(91, 1), ticks(89, 2)), 32e-6, 1e-12);
+  EXPECT_EQ(timer_tick({0.5}, {0.5}), 0);                          // too few samples
+  EXPECT_EQ(timer_tick(noisy(1.0, 0.01, 50, 1), noisy(1.0, 0.01, 50, 2)), 0);  // values that never repeat
+  const auto base = speed_point(kTitle, 256, "cuda", "cuda", ticks(91, 1));
+  // two ticks faster (2.2%): past a 2% threshold, but a step the clock barely resolves
+  const Judgement two = judge(base, speed_point(kTitle, 256, "cuda", "cuda", ticks(89, 2)), 0.02);
+  EXPECT_LT(two.ratio, 0.98);
+  EXPECT_EQ(two.verdict, Verdict::Same);
+  // four ticks faster (4.4%): a change
+  EXPECT_EQ(judge(base, speed_point(kTitle, 256, "cuda", "cuda", ticks(87, 3)), 0.02).verdict, Verdict::Faster);
+}
+
 TEST(Verdict, MedianIntervalAndSpread) {
   auto v = noisy(2.0, 0.02, 200, 5);
   auto [lo, hi] = median_interval(v, 0.95);

@@ -84,7 +84,7 @@ SideBinary side_of(const std::string& rev, const std::string& given_bin, const s
     return {fs::resolved(given_bin), commit, SideBinary::given, 0};
   }
   if (rev == "HEAD")  // this build, whatever the tree's git holds (a copy of it without .git too)
-    return {cache.running, tree_commit(OPBENCH_SOURCE_DIR), SideBinary::running, 0};
+    return {cache.running, cache.running_commit, SideBinary::running, 0};
   return side_binary(resolve_revision(cache.source_dir, rev, option), option, cache, std::cerr);
 }
 
@@ -92,6 +92,7 @@ std::array<SideBinary, 2> side_binaries(const AbArgs& a) {
   BuildCacheOptions cache;
   cache.source_dir = a.tree.empty() ? std::string(OPBENCH_SOURCE_DIR) : a.tree;
   cache.running = running_binary();
+  cache.running_commit = tree_commit(OPBENCH_SOURCE_DIR);
   cache.cache_dir = a.builds.empty() ? default_build_cache(cache.source_dir) : a.builds;
   const bool any_built = (a.base_bin.empty() && a.base != "HEAD") || (a.head_bin.empty() && a.head != "HEAD");
   if (any_built) cache.settings = build_settings(fs::dir_name(cache.running));
@@ -217,6 +218,7 @@ size_t report_diffs(const AbArgs& a, const Cli& cli, const std::vector<SweepOutc
     const RunInfo b = *store.run(r.run_ids.front()), h = *store.run(r.run_ids.back());
     DiffOptions opt;
     opt.threshold = a.threshold / 100;
+    opt.calibrations = calibrations_near(store.runs(), b, h);
     const DiffResult d = diff_runs({b, store.points(b.id)}, {h, store.points(h.id)}, opt);
     regressions += d.regressions;
     device += d.count(Verdict::Device);

@@ -40,13 +40,13 @@ json tuning_json(const RunInfo& r) {
 // A run as `runs --format json` lists it: what it measured and how, and what stands of it now
 // (the points' stops, its shards and devices, how to continue it, the process holding it).
 json run_listing_json(const Store& store, const RunInfo& r, const std::string& db) {
-  json j{{"id", r.id}, {"label", r.label}, {"gpu", r.env.gpu}, {"device", r.env.device},
+  json j{{"id", r.id}, {"uuid", r.uuid}, {"label", r.label}, {"gpu", r.env.gpu}, {"device", r.env.device},
          {"torch", r.env.torch_version}, {"started_at", r.started_at},
          {"finished_at", r.finished_at}, {"status", r.status}, {"points", r.points},
          {"op", r.op}, {"config", r.config_path}, {"commit", r.git_commit},
          {"peak_gbps", r.env.peak_gbps}, {"source", r.source}};
   for (const RunField& f : run_fields())  // how it was timed: null when unknown
-    if (f.listed) j[f.key] = f.known(r) ? run_field_to_json(f, r) : json();
+    if (f.listed) j[*f.key ? f.key : f.name] = f.known(r) ? run_field_to_json(f, r) : json();  // a field not exported: its name
   j["tuning"] = tuning_json(r);
   j["time"] = time_json(r.stages);
   if (const auto stops = store.stop_counts(r.id); !stops.empty())

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 
 #include "core/text.hpp"
 
@@ -81,6 +83,56 @@ DeviceShift device_shift(const RunDevice& base, const RunDevice& head) {
   return s;
 }
 
+double stored_time_seconds(const std::string& iso) {
+  std::tm t{};
+  double sec = 0;
+  if (std::sscanf(iso.c_str(), "%d-%d-%dT%d:%d:%lf", &t.tm_year, &t.tm_mon, &t.tm_mday, &t.tm_hour, &t.tm_min, &sec) != 6)
+    return std::nan("");
+  t.tm_year -= 1900;
+  t.tm_mon -= 1;
+  t.tm_sec = 0;
+  return double(timegm(&t)) + sec;
+}
+
+namespace {
+
+// The physical GPUs a run measured on (those with a UUID).
+std::vector<std::string> run_uuids(const RunInfo& run) {
+  std::vector<std::string> out;
+  for (const auto& d : run.devices)
+    if (!d.identity.uuid.empty()) out.push_back(d.identity.uuid);
+  if (run.devices.empty() && !run.env.identity.uuid.empty()) out.push_back(run.env.identity.uuid);
+  return out;
+}
+
+// Every pass on `uuid` of the runs that started within kNearSeconds of `at`.
+void add_passes_near(const std::vector<RunInfo>& runs, const std::string& uuid, double at, Calibration& into) {
+  for (const auto& r : runs) {
+    const double t = stored_time_seconds(r.started_at);
+    if (!(std::fabs(t - at) <= kNearSeconds)) continue;
+    for (const auto& d : r.devices)
+      if (d.identity.uuid == uuid)
+        into.samples.insert(into.samples.end(), d.calibration.samples.begin(), d.calibration.samples.end());
+  }
+}
+
+}  // namespace
+
+std::map<std::string, Calibration> calibrations_near(const std::vector<RunInfo>& runs, const RunInfo& base,
+                                                     const RunInfo& head) {
+  std::map<std::string, Calibration> out;
+  for (const RunInfo* run : {&base, &head}) {
+    const double at = stored_time_seconds(run->started_at);
+    for (const auto& uuid : run_uuids(*run)) {
+      if (out.count(uuid)) continue;  // both runs on one GPU: its passes near the base's
+      Calibration c;
+      add_passes_near(runs, uuid, at, c);
+      if (c.known()) out[uuid] = std::move(c);
+    }
+  }
+  return out;
+}
+
 RunDevice run_device_of(const RunInfo& run, const std::string& device) {
   for (const auto& d : run.devices)
     if (d.device == device || device.empty()) return d;
@@ -99,7 +151,9 @@ void apply_device_rule(const StoredPoint& base, const StoredPoint& head, double 
   StoredPoint scaled = head;
   for (double& v : scaled.result.samples) v /= explained;
   scaled.value /= explained;
-  const Judgement again = judge(base, scaled, threshold, paired);
+  // The rest judged at half the threshold: a chip's shift must not hide a change of the
+  // threshold's size on top of it.
+  const Judgement again = judge(base, scaled, threshold * kDeviceRest, paired);
   if (again.verdict == j.verdict) return;
   const double peak = std::isfinite(pct_base) ? pct_base : pct_head;
   j.reason = std::string(bandwidth ? "a bandwidth-bound" : "a latency-bound") + " point (" +

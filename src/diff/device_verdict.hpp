@@ -11,10 +11,15 @@
 //   the L2 read.
 // The explained band is [min, max] of 1 and the ratios of its figures. A SLOWER or FASTER point
 // whose head, scaled back by the band's value nearest its change, is judged anew (rules 1 to 7)
-// no longer SLOWER or FASTER is DEVICE, with the figures in its reason; one that stays so keeps
-// its verdict (the change exceeds what the chip explains), so a real change on top of a chip's is
-// still caught.
+// at kDeviceRest of the threshold and is no longer SLOWER or FASTER is DEVICE, with the figures
+// in its reason; one that stays so keeps its verdict (the change exceeds what the chip explains),
+// so a real change of the threshold's size on top of a chip's is still caught.
+//
+// A run's own calibration passes are few when it is short (one every 2 s): the shift is taken
+// from every pass the database holds of each physical GPU within kNearSeconds of the run that
+// measured on it (calibrations_near), so that a short run's device is known as well as a long one's.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +31,7 @@ namespace opbench {
 constexpr double kBandwidthBound = 50;  // % of the run's measured peak bandwidth
 constexpr double kRealShift = 0.005;    // a calibration figure must move by this much to count
 constexpr double kShiftAlpha = 0.01;
+constexpr double kDeviceRest = 0.5;     // the threshold the rest of a change is judged at
 
 // One figure of the calibration compared between the two devices.
 struct FigureShift {
@@ -48,8 +54,19 @@ struct DeviceShift {
   double latency_lo = 1, latency_hi = 1, bandwidth_lo = 1, bandwidth_hi = 1;
 };
 
+constexpr double kNearSeconds = 3600;
+
 // The shift between `base` and `head` (devices of the two runs).
 DeviceShift device_shift(const RunDevice& base, const RunDevice& head);
+
+// Calibration passes by GPU UUID for the diff of `base` and `head`: for each physical GPU either
+// run measured on, the passes of every run in `runs` on that GPU that started within kNearSeconds
+// of the run (base's GPUs near base, head's near head). A GPU no run calibrated is left out.
+std::map<std::string, Calibration> calibrations_near(const std::vector<RunInfo>& runs, const RunInfo& base,
+                                                     const RunInfo& head);
+
+// Seconds since the epoch of a stored time ("2026-11-28T20:04:18.520Z"); NaN when unreadable.
+double stored_time_seconds(const std::string& iso);
 
 // The device of a run that measured point `device` ("" for the run's own: its first device, or
 // one made of its environment).

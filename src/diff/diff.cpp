@@ -249,12 +249,20 @@ class DeviceShifts {
     const auto key = std::make_pair(b.device, h.device);
     auto it = known_.find(key);
     if (it != known_.end()) return it->second;
-    DeviceShift s = device_shift(run_device_of(base_.run, b.device), run_device_of(head_.run, h.device));
+    DeviceShift s = device_shift(with_pooled(run_device_of(base_.run, b.device)),
+                                 with_pooled(run_device_of(head_.run, h.device)));
     if (s.different) d_.shifts.push_back(s);
     return known_.emplace(key, std::move(s)).first->second;
   }
 
  private:
+  // The device with the passes of its GPU near the run, when the caller pooled them.
+  RunDevice with_pooled(RunDevice d) const {
+    auto it = d_.opt.calibrations.find(d.identity.uuid);
+    if (it != d_.opt.calibrations.end()) d.calibration = it->second;
+    return d;
+  }
+
   const ReportRun& base_;
   const ReportRun& head_;
   DiffResult& d_;

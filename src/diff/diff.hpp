@@ -29,6 +29,8 @@ struct DiffOptions {
   // Set by versus_run: "cuda against the faster of torch, torch_compile". The renderings then
   // describe one run (base and head are the same run) and count SLOWER points as "slower".
   std::string versus;
+  // Rule 8's passes by GPU UUID (calibrations_near), in place of each run's own when given.
+  std::map<std::string, Calibration> calibrations;
 };
 
 // "tr=cuda,toc=torch_compile" -> pairs; throws InputError("--map", ...) when malformed.

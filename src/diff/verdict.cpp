@@ -25,6 +25,23 @@ double median_of(std::vector<double> v) {
   return summarize(std::move(v)).median;
 }
 
+double timer_tick(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> v(a);
+  v.insert(v.end(), b.begin(), b.end());
+  std::sort(v.begin(), v.end());
+  double tick = 0;
+  size_t distinct = v.empty() ? 0 : 1;
+  for (size_t i = 1; i < v.size(); ++i) {
+    const double step = v[i] - v[i - 1];
+    if (!(step > std::fabs(v[i]) * 1e-6)) continue;  // the same value, up to its storage
+    ++distinct;
+    if (tick == 0 || step < tick) tick = step;
+  }
+  // A clock shows in values that repeat: at least kTickSamples samples, each value taken by
+  // two or more of them on average; a gap between scattered values is no tick.
+  return v.size() >= kTickSamples && distinct * 2 <= v.size() ? tick : 0;
+}
+
 double half_spread(std::vector<double> v) {
   if (v.size() < 2) return 0;
   Stats s = summarize(std::move(v));
@@ -238,9 +255,11 @@ Judgement judge_samples(const StoredPoint& base, const StoredPoint& head, double
     return j;
   }
   j.ratio = h / b;
-  const bool up = j.ratio > 1 + threshold, down = j.ratio < 1 - threshold;
-
   const bool has_b = !base.result.samples.empty(), has_h = !head.result.samples.empty();
+  const double tick = has_b && has_h ? timer_tick(base.result.samples, head.result.samples) : 0;
+  const bool resolved = !(tick > 0) || std::fabs(h - b) > (kResolvableTicks + 0.5) * tick;  // half a tick: rounding
+  const bool up = resolved && j.ratio > 1 + threshold, down = resolved && j.ratio < 1 - threshold;
+
   const bool deterministic = point_metric(base) == "memory" || point_metric(head) == "memory";
   Evidence confirmed{true, true};  // peak memory, or nothing measured: the threshold alone
   const PairedInterval pairs =
@@ -328,7 +347,10 @@ Judgement judge(const StoredPoint& base, const StoredPoint& head, double thresho
   if (j.ratio > 0 && std::isfinite(j.ratio)) j.against = median_of(nh.result.samples) / median_of(nb.result.samples);
   // What the machine did over these rounds: the control's move between the runs, or between
   // the rounds of either run, whichever is larger.
-  const double drift = std::max({std::fabs(std::log(j.control_ratio)), log_spread(cb), log_spread(ch)});
+  // Paired rounds (rule 7) cancel what the machine did from round to round: only the
+  // control's move between the two sides is left to hold a change against.
+  const double moved = std::fabs(std::log(j.control_ratio));
+  const double drift = j.pairs > 0 ? moved : std::max({moved, log_spread(cb), log_spread(ch)});
   j.control_drift = std::exp(drift) - 1;
   if (j.verdict != Verdict::Slower && j.verdict != Verdict::Faster) return j;
   const double against = j.ratio / j.control_ratio;

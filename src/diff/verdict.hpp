@@ -5,7 +5,11 @@
 //      head works: FIXED. Neither side has a value (NaN), or base is <= 0: UNSURE.
 //   2. ratio = head / base of the shown values (the run's statistic, e.g. the median time).
 //      The threshold T (default 5%) is the smallest change that matters: a point can only
-//      be SLOWER when ratio > 1 + T, FASTER when ratio < 1 - T.
+//      be SLOWER when ratio > 1 + T, FASTER when ratio < 1 - T. Where both sides kept samples
+//      the change of the shown values must also exceed kResolvableTicks ticks of the clock that
+//      took them (timer_tick: the smallest step between distinct sample values, 32 ns for CUDA
+//      events on an H100 or H200): a 2.9 us call one or two ticks apart in two processes is
+//      SAME, whatever the threshold says of the ratio.
 //   3. The change must also be real. Memory points (peak bytes: a deterministic measurement)
 //      need nothing more. Speed points where both sides kept samples: the change is confirmed
 //      by either of two kinds of evidence, and then only if the rounds do not veto it:
@@ -53,8 +57,10 @@
 //      machine its time moved 0.6 to 3 times as much as the control's). Otherwise UNSURE, with
 //      the reason (Judgement::reason). So the whole machine slower is no regression, one
 //      provider slower on a steady machine is, and a machine too unsteady to resolve a change
-//      of the threshold's size says UNSURE. A provider is also judged as a whole over its
-//      points against the control (diff/provider_verdict.hpp).
+//      of the threshold's size says UNSURE. In a paired comparison (rule 7) the rounds' spread
+//      cancels in the pairs, and the drift is the control's move between the sides alone.
+//      A provider is also judged as a whole over its points against the control
+//      (diff/provider_verdict.hpp).
 //   6. The host. Where either side's host share (Result::host_share: the host's time to queue
 //      one call over the GPU's time per sample) is kHostBound or more, a SLOWER or FASTER is
 //      UNSURE, with the reason: such a call's time is, or can become, the host's launch path,
@@ -108,6 +114,9 @@ struct Judgement {
 };
 
 constexpr size_t kMinSamples = 5;
+// Rule 2: a change of the shown values of this many clock ticks or fewer is not one.
+constexpr double kResolvableTicks = 2;
+constexpr size_t kTickSamples = 20;  // the fewest samples (both sides) a tick is read from
 // The smallest change that is clear whatever the spread (rule 3a), when the threshold is smaller.
 constexpr double kClearChange = 0.05;
 constexpr double kAlpha = 0.05;
@@ -133,6 +142,11 @@ double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b
 // Half the p20-p80 width of the samples (0 for fewer than 2).
 double half_spread(std::vector<double> v);
 double median_of(std::vector<double> v);
+// The clock's tick in the samples of both sides: the smallest step between two distinct values
+// (steps below a millionth of the value are the storage's rounding, not the clock's); 0 when the
+// samples show no clock: fewer than kTickSamples of them, or more distinct values than half the
+// samples (values that do not repeat are not a clock's steps).
+double timer_tick(const std::vector<double>& a, const std::vector<double>& b);
 // The median of each round of r (Result::rounds), or r's one median when it has no rounds or
 // counts that do not add up to its samples.
 std::vector<double> round_medians(const Result& r);

@@ -162,8 +162,7 @@ std::string side_binary_text(const SideBinary& b) {
 SideBinary side_binary(const Revision& rev, const std::string& option, const BuildCacheOptions& opt, std::ostream& log) {
   // The running build is the commit's only when the tree holds nothing else (a tree with
   // uncommitted changes built them in: the commit itself is built from git).
-  const std::string head = tree_commit(opt.source_dir);
-  if (head == rev.commit) return {opt.running, head, SideBinary::running, 0};
+  if (opt.running_commit == rev.commit) return {opt.running, rev.commit, SideBinary::running, 0};
   const std::string dir = opt.cache_dir + "/" + rev.commit.substr(0, 12) + "-" + opt.settings.key;
   if (const std::string b = published_binary(dir); !b.empty()) return {b, rev.commit, SideBinary::cached, 0};
   fs::make_dirs(opt.cache_dir);

@@ -45,6 +45,7 @@ std::string side_binary_text(const SideBinary& b);
 struct BuildCacheOptions {
   std::string source_dir;   // the running build's tree (its git repository)
   std::string running;      // the running measure binary
+  std::string running_commit;  // the commit it was built from (tree_commit of its own tree)
   std::string cache_dir;    // where builds are kept
   BuildSettings settings;   // the running build's
   int jobs = 0;             // for the build (0: every core)
@@ -52,8 +53,8 @@ struct BuildCacheOptions {
 // The folder of builds when none is given: $OPBENCH_BUILDS, else build-ab/ in the tree.
 std::string default_build_cache(const std::string& source_dir);
 
-// The measure binary of `rev`: the running one when it is the tree's HEAD commit and the tree
-// holds no uncommitted change, else the
+// The measure binary of `rev`: the running one when it is the running build's commit, built
+// from a tree without uncommitted changes (opt.running_commit), else the
 // cache's, built there first when it is not (progress and the build's last lines on `log`).
 // InputError naming `option` when the commit does not build (nothing is measured or stored),
 // RuntimeFailure when the cache cannot be written.
