@@ -25,9 +25,11 @@ double median_of(std::vector<double> v) {
   return summarize(std::move(v)).median;
 }
 
-double timer_tick(const std::vector<double>& a, const std::vector<double>& b) {
-  std::vector<double> v(a);
-  v.insert(v.end(), b.begin(), b.end());
+namespace {
+
+// One side's smallest step between distinct values, when its values repeat as a clock's do
+// (timer_tick); 0 otherwise.
+double side_tick(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   double tick = 0;
   size_t distinct = v.empty() ? 0 : 1;
@@ -37,9 +39,15 @@ double timer_tick(const std::vector<double>& a, const std::vector<double>& b) {
     ++distinct;
     if (tick == 0 || step < tick) tick = step;
   }
-  // A clock shows in values that repeat: at least kTickSamples samples, each value taken by
-  // two or more of them on average; a gap between scattered values is no tick.
   return v.size() >= kTickSamples && distinct * 2 <= v.size() ? tick : 0;
+}
+
+}  // namespace
+
+double timer_tick(const std::vector<double>& a, const std::vector<double>& b) {
+  const double ta = side_tick(a), tb = side_tick(b);
+  if (ta > 0 && tb > 0) return std::min(ta, tb);
+  return ta > 0 ? ta : tb;
 }
 
 double half_spread(std::vector<double> v) {

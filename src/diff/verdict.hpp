@@ -116,7 +116,7 @@ struct Judgement {
 constexpr size_t kMinSamples = 5;
 // Rule 2: a change of the shown values of this many clock ticks or fewer is not one.
 constexpr double kResolvableTicks = 2;
-constexpr size_t kTickSamples = 20;  // the fewest samples (both sides) a tick is read from
+constexpr size_t kTickSamples = 20;  // the fewest samples of a side a tick is read from
 // The smallest change that is clear whatever the spread (rule 3a), when the threshold is smaller.
 constexpr double kClearChange = 0.05;
 constexpr double kAlpha = 0.05;
@@ -142,10 +142,12 @@ double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b
 // Half the p20-p80 width of the samples (0 for fewer than 2).
 double half_spread(std::vector<double> v);
 double median_of(std::vector<double> v);
-// The clock's tick in the samples of both sides: the smallest step between two distinct values
-// (steps below a millionth of the value are the storage's rounding, not the clock's); 0 when the
-// samples show no clock: fewer than kTickSamples of them, or more distinct values than half the
-// samples (values that do not repeat are not a clock's steps).
+// The clock's tick in the samples: within each side, the smallest step between two distinct
+// values (steps below a millionth of the value are the storage's rounding, not the clock's),
+// where the side holds kTickSamples samples or more whose values repeat (no more distinct values
+// than half the samples: scattered values are no clock's steps); the smaller of the two sides'
+// ticks; 0 when neither side shows one (a side of one value shows none: the step between two
+// steady sides is the change itself, not a tick).
 double timer_tick(const std::vector<double>& a, const std::vector<double>& b);
 // The median of each round of r (Result::rounds), or r's one median when it has no rounds or
 // counts that do not add up to its samples.
