@@ -103,7 +103,10 @@ give_up() { echo "FAIL $1 ($((SECONDS - started)) s)"; dump_cluster; exit 1; }
 # The single-process sweep to compare with, while the cluster starts.
 submit=$work/submit
 mkdir -p "$submit"
-cp "$src/configs/quick.yaml" "$submit/quick.yaml"
+# quick.yaml with two table cells a block instead of the CPU's 64 (all of a shard's), so that a
+# shard stores its points as it goes and the cancelled task leaves some behind.
+sed -E 's/^timing: \{(.*)\}$/timing: {\1, interleave: 2}/' "$src/configs/quick.yaml" >"$submit/quick.yaml"
+grep -q '^timing: {.*, interleave: 2}$' "$submit/quick.yaml" || give_up "configs/quick.yaml: no one-line timing to add interleave to"
 "$bin" sweep "$submit/quick.yaml" --device cpu --providers torch --label slurm --db "$work/whole.db" \
   --progress none --no-report >"$work/whole.out" 2>&1 || { cat "$work/whole.out"; give_up "the single-process sweep failed"; }
 
@@ -140,6 +143,9 @@ wait_for task-2-measuring 60 has_a_cell
 check scancel-task-2 0 scancel "${array}_2"
 cancelled() { [ "$(state "${array}_2")" = CANCELLED ]; }
 wait_for task-2-cancelled 20 cancelled
+wait_for task-2-stopped 20 eval '[ -z "$(squeue -h -t CG -j "${array}_2")" ]'
+check shard-2-left 0 "$bin" runs --db "$out/shard-2-of-3.db" --format json
+pycheck shard-2-left-part 'import json, sys; r = json.load(open(sys.argv[1])); assert len(r) == 1 and r[0]["status"] != "done" and 0 < r[0]["points"] < 12, r' "$work/out"
 check requeue-task-2 0 scontrol requeue "${array}_2"
 
 # The join: submitted by the task that found every shard measured, once, after the array.
