@@ -26,10 +26,10 @@ chmod 755 "$work"
 cluster=$work/cluster
 pids=()
 cluster_down() { # the jobs (their processes outlive slurmd), then the daemons, each waited for
-  if [ ${#pids[@]} = 3 ]; then
-    scancel --user="$(id -un)" 2>/dev/null
+  if [ ${#pids[@]} = 3 ] && kill -0 "${pids[1]}" 2>/dev/null; then
+    timeout 10 scancel --user="$(id -un)" 2>/dev/null
     local t0=$SECONDS
-    while [ -n "$(squeue -h -t R,CG,CF 2>/dev/null)" ] && [ $((SECONDS - t0)) -lt 20 ]; do sleep 0.2; done
+    while [ -n "$(timeout 5 squeue -h -t R,CG,CF 2>/dev/null)" ] && [ $((SECONDS - t0)) -lt 20 ]; do sleep 0.2; done
   fi
   local i
   for (( i=${#pids[@]}-1; i>=0; i-- )); do kill "${pids[$i]}" 2>/dev/null; wait "${pids[$i]}" 2>/dev/null; done
