@@ -5,7 +5,7 @@
 # and providers, none twice, the same tables in the report); the shard is shown with its run
 # and repeated by its resume command; a missing or doubled shard and bad --shard values are
 # refused with one line naming them; scripts/slurm-sweep.sbatch runs its array tasks and the
-# join on a machine without Slurm.
+# join on a machine without Slurm, and refuses array ids that are not a range.
 # Usage: shard_cli_test.sh OPBENCH SOURCE_DIR
 set -u
 bin=$1; src=$2
@@ -97,6 +97,11 @@ export OPBENCH="$bin" OPBENCH_OUT="$work/slurm" OPBENCH_ARGS="--device cpu --pro
 for i in 1 2 3; do
   check "slurm-task-$i" 0 env SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_TASK_COUNT=3 bash "$src/scripts/slurm-sweep.sbatch" "$work/t.yaml"
 done
+# Array ids that are not a range with a step (--array=1,4,9) are refused by every task.
+check slurm-id-list 2 env SLURM_ARRAY_TASK_ID=4 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=9 SLURM_ARRAY_TASK_STEP=1 \
+  SLURM_ARRAY_TASK_COUNT=3 bash "$src/scripts/slurm-sweep.sbatch" "$work/t.yaml"
+contains slurm-id-list-msg "$work/err" "slurm-sweep: task 4: the array's 3 ids are not the range 1-9:1"
+one_line slurm-id-list
 check slurm-join 0 env OPBENCH_STEP=join SLURM_ARRAY_TASK_COUNT=3 bash "$src/scripts/slurm-sweep.sbatch" "$work/t.yaml"
 check slurm-joined-runs 0 "$bin" runs --db "$work/slurm/all.db" --format json
 pycheck slurm-joined-all-points 'import json, sys; r = json.load(open(sys.argv[1])); assert len(r) == 1 and r[0]["points"] == 32 and r[0]["shards"] == 3, r' "$work/out"
