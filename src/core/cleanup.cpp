@@ -21,12 +21,14 @@ std::set<std::string> g_paths;
 
 void remove_named() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  for (const auto& p : g_paths) {
-    try {
-      fs::remove_tree(p);
-    } catch (...) {
+  // the command's other threads may still be writing into a folder: again until it is gone
+  for (const auto& p : g_paths)
+    for (int attempt = 0; attempt < 100 && fs::exists(p); ++attempt) {
+      try {
+        fs::remove_tree(p);
+      } catch (...) {
+      }
     }
-  }
 }
 
 bool is_digits(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
