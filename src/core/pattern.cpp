@@ -129,8 +129,9 @@ class Parser {
       case '^': return node(Node::Begin);
       case '$': return node(Node::End);
       case '\\': return bytes(escape(false));
-      case '*': case '+': case '?': case '{': --i_, fail("nothing to repeat");
-      case ']': case '}': return bytes(Set().set(size_t(uint8_t(c))));
+      case '*': case '+': case '?': case '{':
+        --i_;
+        fail("nothing to repeat");
       default: return bytes(Set().set(size_t(uint8_t(c))));
     }
   }
