@@ -92,7 +92,10 @@ std::string render_csv(const std::vector<ReportRun>& runs) {
     for (const auto& p : r.points) {
       std::vector<std::string> cells = {std::to_string(r.run.id), text(point_gpu(r.run, p)), text(p.device),
                                         text(p.point.title), text(p.section)};
-    XX
+      for (const auto& a : axes) {
+        const Value* v = p.point.params.has(a) ? &p.point.params.values().at(a) : nullptr;
+        cells.push_back(!v ? "" : std::holds_alternative<int64_t>(*v) ? to_string(*v) : text(to_string(*v)));
+      }
       for (const PointField* f : columns) cells.push_back(field_cell(*f, p));
       row(out, cells);
     }
