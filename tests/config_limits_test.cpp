@@ -173,3 +173,14 @@ TEST(ConfigLimits, CountSaturatesInsteadOfOverflowing) {
   EXPECT_EQ(count_points(c), SIZE_MAX);
   EXPECT_THROW(expand(c, 1000), InputError);
 }
+
+TEST(ConfigLimits, PointsAboveTheCeilingAreRefusedBeforeExpanding) {
+  // 2,000 x 1,000 x 2 = 4,000,000 points: refused by its count whatever --max-points says, and at once
+  std::string ns, batches;
+  for (int i = 1; i <= 2000; ++i) ns += (i > 1 ? ", " : "") + std::to_string(16 * i);
+  for (int i = 1; i <= 1000; ++i) batches += (i > 1 ? ", " : "") + std::to_string(i);
+  const std::string text = "op: act\nx: {n: [" + ns + "]}\nparams: {batch: [" + batches + "]}\nproviders: {torch: to, torch_compile: toc}\n";
+  const std::string msg = error_of(text, "c.yaml", size_t(1e12));
+  EXPECT_NE(msg.find("4000000 points"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(std::to_string(kMaxPointsCeiling)), std::string::npos) << msg;
+}

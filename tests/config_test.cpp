@@ -162,6 +162,10 @@ TEST(Config, StopRule) {
   expect_bad(base + "timing: {noise: low}\n", "timing.noise");
   expect_bad(base + "timing: {min_rounds: 0}\n", "timing.min_rounds");
   expect_bad(base + "timing: {min_samples: 1.5}\n", "timing.min_samples");
+  // a contradiction: more rounds required than a point is measured in
+  expect_bad(base + "timing: {rounds: 4, min_rounds: 8}\n", "timing.min_rounds");
+  expect_bad(base + "timing: {stop: budget, min_rounds: 9}\n", "timing.min_rounds");
+  EXPECT_EQ(parse_config(base + "timing: {rounds: 8, min_rounds: 8}\n", "a.yaml").timing.min_rounds, 8);
 }
 
 TEST(Config, Threads) {
@@ -199,6 +203,9 @@ TEST(Config, BadInput) {
   expect_bad(base + "params: {batch: -3}\n", "params.batch");
   expect_bad(base + "params: {batch: []}\n", "params.batch");
   expect_bad(base + "params: {batch: [2, 0]}\n", "params.batch[1]");
+  expect_bad("op: act\nx: {n: [16, 16]}\n", "x.n[1]");  // a value twice: one point, counted twice
+  expect_bad(base + "params: {batch: [2, 3, 2]}\n", "params.batch[2]");
+  expect_bad(base + "variants: [{n: [8, 8]}]\n", "variants[0].n[1]");
   expect_bad(base + "params: {dtype: fp8}\n", "params.dtype");
   expect_bad(base + "params: {act: gelu}\n", "params.act");
   expect_bad(base + "params: {colour: 3}\n", "params.colour");
@@ -224,6 +231,11 @@ TEST(Config, BadInput) {
   expect_bad(base + "title: 'x-{nope}'\n", "title");
   expect_bad(base + "params: {mode: [fwd, bwd]}\ntitle: same\n", "title");
   expect_bad("op: [unclosed\n", "not valid YAML");
+  expect_bad(base + "---\nop: tpa_decode\n", "a second YAML document");
+  expect_bad("op: act\nx: {n: [!!str 16]}\n", "x.n[0]");
+  expect_bad("op: act\nx: {n: [!foo 64]}\n", "x.n[0]");
+  expect_bad("op: act\nx: !!map {n: [16]}\n", "x");
+  EXPECT_NO_THROW(parse_config("---\n" + base, "a.yaml"));  // one document, its start marked
   expect_bad("{\"op\": ", "not valid JSON", "bad.json");
   expect_bad("op: act\n", "x");
   expect_bad("op: act\n", "x", "bad.txt");

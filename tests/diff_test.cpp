@@ -648,6 +648,19 @@ TEST(Diff, BadInput) {
     EXPECT_NE(std::string(e.what()).find("nothing matched"), std::string::npos) << e.what();
   }
   EXPECT_THROW(diff_runs(run_of(1, {}), run_of(2, speed), DiffOptions{}), InputError);
+  // no title in common, whatever the metrics: said so, with the nearest titles
+  std::vector<StoredPoint> near = {speed_point(kTitle + "-v2", 256, "torch", "to", {1, 2, 3}),
+                                   speed_point("zzz-speed", 256, "torch", "to", {1, 2, 3})};
+  for (auto& p : near) p.point.params.erase("metric");
+  try {
+    diff_runs(run_of(1, speed), run_of(2, near), DiffOptions{});
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("share no table title"), std::string::npos) << m;
+    EXPECT_NE(m.find("the nearest are the base's '" + kTitle + "' and the head's '" + kTitle + "-v2'"),
+              std::string::npos) << m;
+  }
   // unknown selectors and a missing database: the store refuses them
   Store s(temp_db("sel.db"));
   RunInfo r;

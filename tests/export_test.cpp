@@ -286,6 +286,9 @@ TEST(ExportJson, BadFilesNameTheField) {
   expect_error(replaced("\"uuid\": \"11111111-2222-4333-8444-555555555555\",", ""), "runs[0].uuid");
   expect_error(replaced("\"median\":", "\"median\":true,\"x\":"), "runs[0].points[0].stats.median");
   expect_error(replaced("\"check_failed\":false", "\"check_failed\":0"), "runs[0].points[0].check_failed");
+  // a run label is bounded as --label is
+  expect_error(replaced("\"label\": \"stopped\"", "\"label\": \"" + std::string(20000, 'x') + "\""), "runs[1].label");
+  EXPECT_NO_THROW(runs_from_json(replaced("\"label\": \"stopped\"", "\"label\": \"" + std::string(kMaxRunLabel, 'x') + "\""), "in.json"));
   EXPECT_TRUE(is_runs_json(good));
   EXPECT_FALSE(is_runs_json("# a markdown document\n"));
   EXPECT_TRUE(runs_from_json(runs_to_json({}), "empty.json").empty());
@@ -362,4 +365,45 @@ TEST(ExportCsv, OneRowPerPointWithEveryStatistic) {
   EXPECT_EQ(table[2][col("max_err")], "0.5");
   EXPECT_EQ(table.back()[col("median")], "");  // an imported point: no statistics
   EXPECT_EQ(table[1][col("run")], std::to_string(runs[0].run.id));
+}
+
+TEST(ExportCsv, TextThatASpreadsheetWouldRunIsNeutralised) {
+  ReportRun r;
+  r.run.id = 1;
+  r.run.env.gpu = "=cmd|' /C calc'!A0";
+  StoredPoint sp;
+  sp.point.title = "+title";
+  sp.section = "@section";
+  sp.device = "-device";
+  sp.point.label = "=HYPERLINK(\"http://x\")";
+  sp.point.provider = "torch";
+  sp.point.x_name = "n";
+  sp.point.x_value = 8;
+  sp.point.params = Params({{"act", std::string("=1+2")}, {"n", int64_t(8)}});
+  sp.value = -1;
+  sp.result.error = "-oops";
+  r.points.push_back(sp);
+  const std::string csv = render_csv({r});
+  for (const char* cell : {"'=cmd|' /C calc'!A0", "'+title", "'@section", "'-device", "'=1+2", "'-oops"})
+    EXPECT_NE(csv.find(cell), std::string::npos) << cell << " in " << csv;
+  EXPECT_NE(csv.find("\"'=HYPERLINK(\"\"http://x\"\")\""), std::string::npos) << csv;
+  for (const char* raw : {",=cmd", ",+title", ",@section", ",-device", ",=1+2", ",-oops", ",\"=HYPERLINK"})
+    EXPECT_EQ(csv.find(raw), std::string::npos) << raw << " in " << csv;
+  EXPECT_NE(csv.find(",-1,"), std::string::npos) << csv;  // a number stays a number
+}
+
+TEST(ExportJson, WhatExportWritesImportReads) {
+  Store a(temp_db("limits.db"));
+  fill(a);
+  std::vector<RunRecord> runs;
+  for (const auto& r : a.runs()) runs.push_back(load_run(a, r));
+  EXPECT_THROW(export_document({}, kMaxDocumentBytes), InputError);  // no run: import refuses it
+  const std::string text = export_document(runs, kMaxDocumentBytes);
+  EXPECT_EQ(runs_from_json(text, "in.json").size(), runs.size());
+  try {
+    export_document(runs, 1 << 10);  // over the size import reads
+    ADD_FAILURE() << "written";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("MiB import reads"), std::string::npos) << e.what();
+  }
 }

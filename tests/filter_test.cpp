@@ -2,6 +2,9 @@
 // which tables a sweep keeps, a bad expression, a filter that matches nothing. Torch-free.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <regex>
+
 #include "config/config.hpp"
 #include "core/error.hpp"
 #include "core/title_filter.hpp"
@@ -59,4 +62,28 @@ TEST(TitleFilter, NothingMatchedIsAnInputError) {
     EXPECT_NE(m.find("--filter: tpa: matches no table title of c.yaml (8 titles: act-speed-fwd"), std::string::npos) << m;
   }
   EXPECT_EQ(sw.tables.size(), 8u);  // untouched
+}
+
+TEST(TitleFilter, AgreesWithTheRegularExpressions) {
+  const std::vector<std::string> exprs = {"a.c", "^ab", "bc$", "a|bc", "(ab)+c", "a{2,3}", "[a-c]x", "[^a]b",
+                                          "\\d+", "x?y", "(?:a|b)*c", "a{2}", "\\.", "[\\w-]+z", "a.*?c", "^$"};
+  const std::vector<std::string> texts = {"", "abc", "aac", "xab", "aaab", "bx", "cb", "a1", "12", "y", "ababc",
+                                          "a.c", "q-z", "aaa", "abbc"};
+  for (const auto& e : exprs)
+    for (const auto& t : texts)
+      EXPECT_EQ(TitleFilter(e)(t), std::regex_search(t, std::regex(e))) << e << " on '" << t << "'";
+  for (const char* bad : {"(", ")", "a{3,2}", "*a", "[a", "\\1", "(?=a)", "a\\"})
+    EXPECT_THROW(TitleFilter{bad}, InputError) << bad;
+}
+
+TEST(TitleFilter, LongTitlesAndNestedRepeatsCostLinearTime) {
+  const std::string title(50000, 'L');
+  EXPECT_FALSE(TitleFilter("L*X")(title));
+  EXPECT_TRUE(TitleFilter("L*X")(title + "X"));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(TitleFilter("(L+)+X")(std::string(5000, 'L')));
+  EXPECT_FALSE(TitleFilter("(L*)*(L*)*X")(title));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_THROW(TitleFilter(std::string(2000, 'a')), InputError);           // longer than the limit
+  EXPECT_THROW(TitleFilter("((a{1000}){1000}){1000}"), InputError);       // too many states
 }

@@ -393,6 +393,72 @@ TEST(ImportDocument, OwnReportRoundTrips) {
   EXPECT_EQ(format_block(a[0].tables[0]), format_block(b[0].tables[0]));
 }
 
+namespace {
+
+// A one-table run as a sweep stores it: the fields of its run line from `run`.
+ReportRun one_table_run(const RunInfo& run) {
+  ReportRun rr;
+  rr.run = run;
+  rr.run.id = 1;
+  rr.run.env.gpu = "NVIDIA H100 80GB HBM3";
+  rr.run.env.device = "cuda:0";
+  rr.run.started_at = "2026-11-22T10:00:00.000Z";
+  rr.run.stat = "median";
+  rr.run.status = "done";
+  StoredPoint sp;
+  sp.point.title = "lrpe_rotate-speed-fwd-batch2-head4-dim64-act_silu-fp32";
+  sp.point.op = "lrpe_rotate";
+  sp.point.x_name = "n";
+  sp.point.x_value = 64;
+  sp.point.provider = sp.point.label = "torch";
+  sp.stat = "median";
+  sp.result.unit = "ms";
+  sp.value = 0.5;
+  rr.points.push_back(sp);
+  return rr;
+}
+
+}  // namespace
+
+TEST(ImportDocument, TheRunLineReadsNoFieldFromTheLabel) {
+  for (const std::string label : {"x, commit deadbeef, torch 9.9.9, measured peak bandwidth 99999 GB/s, mean of each point's samples",
+                                  "x), cpu, commit deadbeef, torch 9.9.9", "a\\), commit dead\\"}) {
+    RunInfo plain;
+    plain.label = label;
+    ImportResult res = import_document(render_report({one_table_run(plain)}), "own.md", "");
+    ASSERT_EQ(res.runs.size(), 1u) << label;
+    EXPECT_EQ(res.runs[0].run.git_commit, "") << label;
+    EXPECT_EQ(res.runs[0].run.env.torch_version, "") << label;
+    EXPECT_EQ(res.runs[0].run.env.peak_gbps, 0) << label;
+    EXPECT_EQ(res.runs[0].run.env.device, "cuda:0") << label;
+    EXPECT_EQ(res.runs[0].run.stat, "median") << label;
+    RunInfo full = plain;
+    full.git_commit = "0123456789abcdef";
+    full.env.torch_version = "2.11.0";
+    full.env.peak_gbps = 2941;
+    full.stat = "p20";
+    res = import_document(render_report({one_table_run(full)}), "own.md", "");
+    ASSERT_EQ(res.runs.size(), 1u) << label;
+    EXPECT_EQ(res.runs[0].run.git_commit, "0123456789ab") << label;
+    EXPECT_EQ(res.runs[0].run.env.torch_version, "2.11.0") << label;
+    EXPECT_EQ(res.runs[0].run.env.peak_gbps, 2941) << label;
+  }
+}
+
+TEST(ImportDocument, ARunLineWithALongFieldIsRead) {
+  // each field of a run line read without recursion: any length is read (or refused), never a crash
+  RunInfo run;
+  const std::string report = render_report({one_table_run(run)});
+  const size_t at = report.find(", median of each");
+  ASSERT_NE(at, std::string::npos);
+  for (const std::string field : {", commit " + std::string(30000, 'a'), ", torch " + std::string(300000, '1')}) {
+    const std::string doc = report.substr(0, at) + field + report.substr(at);
+    ImportResult res = import_document(doc, "long.md", "");
+    ASSERT_EQ(res.runs.size(), 1u);
+    EXPECT_EQ(res.runs[0].run.git_commit.size() + res.runs[0].run.env.torch_version.size(), field.size() - (field[2] == 'c' ? 9 : 8));
+  }
+}
+
 TEST(ImportDocument, UnreadableInputNamesTheLine) {
   // a row with a missing cell
   expect_import_error("# H100\n```\nact-t:\n     n   to\n0  1.0  2.0\n1  2.0\n```\n", 6, "cells");

@@ -319,5 +319,24 @@ contains damaged-msg "$work/err" "bad.db is damaged"
 one_line damaged-one-line
 check damaged-report 3 "$bin" report --db "$work/bad.db"
 
+# --- standard descriptors closed: no internal pipe takes them (a message is no signal) ---------
+check closed-in-err 0 sh -c '"$0" sweep "$1" --db "$2" --device cpu --no-report <&- 2>&-' "$bin" "$work/tiny.yaml" "$work/closed.db"
+# (stdout closed: what the sweep prints there is lost, exit 3 when it printed anything; never 130)
+check closed-out-err 0 sh -c '"$0" sweep "$1" --db "$2" --device cpu --no-report --label second >&- 2>&-; [ $? != 130 ]' "$bin" "$work/tiny.yaml" "$work/closed.db"
+check closed-runs 0 "$bin" runs --db "$work/closed.db" --format json
+pycheck closed-runs-done 'import json,sys; r = json.load(open(sys.argv[1])); assert [x["status"] for x in r] == ["done", "done"], r' "$work/out"
+
+# --- a duplicate axis value is refused, naming the axis --------------------------------------
+printf 'op: tpa_decode\nx: {m: [16, 16]}\nparams: {batch: 1, head: 2, rank: 2, dim: 16, dtype: fp32, mode: fwd, metric: memory}\n' >"$work/dup.yaml"
+check dup-axis 2 "$bin" sweep "$work/dup.yaml" --dry-run --device cpu
+contains dup-axis-msg "$work/err" "x.m[1]"
+one_line dup-axis-one-line
+
+# --- a current folder that was deleted: said so, exit 2 ----------------------------------------
+mkdir "$work/gone"
+(cd "$work/gone" && rmdir "$work/gone" && "$bin" list >/dev/null 2>"$work/err"); rc=$?
+[ "$rc" = 2 ] && echo "ok   deleted-cwd-list" || { echo "FAIL deleted-cwd-list: exit $rc"; cat "$work/err"; fails=$((fails+1)); }
+contains deleted-cwd-msg "$work/err" "the current folder no longer exists"
+
 echo "input_cli_test: $fails failed"
 [ "$fails" = 0 ]

@@ -3,7 +3,9 @@
 // stored bytes and the run's peak in each view, file names from titles. Torch-free.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "report/plot_data.hpp"
 
@@ -118,4 +120,23 @@ TEST(PlotData, FileNames) {
   EXPECT_EQ(plot_file_name("tpa_decode-speed-fwd-b1"), "tpa_decode-speed-fwd-b1.png");
   EXPECT_EQ(plot_file_name("a/b c:d"), "a_b_c_d.png");
   EXPECT_EQ(plot_file_name(".hidden"), "_.hidden.png");
+}
+
+TEST(PlotData, EachTableItsOwnFileOfBoundedLength) {
+  // titles that differ only where a file name cannot (punctuation, case), and a long one
+  const std::vector<std::string> titles = {"T x", "T_x", "T/x", "T:x", "t_X", std::string(5000, 'L')};
+  std::vector<StoredPoint> pts;
+  for (const auto& title : titles) pts.push_back(point(title, 256, "to", 1, 1e6));
+  const auto tables = plot_tables({run(1, "H100", 2000, pts)}, Show::Value);
+  ASSERT_EQ(tables.size(), titles.size());
+  std::set<std::string> files;
+  for (const auto& t : tables) {
+    std::string lower = t.file;
+    for (auto& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_TRUE(files.insert(lower).second) << t.file;
+    EXPECT_LE(t.file.size(), 120u);
+    EXPECT_EQ(t.file.find('/'), std::string::npos);
+  }
+  EXPECT_EQ(tables[0].file, "T_x.png");
+  EXPECT_EQ(tables[1].file, "T_x-2.png");
 }

@@ -165,3 +165,66 @@ TEST(ReadOnly, ADatabaseInAReadOnlyDirectoryOpens) {
   EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
   EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
 }
+
+TEST(ReadOnly, APathWithALeadingDoubleSlashOpens) {
+  // "//tmp/x/f.db" (as "$ROOT/x" with ROOT=/ makes) names the file, never a URI's host
+  const std::string dir = temp_dir("slashes");
+  { Store s(dir + "/f.db"); }
+  auto s = Store::open_read_only("/" + dir + "/f.db");
+  EXPECT_EQ(s->version(), Store::schema_version());
+  s = Store::open_read_only("/" + dir + "/f.db");
+  write_schema4(dir + "/old.db");
+  EXPECT_EQ(Store::open_read_only("/" + dir + "/old.db")->runs().size(), 1u);
+}
+
+TEST(ReadOnly, AnOlderSchemaIsReadInMemoryBoundedByThePageCache) {
+  // a 64 MB old database: the reader's copy of it is on disk, its resident memory grows by far less
+  const std::string path = temp_dir("big") + "/old.db";
+  write_schema4(path);
+  sql(path,
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6400) INSERT INTO points(run_id, seq, "
+      "title, provider, x_name, x_value, value, samples) SELECT 1, i, 't', 'torch', 'n', 256 + i, 1.5, "
+      "'[' || substr(hex(zeroblob(5000)), 1, 9998) || ']' FROM n;");
+  const pid_t child = fork();
+  if (child == 0) {
+    auto peak_kb = [] {
+      std::ifstream f("/proc/self/status");
+      for (std::string line; std::getline(f, line);)
+        if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+      return 0L;
+    };
+    const long before = peak_kb();
+    auto s = Store::open_read_only(path);
+    const bool read = s->runs().size() == 1;
+    _exit(read && peak_kb() - before < 32 * 1024 ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+TEST(ReadOnly, AFailedMigrationSaysWhyAndThatNothingChanged) {
+  // a migration that cannot complete (here a table in its way) names its cause, and the file is as it was
+  const std::string path = temp_dir("failed") + "/old.db";
+  write_schema4(path);
+  sql(path, "CREATE TABLE run_locks(x);");
+  for (bool read_only : {true, false}) {
+    try {
+      if (read_only) Store::open_read_only(path);
+      else Store s(path);
+      ADD_FAILURE() << "opened";
+    } catch (const RuntimeFailure& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("run_locks already exists"), std::string::npos) << m;
+      EXPECT_NE(m.find("the database is unchanged"), std::string::npos) << m;
+    }
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), 4);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}

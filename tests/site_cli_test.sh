@@ -70,5 +70,62 @@ check ci-report-site 0 env OPBENCH="$bin" "$src/scripts/ci-report" "$work/tiny.y
 [ -f "$work/ci-site/index.html" ] && ls "$work/ci-site/diffs" | grep -q "^pr-diff" && echo "ok   ci-report-site-pages" ||
   { echo "FAIL ci-report-site-pages"; ls -R "$work/ci-site" | head; fails=$((fails+1)); }
 
+# --out through a link: the folder it names is written, the link stays
+check site-real 0 "$bin" site --db "$db" --out "$work/real"
+ln -s "$work/real" "$work/link"
+rm "$work/real/index.html"
+check site-link 0 "$bin" site --db "$db" --out "$work/link"
+[ -L "$work/link" ] && [ -f "$work/real/index.html" ] && echo "ok   site-through-link" ||
+  { echo "FAIL site-through-link"; ls -la "$work" | head; fails=$((fails+1)); }
+# --out . in an empty folder, and in the site written there before
+mkdir "$work/here"
+(cd "$work/here" && "$bin" site --db "$db" --out . >/dev/null 2>"$work/err"); rc=$?
+[ "$rc" = 0 ] && [ -f "$work/here/index.html" ] && echo "ok   site-out-dot" || { echo "FAIL site-out-dot: exit $rc"; cat "$work/err"; fails=$((fails+1)); }
+(cd "$work/here" && "$bin" site --db "$db" --out . >/dev/null 2>"$work/err"); rc=$?
+[ "$rc" = 0 ] && [ -f "$work/here/index.html" ] && echo "ok   site-out-dot-again" || { echo "FAIL site-out-dot-again: exit $rc"; fails=$((fails+1)); }
+# a failed write to standard output is a failure (exit 3)
+check site-stdout-full 3 sh -c '"$0" site --db "$1" --out "$2" >/dev/full' "$bin" "$db" "$work/full"
+contains site-stdout-full-msg "$work/err" "cannot write to standard output"
+check site-stdout-closed 3 sh -c '"$0" site --db "$1" --out "$2" >&-' "$bin" "$db" "$work/closed"
+check help-stdout-full 3 sh -c '"$0" --help >/dev/full' "$bin"
+check help-stdout-ok 0 "$bin" --help
+# SIGTERM and SIGHUP while the site is written: its temporary removed, exit 130
+"$fixture" "$work/big.db" --commits 60 >/dev/null
+for sig in TERM HUP; do
+  rm -rf "$work/sig"
+  "$bin" site --db "$work/big.db" --out "$work/sig" >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 400); do ls -d "$work"/sig.new-* >/dev/null 2>&1 && break; sleep 0.01; done
+  kill -$sig $pid; wait $pid; rc=$?
+  if [ "$rc" = 130 ] && ! ls -d "$work"/sig.new-* >/dev/null 2>&1; then echo "ok   site-sig$sig"
+  else echo "FAIL site-sig$sig: exit $rc"; ls -d "$work"/sig* 2>&1 | head -3; fails=$((fails+1)); fi
+done
+# a temporary a killed process left (its process gone) is removed by the next site
+mkdir -p "$work/stale.new-4194301/assets"
+check site-stale 0 "$bin" site --db "$db" --out "$work/stale"
+[ ! -e "$work/stale.new-4194301" ] && echo "ok   site-stale-removed" || { echo "FAIL site-stale-removed"; fails=$((fails+1)); }
+# export --out: its temporary the same
+: >"$work/e.json.tmp4194301"
+check export-stale 0 "$bin" export --all --db "$db" --out "$work/e.json"
+[ ! -e "$work/e.json.tmp4194301" ] && echo "ok   export-stale-removed" || { echo "FAIL export-stale-removed"; fails=$((fails+1)); }
+# export stopped while it waits to write (into a FIFO no one reads yet): exit 130
+mkfifo "$work/fifo"
+for sig in TERM HUP; do
+  "$bin" export --all --db "$db" --out "$work/fifo" >/dev/null 2>&1 &
+  pid=$!
+  # once its signals are handled (blocked in its main thread: SIGHUP, SIGINT, SIGTERM)
+  for _ in $(seq 400); do grep -q '^SigBlk:.*4003$' /proc/$pid/status 2>/dev/null && break; sleep 0.005; done
+  sleep 0.3
+  kill -$sig $pid; wait $pid; rc=$?
+  [ "$rc" = 130 ] && echo "ok   export-sig$sig" || { echo "FAIL export-sig$sig: exit $rc"; fails=$((fails+1)); }
+done
+# a database at a path with a leading // (as "$ROOT/x" with ROOT=/ makes)
+check double-slash-runs 0 "$bin" runs --db "/$db"
+check double-slash-export 0 "$bin" export --all --db "/$db" --out "$work/ds.json"
+# export writes what import reads: an empty database is refused
+: >"$work/empty.db"
+check export-empty 2 "$bin" export --all --db "$work/empty.db"
+contains export-empty-msg "$work/err" "no run to export"
+
 echo "site_cli_test: $fails failed"
 [ "$fails" = 0 ]

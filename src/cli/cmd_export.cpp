@@ -4,6 +4,7 @@
 
 #include "cli/cli.hpp"
 #include "core/error.hpp"
+#include "exchange/import.hpp"
 #include "exchange/runs_json.hpp"
 
 namespace opbench {
@@ -35,7 +36,7 @@ void add_export_command(CLI::App& app, Cli& cli) {
     if (o->runs.empty() && !o->all) throw InputError("export", "runs", "name the runs to export (SEL...) or pass --all");
     check_out_path(o->out, cli.db);
     auto store = open_existing_store(cli.db);
-    write_output(runs_to_json(selected_runs(*store, o->runs, o->all)), o->out);
+    write_output(export_document(selected_runs(*store, o->runs, o->all), kMaxDocumentBytes), o->out);
     cli.status = kExitOk;
   });
 }

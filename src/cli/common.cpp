@@ -92,7 +92,7 @@ CLI::Validator run_id_arg() {
 }
 
 CLI::Validator name_arg() {
-  return CLI::Validator([](std::string& s) { return name_problem(s); }, "TEXT");
+  return CLI::Validator([](std::string& s) { return run_label_problem(s); }, "TEXT");
 }
 
 CLI::Validator positive_count() {

@@ -2,14 +2,17 @@
 // SQLite, report markdown tables, and track regressions. Built twice (CMakeLists.txt): as
 // `opbench` (OPBENCH_FRONT), torch-free, which runs the commands that read and write the store
 // and hands sweep, compile and list to `opbench-measure` beside it, built with every command.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
 
 #include "cli/cli.hpp"
+#include "core/cleanup.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 
@@ -23,8 +26,14 @@ std::string command_word(int argc, char** argv) {
   return "";
 }
 
-// Runs the command line in opbench-measure, the binary beside this one (exit 3 when it cannot).
+// Runs the command line in opbench-measure, the binary beside this one (exit 3 when it cannot;
+// exit 2 in a current folder that was deleted, where LibTorch's libraries cannot load).
 [[noreturn]] void run_measuring(char** argv) {
+  char cwd[4096];
+  if (!::getcwd(cwd, sizeof cwd) && errno == ENOENT) {
+    std::cerr << "opbench: the current folder no longer exists (it was deleted): change to a folder that does\n";
+    _exit(opbench::kExitUsage);
+  }
   char self[4096];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   std::string path = n > 0 ? std::string(self, size_t(n)) : std::string(argv[0]);
@@ -84,13 +93,58 @@ std::string usage_message(CLI::App& app, const CLI::ParseError& e, int argc, cha
   return where + ": " + e.what() + " (see " + where + " --help)";
 }
 
+// A stream buffer that takes nothing: standard output when it was closed, so that what a
+// command writes to it fails (exit 3) as a write to a closed descriptor would.
+class ClosedOutput : public std::streambuf {
+ protected:
+  int overflow(int) override { return traits_type::eof(); }
+};
+
+// Standard descriptors that are closed are opened on /dev/null, so that no file or pipe the
+// command opens takes their numbers (a pipe on descriptor 2 would read every message as a
+// byte); true when standard output was closed.
+bool hold_standard_descriptors() {
+  bool out_closed = false;
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int got = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (got >= 0 && got != fd) ::dup2(got, fd), ::close(got);
+    if (fd == 1) out_closed = true;
+  }
+  return out_closed;
+}
+
+// The command's status, or 3 when what it wrote to standard output did not all get there
+// (a full disk, a closed descriptor).
+int checked_output(int status) {
+  errno = 0;
+  std::cout.flush();
+  const bool lost = !std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (!lost) return status;
+  const int err = errno;
+  std::cerr << "opbench: cannot write to standard output" << (err ? std::string(": ") + std::strerror(err) : "")
+            << "\n";
+  return status == 0 ? opbench::kExitRuntime : status;
+}
+
+int run_cli(int argc, char** argv);
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  static ClosedOutput closed;
+  if (hold_standard_descriptors()) std::cout.rdbuf(&closed);
+  return checked_output(run_cli(argc, argv));
+}
+
+namespace {
+
+int run_cli(int argc, char** argv) {
   using namespace opbench;
 #ifdef OPBENCH_FRONT
   const std::string word = command_word(argc, argv);
   if (word == "sweep" || word == "compile" || word == "list" || word == "ab") run_measuring(argv);
+  install_cleanup_signals();  // SIGINT, SIGTERM, SIGHUP: temporaries removed, exit 130
 #endif
   CLI::App app{"opbench: a benchmarking harness and regression tracker for GPU operator kernels", "opbench"};
   app.set_version_flag("--version", std::string("opbench ") + OPBENCH_VERSION);
@@ -139,3 +193,5 @@ int main(int argc, char** argv) {
   }
   return cli.status;
 }
+
+}  // namespace

@@ -1,5 +1,6 @@
 // Drawing through scripts/plot.py: the data goes to the script as a JSON file, the script
 // writes the PNGs (matplotlib) and prints one line per file.
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -84,7 +85,14 @@ std::string run_plot_script(const std::string& data_json, const std::string& out
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  int rc = posix_spawnp(&pid, python.c_str(), &act, nullptr, argv.data(), environ);
+  posix_spawnattr_t attr;  // no signal blocked in python (opbench handles its own in a thread)
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  int rc = posix_spawnp(&pid, python.c_str(), &act, &attr, argv.data(), environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&act);
   if (rc != 0)
     throw RuntimeFailure("plot: cannot run python '" + python + "': " + std::strerror(rc) +

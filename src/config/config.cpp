@@ -130,6 +130,9 @@ class YamlTree {
   explicit YamlTree(const std::string& path) : path_(path) {}
 
   json convert(const YAML::Node& n, const std::string& field) {
+    const std::string& tag = n.Tag();
+    if (!tag.empty() && tag != "?" && tag != "!")
+      fail(n, field, "a YAML tag (" + one_line(tag.substr(0, 40)) + ") is not read: write the value plainly (a word quoted)");
     if (++values_ > kMaxConfigValues)
       fail(n, field, "more than " + std::to_string(kMaxConfigValues) + " values (aliases expanded)");
     if (!n.IsMap() && !n.IsSequence()) return n.IsScalar() ? scalar_to_json(n) : json(nullptr);
@@ -315,8 +318,15 @@ struct Checker {
     std::vector<Value> out;
     if (j.is_array()) {
       if (j.empty()) fail(field, "empty list");
-      for (size_t i = 0; i < j.size(); ++i)
+      std::map<Value, size_t> seen;  // a value twice would be one point counted twice
+      for (size_t i = 0; i < j.size(); ++i) {
         out.push_back(axis_value(a, j[i], field + "[" + std::to_string(i) + "]"));
+        auto [it, fresh] = seen.emplace(out.back(), i);
+        if (!fresh)
+          fail(field + "[" + std::to_string(i) + "]", "repeats " + show(j[i]) + " (also at [" +
+                                                          std::to_string(it->second) + "]): axis " + a.name +
+                                                          " takes each value once");
+      }
     } else {
       out.push_back(axis_value(a, j, field));
     }
@@ -356,7 +366,13 @@ json parse_tree(const std::string& text, const std::string& path) {
     }
   }
   try {
-    return YamlTree(path).convert(YAML::Load(text), "");
+    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1) {
+      const int line = docs[1].Mark().line;
+      throw InputError(line >= 0 ? path + ":" + std::to_string(line + 1) : path, "",
+                       "a second YAML document (after '---'): a config is one document");
+    }
+    return YamlTree(path).convert(docs.empty() ? YAML::Node() : docs[0], "");
   } catch (const YAML::Exception& e) {
     const std::string at = e.mark.is_null() ? "" : "line " + std::to_string(e.mark.line + 1) + ": ";
     throw InputError(path, "", "not valid YAML: " + at + e.msg);
@@ -387,6 +403,10 @@ void parse_stop_rule(const json& t, const Checker& c, Timing& timing) {
     timing.min_samples = timing_integer(t, "min_samples", 1, 1000000, "1 to 1000000", c);
   timing.rounds = timing.stop == StopRule::budget ? Timing::kBudgetRounds : Timing::kNoiseRounds;
   if (t.contains("rounds")) timing.rounds = int(timing_integer(t, "rounds", 1, 100, "1 to 100", c));
+  if (t.contains("min_rounds") && timing.min_rounds > timing.rounds)
+    c.fail("timing.min_rounds", std::to_string(timing.min_rounds) + " is more than timing.rounds (" +
+                                    std::to_string(timing.rounds) + "): a point is measured in at most " +
+                                    std::to_string(timing.rounds) + " rounds");
 }
 
 // The `timing` block: every key checked, the defaults for the keys it leaves out.

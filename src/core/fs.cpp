@@ -1,5 +1,7 @@
 #include "core/fs.hpp"
 
+#include "core/cleanup.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -220,16 +222,21 @@ void write_in_place(const std::string& path, const std::string& text, int flags)
 void write_replacing(const std::string& path, const std::string& target, const std::string& text, int mode) {
   make_parent_dirs(target);
   const std::string tmp = target + ".tmp" + std::to_string(::getpid());
+  remove_stale(target + ".tmp");  // left by a process that was killed
+  remove_on_stop(tmp);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) write_failed(path, errno);
+  if (fd < 0) {
+    const int err = errno;
+    keep_on_stop(tmp);
+    write_failed(path, err);
+  }
   bool ok = (mode < 0 || ::fchmod(fd, mode_t(mode)) == 0) && write_all_to(fd, text) && ::fsync(fd) == 0;
   int err = errno;
   if (::close(fd) != 0 && ok) ok = false, err = errno;
   if (ok && std::rename(tmp.c_str(), target.c_str()) != 0) ok = false, err = errno;
-  if (!ok) {
-    std::remove(tmp.c_str());
-    write_failed(path, err);
-  }
+  if (!ok) std::remove(tmp.c_str());
+  keep_on_stop(tmp);
+  if (!ok) write_failed(path, err);
 }
 
 // A name of an open descriptor rather than of a file: /dev/stdout, /dev/fd/1, /proc/self/fd/1.

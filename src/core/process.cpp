@@ -49,10 +49,13 @@ Spawned spawn(const std::vector<std::string>& argv_in, const std::string& log_pa
   Spawned s;
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  if (own_group) {
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
-  }
+  // no signal blocked in the child (a command that handles its signals in a thread of its own
+  // blocks them in its others)
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, short(POSIX_SPAWN_SETSIGMASK | (own_group ? POSIX_SPAWN_SETPGROUP : 0)));
+  if (own_group) posix_spawnattr_setpgroup(&attr, 0);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);

@@ -69,6 +69,12 @@ std::string name_problem(const std::string& s) {
   return "";
 }
 
+std::string run_label_problem(const std::string& s) {
+  if (s.size() > kMaxRunLabel)
+    return std::to_string(s.size()) + " bytes long, more than the " + std::to_string(kMaxRunLabel) + " a run label may hold";
+  return name_problem(s);
+}
+
 std::string label_problem(const std::string& s) {
   if (s.empty()) return "is empty";
   std::string why = name_problem(s);

@@ -24,6 +24,11 @@ std::string text_problem(const std::string& s);
 // any of which would truncate the name or break the markdown it is printed into.
 std::string name_problem(const std::string& s);
 
+// The longest run label (--label, a JSON export's run label): bytes.
+constexpr size_t kMaxRunLabel = 4096;
+// "" for a run label that name_problem accepts and is at most kMaxRunLabel bytes long.
+std::string run_label_problem(const std::string& s);
+
 // Why `s` cannot be a column label, or "" when it can: a name (above) without ':' (the
 // Notation list of a report reads "- label: provider"), its words apart by single spaces
 // ("Tri Sp"; a table header is read at its columns' right edges against the labels).

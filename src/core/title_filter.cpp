@@ -8,14 +8,14 @@ namespace opbench {
 TitleFilter::TitleFilter(const std::string& regex) : text_(regex) {
   if (regex.empty()) return;
   try {
-    re_ = std::regex(regex, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
+    re_ = Pattern(regex);
+  } catch (const PatternError& e) {
     throw InputError("--filter", regex, std::string("not a valid regular expression: ") + e.what());
   }
 }
 
 bool TitleFilter::operator()(const std::string& title) const {
-  return text_.empty() || std::regex_search(title, re_);
+  return text_.empty() || re_.search(title);
 }
 
 void TitleFilter::none_matched(const std::string& where, const std::vector<std::string>& titles) const {

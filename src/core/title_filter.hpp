@@ -1,9 +1,12 @@
 // --filter REGEX: which table titles a command works on (a title is kept when the regular
-// expression, ECMAScript syntax, matches some part of it, as in `grep -E`). Torch-free.
+// expression, a subset of the ECMAScript syntax (core/pattern.hpp), matches some part of it, as
+// in `grep -E`), matched without backtracking: its cost is bounded by the title's length times
+// the expression's size. Torch-free.
 #pragma once
-#include <regex>
 #include <string>
 #include <vector>
+
+#include "core/pattern.hpp"
 
 namespace opbench {
 
@@ -21,7 +24,7 @@ class TitleFilter {
 
  private:
   std::string text_;
-  std::regex re_;
+  Pattern re_;
 };
 
 }  // namespace opbench

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "core/text.hpp"
 #include "record/run_fields.hpp"
 #include "report/provenance.hpp"
@@ -307,6 +308,25 @@ std::string names_list(const std::set<std::string>& s) {
   return o;
 }
 
+// "the runs share no table title": with the pair of titles, one of each run, nearest to each
+// other (each compared by its first 200 characters), and how many titles each run has.
+std::string no_shared_title(const std::set<std::string>& base_titles, const SidePoints& hp) {
+  std::set<std::string> head_titles;
+  for (auto* p : hp.points) head_titles.insert(p->point.title);
+  constexpr size_t kCompared = 200, kPairs = 100000;
+  std::string best_b, best_h;
+  size_t best = SIZE_MAX, pairs = 0;
+  for (const auto& h : head_titles)
+    for (const auto& b : base_titles) {
+      if (++pairs > kPairs) break;
+      const size_t d = edit_distance(b.substr(0, kCompared), h.substr(0, kCompared));
+      if (d < best) best = d, best_b = b, best_h = h;
+    }
+  return "the runs share no table title (base: " + std::to_string(base_titles.size()) + ", head: " +
+         std::to_string(head_titles.size()) + " titles); the nearest are the base's '" + best_b + "' and the head's '" +
+         best_h + "'";
+}
+
 // Why no point matched: the metrics differ, the titles agree but no provider does, or no title does.
 std::string why_nothing_matched(const SidePoints& bp, const SidePoints& hp, const DiffOptions& opt) {
   std::set<std::string> base_titles, base_prov, head_prov;
@@ -316,9 +336,12 @@ std::string why_nothing_matched(const SidePoints& bp, const SidePoints& hp, cons
     head_prov.insert(p->point.provider);
     shared_titles += base_titles.count(p->point.title) ? 1 : 0;
   }
-  if (names_list(bp.metrics) != names_list(hp.metrics) && opt.metric.empty())
-    return "mismatched metrics: the base run holds " + names_list(bp.metrics) + " points, the head run " +
-           names_list(hp.metrics);
+  const bool metrics_differ = names_list(bp.metrics) != names_list(hp.metrics) && opt.metric.empty();
+  const std::string metrics = "mismatched metrics: the base run holds " + names_list(bp.metrics) +
+                              " points, the head run " + names_list(hp.metrics);
+  if (!shared_titles && !bp.points.empty() && !hp.points.empty())
+    return no_shared_title(base_titles, hp) + (metrics_differ ? "; " + metrics : "");
+  if (metrics_differ) return metrics;
   if (shared_titles)
     return "the runs share titles but no provider (base: " + names_list(base_prov) + "; head: " +
            names_list(head_prov) + "); map labels with --map BASE=HEAD";

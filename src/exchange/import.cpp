@@ -2,10 +2,12 @@
 #include "exchange/import.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
-#include <regex>
+#include <cstdlib>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -76,23 +78,69 @@ std::vector<std::string> column_providers(const NotationIndex& notation, const T
 
 // What an opbench report's run line says of its run: "run 3 (label), 2026-11-22, cuda:0,
 // commit 1a2b3c4d5e6f, torch 2.11.0, measured peak bandwidth 2941 GB/s, median of each
-// point's samples". Each field is looked for on its own, so a line with more or fewer fields
-// still gives those it has.
+// point's samples". The label (each ')' and backslash in it escaped by a backslash) is skipped whatever it
+// holds; then each field is read at its place: the date, the device, then the optional fields
+// by their names, the statistic last. A line with fewer fields gives those it has; the line of
+// an imported run ("run 3, imported from PATH") gives none.
 struct RunLine {
   std::string device, commit, torch, stat;
   double peak_gbps = 0;
 };
 
+// The line after "run N (label)": ", 2026-11-22, ...".
+std::string_view after_label(std::string_view line) {
+  size_t k = 4;
+  while (k < line.size() && std::isdigit(static_cast<unsigned char>(line[k]))) ++k;
+  if (line.substr(k, 2) == " (") {
+    for (k += 2; k < line.size() && line[k] != ')'; ++k)
+      if (line[k] == '\\') ++k;
+    ++k;
+  }
+  return k < line.size() ? line.substr(k) : std::string_view();
+}
+
+bool all_of_chars(std::string_view s, const char* allowed) {
+  return !s.empty() && s.find_first_not_of(allowed) == std::string_view::npos;
+}
+
+// One ", "-separated field after the date and device.
+void run_line_field(std::string_view f, RunLine* r) {
+  const std::string_view samples = " of each point's samples";
+  if (f.substr(0, 7) == "commit ") {
+    std::string_view c = f.substr(7);
+    const bool dirty = c.size() > 6 && c.substr(c.size() - 6) == "-dirty";
+    if (all_of_chars(dirty ? c.substr(0, c.size() - 6) : c, "0123456789abcdef")) r->commit = std::string(c);
+  } else if (f.substr(0, 6) == "torch " && f.find(' ', 6) == std::string_view::npos) {
+    r->torch = std::string(f.substr(6));
+  } else if (f.substr(0, 24) == "measured peak bandwidth " && f.size() > 29 && f.substr(f.size() - 5) == " GB/s") {
+    const std::string_view v = f.substr(24, f.size() - 29);
+    if (all_of_chars(v, "0123456789.") && v.size() < 30) r->peak_gbps = std::strtod(std::string(v).c_str(), nullptr);
+  } else if (const size_t at = f.find(samples); at != std::string_view::npos) {
+    const std::string stat(f.substr(0, at));
+    const std::string_view tail = f.substr(at + samples.size());
+    if (tail.empty() || tail.substr(0, 2) == " (")
+      for (const char* s : {"median", "mean", "min", "max", "p20", "p80"})
+        if (stat == s) r->stat = stat;
+  }
+}
+
 RunLine parse_run_line(const std::string& line) {
   RunLine r;
-  std::smatch m;
-  if (std::regex_search(line, m, std::regex(R"(, (cpu|cuda(?::\d+)?),)"))) r.device = m[1];
-  if (std::regex_search(line, m, std::regex(R"(, commit ([0-9a-f]+(?:-dirty)?))"))) r.commit = m[1];
-  if (std::regex_search(line, m, std::regex(R"(, torch ([^,\s]+))"))) r.torch = m[1];
-  if (std::regex_search(line, m, std::regex(R"(, measured peak bandwidth ([0-9.]+) GB/s)")))
-    r.peak_gbps = std::stod(m[1]);
-  if (std::regex_search(line, m, std::regex(R"(, (median|mean|min|max|p20|p80) of each point's samples)")))
-    r.stat = m[1];
+  std::string_view rest = after_label(line);
+  if (rest.substr(0, 2) != ", " || rest.substr(0, 16) == ", imported from ") return r;
+  std::vector<std::string_view> fields;
+  for (size_t at = 2; at <= rest.size();) {
+    size_t end = rest.find(", ", at);
+    if (end == std::string_view::npos) end = rest.size();
+    fields.push_back(rest.substr(at, end - at));
+    at = end + 2;
+  }
+  if (fields.size() > 1) {
+    const std::string_view d = fields[1];
+    if (d == "cpu" || d == "cuda" || (d.substr(0, 5) == "cuda:" && all_of_chars(d.substr(5), "0123456789")))
+      r.device = std::string(d);
+  }
+  for (size_t i = 2; i < fields.size(); ++i) run_line_field(fields[i], &r);
   return r;
 }
 

@@ -151,6 +151,7 @@ void check_numbers(Checker& c, const StoredPoint& p) {
 Problem run_problem(const RunInfo& r) {
   Checker c;
   c.name("label", r.label);
+  if (r.label.size() > kMaxRunLabel) c.fail("label", run_label_problem(r.label));
   c.word("source", r.source, {"sweep", "import"});
   c.word("status", r.status, {"running", "done", "interrupted"});
   c.word("stat", r.stat, kStats);

@@ -502,4 +502,18 @@ std::vector<RunRecord> runs_from_json(const std::string& text, const std::string
   return out;
 }
 
+std::string export_document(const std::vector<RunRecord>& runs, long long max_bytes) {
+  if (runs.empty()) throw InputError("export", "", "no run to export (import reads no document without runs)");
+  std::string text = runs_to_json(runs);
+  if (static_cast<long long>(text.size()) > max_bytes) {
+    size_t points = 0;
+    for (const auto& r : runs) points += r.points.size();
+    throw InputError("export", "",
+                     std::to_string(runs.size()) + " runs of " + std::to_string(points) + " points make " +
+                         std::to_string(text.size() >> 20) + " MiB of JSON, more than the " +
+                         std::to_string(max_bytes >> 20) + " MiB import reads: export fewer runs at a time");
+  }
+  return text;
+}
+
 }  // namespace opbench

@@ -58,6 +58,10 @@ nlohmann::ordered_json run_field_to_json(const RunField& f, const RunInfo& r);
 // The document for these runs, pretty-printed (two spaces), ending in a newline.
 std::string runs_to_json(const std::vector<RunRecord>& runs);
 
+// The document `opbench export` writes: runs_to_json, refused (InputError) when it could not
+// be read back: no run, or more than `max_bytes` (import's kMaxDocumentBytes).
+std::string export_document(const std::vector<RunRecord>& runs, long long max_bytes);
+
 // Reads a document; throws InputError(path, "runs[i].field", why) for anything it cannot
 // take (not JSON, another format or version, a missing or mistyped field, a run or point the
 // store must not take: exchange/run_check.hpp, a run given twice).

@@ -28,6 +28,9 @@ struct Sweep {
 
 // The default cap on the points of one sweep (docs/guarantees.md; --max-points raises it).
 constexpr size_t kDefaultMaxPoints = 100000;
+// The most points any sweep may have, whatever --max-points says: counted before the config
+// is expanded, so a larger one is refused before memory is spent on it.
+constexpr size_t kMaxPointsCeiling = 1000000;
 
 // How many points a config expands to (tables x their x values x providers), counted from
 // the config alone, without expanding it; saturates at SIZE_MAX.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 #include <stdexcept>
+#include <variant>
 
 #include "record/point_fields.hpp"
 
@@ -16,6 +17,14 @@ std::string cell(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
+}
+
+// Text from a title, a label, a GPU name or an imported file: one that a spreadsheet would read
+// as a formula (it begins with =, +, -, @, a tab or a carriage return) gets a ' before it, as
+// spreadsheets expect of text. Numbers are written as numbers.
+std::string text(const std::string& s) {
+  if (!s.empty() && std::string("=+-@\t\r").find(s[0]) != std::string::npos) return "'" + s;
+  return s;
 }
 
 std::string number(double v) {
@@ -47,7 +56,7 @@ std::string point_gpu(const RunInfo& run, const StoredPoint& p) {
 // A point's cell in a column of the point field table, by the row's kind.
 std::string field_cell(const PointField& f, const StoredPoint& p) {
   switch (f.kind) {
-    case PointKind::text: return f.text_of(p);
+    case PointKind::text: return text(f.text_of(p));
     case PointKind::integer: return std::to_string(f.integer_of(p));
     case PointKind::real: return number(f.real_of(p));
     case PointKind::flag: return f.flag_of(p) ? "1" : "0";
@@ -76,13 +85,17 @@ std::string render_csv(const std::vector<ReportRun>& runs) {
     if (*f.csv) columns.push_back(&f);
   std::string out;
   std::vector<std::string> header = {"run", "gpu", "device", "title", "section"};
-  header.insert(header.end(), axes.begin(), axes.end());
+  for (const auto& a : axes) header.push_back(text(a));
   for (const PointField* f : columns) header.push_back(f->csv);
   row(out, header);
   for (const auto& r : runs)
     for (const auto& p : r.points) {
-      std::vector<std::string> cells = {std::to_string(r.run.id), point_gpu(r.run, p), p.device, p.point.title, p.section};
-      for (const auto& a : axes) cells.push_back(p.point.params.has(a) ? to_string(p.point.params.values().at(a)) : "");
+      std::vector<std::string> cells = {std::to_string(r.run.id), text(point_gpu(r.run, p)), text(p.device),
+                                        text(p.point.title), text(p.section)};
+      for (const auto& a : axes) {
+        const Value* v = p.point.params.has(a) ? &p.point.params.values().at(a) : nullptr;
+        cells.push_back(!v ? "" : std::holds_alternative<int64_t>(*v) ? to_string(*v) : text(to_string(*v)));
+      }
       for (const PointField* f : columns) cells.push_back(field_cell(*f, p));
       row(out, cells);
     }

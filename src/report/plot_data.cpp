@@ -5,6 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/hash.hpp"
+#include "core/text.hpp"
+
 namespace opbench {
 
 namespace {
@@ -61,9 +64,18 @@ std::string title_file_stem(const std::string& title) {
 
 std::string plot_file_name(const std::string& title) { return title_file_stem(title) + ".png"; }
 
+std::string FileNames::take(const std::string& name) {
+  std::string stem = title_file_stem(name);
+  if (stem.size() > 100) stem = stem.substr(0, 80) + "-" + content_hash(name);
+  std::string out = stem;
+  for (int i = 2; !used_.insert(to_lower(out)).second; ++i) out = stem + "-" + std::to_string(i);
+  return out;
+}
+
 std::vector<PlotTable> plot_tables(const std::vector<ReportRun>& runs, Show show) {
   std::vector<PlotTable> out;
   std::map<std::string, size_t> index;
+  FileNames names;
   const bool several = runs.size() > 1;
   for (const auto& rr : runs) {
     // this run's points by title, then by label, in stored order
@@ -81,7 +93,7 @@ std::vector<PlotTable> plot_tables(const std::vector<ReportRun>& runs, Show show
       if (fresh) {
         PlotTable t;
         t.title = title;
-        t.file = plot_file_name(title);
+        t.file = names.take(title) + ".png";
         t.x_name = pts.front()->point.x_name;
         t.speed = is_speed(*pts.front());
         t.y_label = y_label(rr.run, t.speed, show);

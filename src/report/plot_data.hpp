@@ -8,6 +8,7 @@
 // minimal bytes at the measured peak bandwidth (bytes / peak, in ms), in the gbps view the
 // peak itself, in the pct view 100% (one line for all runs).
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,17 @@ double floor_value(double bytes, double peak_gbps, Show show);
 // (title_file_stem), then ".png".
 std::string title_file_stem(const std::string& title);
 std::string plot_file_name(const std::string& title);
+
+// File names unique within one folder (ignoring case, as some file systems do) and short
+// enough for any file system: the title's stem (above), one over 100 bytes cut to 80 and its
+// content hash added, then "-2", "-3", ... for a stem taken already.
+class FileNames {
+ public:
+  std::string take(const std::string& name);  // the stem, without an extension
+
+ private:
+  std::set<std::string> used_;
+};
 
 // {"kind": "tables", "show": ..., "tables": [{title, file, x_name, y_label, speed,
 // lines: [{label, run, x, y, floor}]}]}

@@ -119,7 +119,11 @@ static std::string plot_links(const std::vector<Table>& tables, const std::map<s
 static std::string describe_run(const RunInfo& r) {
   std::ostringstream o;
   o << "run " << r.id;
-  if (!r.label.empty()) o << " (" << r.label << ")";
+  if (!r.label.empty()) {  // its ')' and backslashes escaped: import finds where it ends
+    o << " (";
+    for (char c : r.label) o << (c == ')' || c == '\\' ? "\\" : "") << c;
+    o << ")";
+  }
   if (r.source == "import") {
     o << ", imported from " << r.config_path;
   } else {

@@ -34,21 +34,6 @@ json run_json(const RunInfo& r) {
           {"started_at", r.started_at}, {"source", r.source}};
 }
 
-// File names unique within a folder, readable where the name allows.
-class Names {
- public:
-  std::string take(const std::string& name) {
-    std::string stem = title_file_stem(name);
-    if (stem.size() > 100) stem = stem.substr(0, 80) + "-" + content_hash(name);
-    std::string out = stem;
-    for (int i = 2; !used_.insert(to_lower(out)).second; ++i) out = stem + "-" + std::to_string(i);
-    return out;
-  }
-
- private:
-  std::set<std::string> used_;
-};
-
 // One table title: where its points are, in run order.
 struct TitleGroup {
   std::string op, title, stem;
@@ -63,7 +48,7 @@ struct Catalog {
   std::vector<std::string> providers;  // the most measured first (one colour each, on every page)
 };
 
-Catalog catalog_of(const SiteInput& in, Names& names) {
+Catalog catalog_of(const SiteInput& in, FileNames& names) {
   Catalog c;
   std::map<std::string, size_t> title_index, op_index, providers;
   for (const auto& r : in.runs) {
@@ -323,7 +308,7 @@ class SampledRuns {
 
 // The latest run of an op on a GPU against the one before it: a diff page and its index line.
 json latest_verdict(const std::string& op, const std::vector<const SiteRun*>& runs, const json& links,
-                    const SiteOptions& opt, Names& names, SampledRuns& sampled, SiteContent& out) {
+                    const SiteOptions& opt, FileNames& names, SampledRuns& sampled, SiteContent& out) {
   const SiteRun& base = *runs[runs.size() - 2];
   const SiteRun& head = *runs.back();
   json line{{"op", op}, {"gpu", gpu_of(head.run)}, {"base", run_json(base.run)}, {"head", run_json(head.run)}};
@@ -347,7 +332,7 @@ json latest_verdict(const std::string& op, const std::vector<const SiteRun*>& ru
   return line;
 }
 
-json latest_verdicts(const SiteInput& in, const json& links, const SiteOptions& opt, Names& names, SiteContent& out) {
+json latest_verdicts(const SiteInput& in, const json& links, const SiteOptions& opt, FileNames& names, SiteContent& out) {
   json lines = json::array();
   SampledRuns sampled;
   for (const auto& [key, runs] : runs_by_op_gpu(in))
@@ -356,7 +341,7 @@ json latest_verdicts(const SiteInput& in, const json& links, const SiteOptions& 
 }
 
 // The pages of the diff and versus documents given, and their lines on the index.
-json document_pages(const SiteInput& in, const json& links, Names& names, SiteContent& out) {
+json document_pages(const SiteInput& in, const json& links, FileNames& names, SiteContent& out) {
   json lines = json::array();
   for (const auto& doc : in.documents) {
     std::string name = fs::base_name(doc.path);
@@ -420,7 +405,7 @@ SiteContent build_site_content(const SiteInput& in, const SiteOptions& opt) {
     throw InputError("opbench site", "", "no run and no diff or versus document to show (the sources are empty)");
   SiteContent out;
   out.pages.push_back({"index.html", "opbench results", nullptr});
-  Names table_names, diff_names;
+  FileNames table_names, diff_names;
   const Catalog c = catalog_of(in, table_names);
   std::map<int64_t, RunInfo> runs;  // what a history entry needs of its run (copied into every entry)
   for (const auto& r : in.runs) {

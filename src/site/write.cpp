@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
+#include "core/cleanup.hpp"
 #include "core/fs.hpp"
 #include "site/assets.hpp"
 
@@ -46,11 +47,15 @@ bool holds_nothing(const std::string& dir) {
   return true;
 }
 
-// The folder the site is written into before it takes DIR's place: beside DIR.
-std::string sibling(const std::string& dir, const char* what) {
+// The folder the site is written into before it takes DIR's place, beside DIR: the prefix,
+// then this process's id.
+std::string sibling_prefix(const std::string& dir, const char* what) {
   std::string base = dir;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
-  return base + "." + what + "-" + std::to_string(::getpid());
+  return base + "." + what + "-";
+}
+std::string sibling(const std::string& dir, const char* what) {
+  return sibling_prefix(dir, what) + std::to_string(::getpid());
 }
 
 void write_files(const SiteContent& content, const std::string& root) {
@@ -101,21 +106,47 @@ std::string page_html(const SitePage& page, const std::string& root) {
   return html;
 }
 
-void write_site(const SiteContent& content, const std::string& dir) {
-  check_site_dir(dir);
+namespace {
+
+// The site in `fresh` moved into `dir`, the folder this process works in (it cannot be renamed
+// away from under it): what was in it removed, then each entry of the site moved in.
+void move_into_current(const std::string& fresh, const std::string& dir) {
+  for (const auto& name : fs::list_dir(dir))
+    if (name != "." && name != "..") fs::remove_tree(dir + "/" + name);
+  for (const auto& name : fs::list_dir(fresh))
+    if (name != "." && name != "..") fs::rename_path(fresh + "/" + name, dir + "/" + name);
+  fs::remove_tree(fresh);
+}
+
+}  // namespace
+
+void write_site(const SiteContent& content, const std::string& out) {
+  check_site_dir(out);
+  // Through links to the folder they name (a server may publish the link's target), "." and
+  // ".." as the folders they are.
+  const std::string dir = fs::resolved(out);
   const std::string fresh = sibling(dir, "new"), old = sibling(dir, "old");
   fs::make_parent_dirs(fresh);
+  remove_stale(sibling_prefix(dir, "new"));  // left by a process that was killed
+  remove_stale(sibling_prefix(dir, "old"));
+  remove_on_stop(fresh);
   try {
     fs::remove_tree(fresh);
     fs::make_dirs(fresh);
     write_files(content, fresh);
-    if (fs::exists(dir)) fs::rename_path(dir, old);
-    fs::rename_path(fresh, dir);
+    if (fs::exists(dir) && fs::same_file(dir, ".")) {
+      move_into_current(fresh, dir);
+    } else {
+      if (fs::exists(dir)) fs::rename_path(dir, old);
+      fs::rename_path(fresh, dir);
+    }
   } catch (...) {
     fs::remove_tree(fresh);
     if (!fs::exists(dir) && fs::exists(old)) fs::rename_path(old, dir);
+    keep_on_stop(fresh);
     throw;
   }
+  keep_on_stop(fresh);
   fs::remove_tree(old);
 }
 

@@ -151,8 +151,9 @@ int Store::version() const {
 void Store::migrate() {
   // BEGIN IMMEDIATE: two processes opening a new database migrate it once.
   exec("BEGIN IMMEDIATE");
+  int v = -1;
   try {
-    int v = version();
+    v = version();
     if (v > schema_version())
       throw RuntimeFailure("database " + path_ + " has schema version " + std::to_string(v) +
                            ", newer than this opbench (" + std::to_string(schema_version()) + ")");
@@ -163,8 +164,16 @@ void Store::migrate() {
     backfill_uuids();
     if (v < 6) backfill_timing();
     exec("COMMIT");
+  } catch (const RuntimeFailure& e) {
+    // SQLite ends the transaction itself on a full disk or out of memory: no ROLLBACK then,
+    // and the cause is what the message says.
+    if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    if (v < 0 || v >= schema_version()) throw;
+    throw RuntimeFailure(std::string(e.what()) + " (upgrading its schema from version " +
+                         std::to_string(v) + " to " + std::to_string(schema_version()) +
+                         "; the database is unchanged)");
   } catch (...) {
-    exec("ROLLBACK");
+    if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
   }
 }

@@ -107,9 +107,10 @@ void Store::transaction(const std::function<void()>& body) {
 
 namespace {
 
-// A path as an SQLite URI ("file:" with %, ?, # escaped).
+// A path as an SQLite URI ("file:" with %, ?, # escaped). An absolute path is given an empty
+// authority ("file://" before it): "file://tmp/x.db" would name host "tmp".
 std::string file_uri(const std::string& path, const std::string& query) {
-  std::string out = "file:";
+  std::string out = !path.empty() && path[0] == '/' ? "file://" : "file:";
   for (char c : path) {
     if (c == '%' || c == '?' || c == '#') {
       char buf[4];
@@ -179,11 +180,13 @@ Store::Store(const std::string& path, ReadOnly) : path_(path), read_only_(true) 
   if (v < schema_version()) migrate_in_memory();
 }
 
-// Copies the open (read-only) database into memory and migrates the copy: an older database
-// is read as this opbench reads a new one, and the file stays exactly as it was.
+// Copies the open (read-only) database into a private temporary database and migrates the
+// copy: an older database is read as this opbench reads a new one, and the file stays exactly
+// as it was. The copy is on disk (SQLite's temporary folder, deleted when it closes): memory
+// stays bounded by SQLite's page cache however large the database.
 void Store::migrate_in_memory() {
   sqlite3* mem = nullptr;
-  if (sqlite3_open(":memory:", &mem) != SQLITE_OK) {
+  if (sqlite3_open("", &mem) != SQLITE_OK) {
     sqlite3_close(mem);
     throw RuntimeFailure("database " + path_ + ": out of memory");
   }
