@@ -232,10 +232,12 @@ TEST(Config, BadInput) {
   expect_bad(base + "params: {mode: [fwd, bwd]}\ntitle: same\n", "title");
   expect_bad("op: [unclosed\n", "not valid YAML");
   expect_bad(base + "---\nop: tpa_decode\n", "a second YAML document");
+  expect_bad(base + "...\nop: tpa_decode\n", "a second YAML document");
   expect_bad("op: act\nx: {n: [!!str 16]}\n", "x.n[0]");
   expect_bad("op: act\nx: {n: [!foo 64]}\n", "x.n[0]");
   expect_bad("op: act\nx: !!map {n: [16]}\n", "x");
   EXPECT_NO_THROW(parse_config("---\n" + base, "a.yaml"));  // one document, its start marked
+  EXPECT_NO_THROW(parse_config("---\n" + base + "...\n# the end\n", "a.yaml"));  // and its end
   expect_bad("{\"op\": ", "not valid JSON", "bad.json");
   expect_bad("op: act\n", "x");
   expect_bad("op: act\n", "x", "bad.txt");

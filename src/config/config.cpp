@@ -276,6 +276,37 @@ std::vector<std::string> provider_names(const OpSpec& op) {
   return out;
 }
 
+// A config is one YAML document: a document marker ('---' or '...' at the start of a line) after
+// content starts another. Read from the text, not with YAML::LoadAll, which yaml-cpp 0.7 can
+// loop in forever on a malformed second document.
+void check_one_document(const std::string& text, const std::string& path) {
+  bool content = false, ended = false;
+  size_t line = 0;
+  auto second = [&](const char* after) {
+    throw InputError(path + ":" + std::to_string(line + 1), "",
+                     std::string("a second YAML document (after '") + after + "'): a config is one document");
+  };
+  for (size_t at = 0; at < text.size(); ++line) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    const std::string l = text.substr(at, end - at);
+    at = end + 1;
+    const bool marker = (l.rfind("---", 0) == 0 || l.rfind("...", 0) == 0) &&
+                        (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
+    const size_t first = l.find_first_not_of(" \t\r", marker ? 3 : 0);
+    const bool meaningful = first != std::string::npos && l[first] != '#' && (marker || l[first] != '%');
+    if (marker && l[0] == '-') {
+      if (content || ended) second("---");
+      content = meaningful;  // "--- {op: act}": the document starts on the marker's line
+    } else if (marker) {
+      ended = ended || content;
+    } else if (meaningful) {
+      if (ended) second("...");
+      content = true;
+    }
+  }
+}
+
+
 struct Checker {
   std::string path;
   [[noreturn]] void fail(const std::string& field, const std::string& msg) const {
@@ -366,13 +397,8 @@ json parse_tree(const std::string& text, const std::string& path) {
     }
   }
   try {
-    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
-    if (docs.size() > 1) {
-      const int line = docs[1].Mark().line;
-      throw InputError(line >= 0 ? path + ":" + std::to_string(line + 1) : path, "",
-                       "a second YAML document (after '---'): a config is one document");
-    }
-    return YamlTree(path).convert(docs.empty() ? YAML::Node() : docs[0], "");
+    check_one_document(text, path);
+    return YamlTree(path).convert(YAML::Load(text), "");
   } catch (const YAML::Exception& e) {
     const std::string at = e.mark.is_null() ? "" : "line " + std::to_string(e.mark.line + 1) + ": ";
     throw InputError(path, "", "not valid YAML: " + at + e.msg);
