@@ -71,14 +71,27 @@ ReportRun run_on(int64_t id, const std::string& uuid, const Calibration& cal, st
   return r;
 }
 
+// A diff at the threshold `ab` uses.
+DiffOptions at_2pct() {
+  DiffOptions opt;
+  opt.threshold = 0.02;
+  return opt;
+}
+
+// The two runs as the sides of one paired comparison, each naming the other.
+void pair_up(ReportRun& b, ReportRun& h) {
+  b.run.uuid = "run-b";
+  h.run.uuid = "run-h";
+  b.run.pair = h.run.uuid;
+  h.run.pair = b.run.uuid;
+}
+
 // x 1: latency-bound (1e6 bytes in ~14 us: 2% of peak), slower by `change` on the head.
 DiffResult diff_latency(double change, const Calibration& base_cal, const Calibration& head_cal,
                         const std::string& head_uuid = "GPU-bbbb") {
   const ReportRun b = run_on(1, "GPU-aaaa", base_cal, {rounds_point(1, 0.014, 11)});
   const ReportRun h = run_on(2, head_uuid, head_cal, {rounds_point(1, 0.014 * change, 12)});
-  DiffOptions opt;
-  opt.threshold = 0.02;
-  return diff_runs(b, h, opt);
+  return diff_runs(b, h, at_2pct());
 }
 
 }  // namespace
@@ -128,8 +141,7 @@ TEST(DeviceVerdict, ABandwidthBoundPointFollowsTheDramFigureAlone) {
     p.result.gbps = 1e9 / (ms * 1e-3) / 1e9;
     return p;
   };
-  DiffOptions opt;
-  opt.threshold = 0.02;
+  const DiffOptions opt = at_2pct();
   // The dependent load moved 7%, DRAM did not: a bandwidth-bound point 7% slower is SLOWER.
   const DiffResult same_dram = diff_runs(run_on(1, "GPU-aaaa", calibration(600, 3000), {bound(0.4, 1)}),
                                          run_on(2, "GPU-bbbb", calibration(642, 3000), {bound(0.428, 2)}), opt);
@@ -155,12 +167,8 @@ TEST(PairedVerdict, RoundAgainstRoundASmallChangeUnderADriftIsConfirmed) {
   // Both sides drift 3% together round by round; head is 2.5% slower in every round.
   ReportRun b = run_on(1, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 21, 0.03)});
   ReportRun h = run_on(2, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014 * 1.025, 22, 0.03)});
-  b.run.uuid = "run-b";
-  h.run.uuid = "run-h";
-  b.run.pair = "run-h";
-  h.run.pair = "run-b";
-  DiffOptions opt;
-  opt.threshold = 0.02;
+  pair_up(b, h);
+  const DiffOptions opt = at_2pct();
   const DiffResult paired = diff_runs(b, h, opt);
   EXPECT_TRUE(paired.paired);
   EXPECT_EQ(paired.rows[0].j.pairs, 8u);
@@ -176,12 +184,8 @@ TEST(PairedVerdict, RoundAgainstRoundASmallChangeUnderADriftIsConfirmed) {
 TEST(PairedVerdict, TheSameCodeOnBothSidesIsSame) {
   ReportRun b = run_on(1, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 31, 0.03)});
   ReportRun h = run_on(2, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 32, 0.03)});
-  b.run.uuid = "run-b";
-  h.run.uuid = "run-h";
-  b.run.pair = "run-h";
-  h.run.pair = "run-b";
-  DiffOptions opt;
-  opt.threshold = 0.02;
+  pair_up(b, h);
+  const DiffOptions opt = at_2pct();
   const DiffResult d = diff_runs(b, h, opt);
   EXPECT_EQ(d.rows[0].j.verdict, Verdict::Same);
   EXPECT_EQ(d.regressions, 0u);

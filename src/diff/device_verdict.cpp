@@ -83,6 +83,9 @@ DeviceShift device_shift(const RunDevice& base, const RunDevice& head) {
   return s;
 }
 
+namespace {
+
+// Seconds since the epoch of a stored time ("2026-11-28T20:04:18.520Z"); NaN when unreadable.
 double stored_time_seconds(const std::string& iso) {
   std::tm t{};
   double sec = 0;
@@ -93,8 +96,6 @@ double stored_time_seconds(const std::string& iso) {
   t.tm_sec = 0;
   return double(timegm(&t)) + sec;
 }
-
-namespace {
 
 // The physical GPUs a run measured on (those with a UUID).
 std::vector<std::string> run_uuids(const RunInfo& run) {

@@ -65,9 +65,6 @@ DeviceShift device_shift(const RunDevice& base, const RunDevice& head);
 std::map<std::string, Calibration> calibrations_near(const std::vector<RunInfo>& runs, const RunInfo& base,
                                                      const RunInfo& head);
 
-// Seconds since the epoch of a stored time ("2026-11-28T20:04:18.520Z"); NaN when unreadable.
-double stored_time_seconds(const std::string& iso);
-
 // The device of a run that measured point `device` ("" for the run's own: its first device, or
 // one made of its environment).
 RunDevice run_device_of(const RunInfo& run, const std::string& device);
