@@ -1,6 +1,6 @@
 # Helpers for the command-line tests (sourced): a scratch folder, a failure count, and
 # check / contains / pycheck, each printing one "ok" or "FAIL" line; quartered, a baseline
-# document 4x better than a report.
+# document 4x better than a report; same_tables, two databases' reports alike in shape.
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 fails=0
 check() { # check NAME EXPECTED_STATUS COMMAND...: the command's output lands in $work/out, err
@@ -16,6 +16,16 @@ contains() { # contains NAME FILE TEXT
 pycheck() { # pycheck NAME SCRIPT ARGS...: a python assertion script
   local name=$1 script=$2; shift 2
   if python3 -c "$script" "$@" 2>"$work/pyerr"; then echo "ok   $name"; else echo "FAIL $name"; sed 's/^/  | /' "$work/pyerr" | tail -5; fails=$((fails+1)); fi
+}
+same_tables() { # same_tables DB_A DB_B: their reports hold the same tables, rows and columns
+  # (figures, column widths, run lines and timing notes left out)
+  local side
+  for side in 1 2; do
+    "$bin" report --db "${!side}" | sed -E 's/[0-9]+\.[0-9]+//g; s/ +/ /g; s/-+/-/g' |
+      grep -v '^run \|^- \|^Noisy points\|^speed points stopped\|^time: \|^$' >"$work/shape-$side"
+  done
+  if cmp -s "$work/shape-1" "$work/shape-2"; then echo "ok   joined-report-has-the-sweeps-tables"
+  else echo "FAIL joined report differs in shape"; diff "$work/shape-1" "$work/shape-2" | head; fails=$((fails+1)); fi
 }
 quartered() { # quartered IN.md OUT.md: a report with every table value divided by 4 (a baseline 4x better)
   python3 - "$1" "$2" <<'PY'

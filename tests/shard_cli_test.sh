@@ -80,11 +80,7 @@ assert joined[0]["status"] == "done" and joined[0]["label"] == "nightly"
 ' "$work/whole.json" "$work/all.json"
 # The joined run's report has the whole sweep's tables, in its order (the figures aside, and
 # the lines of what each run measured: its stops and where its time went).
-shape() { "$bin" report --db "$1" | sed -E 's/[0-9]+\.[0-9]+//g' | grep -v '^run \|^- \|^Noisy points\|^speed points stopped\|^time: \|^$'; }
-shape "$work/whole.db" >"$work/whole-shape"
-shape "$work/all.db" >"$work/all-shape"
-cmp -s "$work/whole-shape" "$work/all-shape" && echo "ok   joined-report-has-the-sweeps-tables" ||
-  { echo "FAIL joined report differs in shape"; diff "$work/whole-shape" "$work/all-shape" | head; fails=$((fails+1)); }
+same_tables "$work/whole.db" "$work/all.db"
 check report-joined 0 "$bin" report --db "$work/all.db"
 contains report-joined-line "$work/out" ", cpu, joined from 2 shards, "
 

@@ -198,11 +198,7 @@ options = {o["name"]: o["value"] for o in joined[0]["options"]}
 assert options["shards"] == "3" and "shard" not in options, options
 assert joined[0]["status"] == "done" and joined[0]["label"] == "slurm", joined[0]["status"]
 ' "$work/whole.json" "$work/all.json"
-shape() { "$bin" report --db "$1" | sed -E 's/[0-9]+\.[0-9]+//g' | grep -v '^run \|^- \|^Noisy points\|^speed points stopped\|^time: \|^$'; }
-shape "$work/whole.db" >"$work/whole-shape"
-shape "$out/all.db" >"$work/all-shape"
-cmp -s "$work/whole-shape" "$work/all-shape" && echo "ok   joined-report-has-the-sweeps-tables" ||
-  { echo "FAIL joined report differs in shape"; diff "$work/whole-shape" "$work/all-shape" | head; fails=$((fails+1)); }
+same_tables "$work/whole.db" "$out/all.db"
 
 [ "$fails" = 0 ] || dump_cluster
 echo "slurm_cluster_test: $fails failed ($((SECONDS - started)) s)"

@@ -65,7 +65,8 @@ cp "$work/slow.yaml" "$work/slow2.yaml"
   2>"$work/w-err" &
 wpid=$!
 seen=""
-while kill -0 "$wpid" 2>/dev/null; do seen="$seen $(pgrep -P "$wpid" | tr '\n' ' ')"; sleep 0.2; done
+# Workers only: the sweep also runs short-lived helpers (the shell of `git rev-parse`).
+while kill -0 "$wpid" 2>/dev/null; do seen="$seen $(pgrep -P "$wpid" -f -- '--worker' | tr '\n' ' ')"; sleep 0.2; done
 wait "$wpid"; code=$?
 n=$(echo "$seen" | tr ' ' '\n' | sort -u | grep -c .)
 [ "$code" = 0 ] && [ "$n" = 2 ] && echo "ok   workers-started-once" || { echo "FAIL workers: exit $code, $n processes"; fails=$((fails+1)); }
