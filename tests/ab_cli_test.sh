@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# opbench ab on the CPU: two builds of the toy op (tests/toy_op; the head planted twice as slow)
+# opbench ab on the CPU: two builds of the toy op (tests/toy_op; the head planted 10x as slow)
 # measured together give two runs, paired with each other, whose every speed point is SLOWER
-# and every memory point SAME, each point's rounds paired one for one; a base revision that
+# and every memory point SAME, each point's rounds paired one for one (one worker process a
+# side); with three worker processes a side (the default) and the head slowed in two of them
+# only (an offset of processes, not of the code) no point is SLOWER: judged over the pairs of
+# processes (on a loaded 2-core machine the three pairs scatter too much to test detection
+# here: tests/device_verdict_test.cpp does, on synthetic rounds); a base revision that
 # does not build is refused (exit 2, naming the build's log) with nothing stored; a revision
 # that names no commit too.
 # Usage: ab_cli_test.sh OPBENCH OPBENCH_TOY TOY_DIR SOURCE_DIR
@@ -14,7 +18,7 @@ mkdir -p "$work/head"
 cp "$toy" "$work/head/opbench_toy"
 sed 's/rounds: 2/rounds: 6/' "$toydir/toy_scale.yaml" >"$work/toy.yaml"  # six pairs of rounds at most
 check ab-planted 1 "$toy" ab HEAD HEAD "$work/toy.yaml" --device cpu --db "$work/ab.db" --label pl \
-  --base-bin "$toy" --head-bin "$work/head/opbench_toy" --head-env OPBENCH_PLANT=torch:slow=1 \
+  --base-bin "$toy" --head-bin "$work/head/opbench_toy" --head-env OPBENCH_PLANT=torch:slow=9 --processes 1 \
   --format json --out "$work/diff.json" --progress none --fail-on-regression
 contains ab-counts "$work/err" "regression"
 pycheck ab-paired-verdicts '
@@ -28,11 +32,13 @@ for p in speed:
     assert p["verdict"] == "SLOWER", (p["title"], p["x"], p["verdict"], p.get("reason"))
     # round r of head against round r of base: every round paired
     assert p["pairs"] >= 2 and p["rounds"] == [p["pairs"], p["pairs"]], (p["pairs"], p["rounds"])
+    assert p["pair_units"] == p["pairs"], p["pair_units"]  # one process a side: each pair a unit
 for p in memory:
     assert p["verdict"] == "SAME", (p["title"], p["verdict"])
 # the 8 points, and torch SLOWER as a whole against the control (on a CPU) where it was judged so
 whole = sum(1 for s in d["summary"] if (s.get("whole") or {}).get("verdict") == "SLOWER")
 assert d["regressions"] == 8 + whole, (d["regressions"], whole)
+assert d["processes"] == 1, d.get("processes")
 ' "$work/diff.json"
 check ab-runs 0 "$bin" runs --db "$work/ab.db" --format json
 pycheck ab-runs-pair '
@@ -46,6 +52,32 @@ assert b["status"] == h["status"] == "done", (b["status"], h["status"])
 # diff finds the pairing by itself
 check ab-diff 0 "$bin" diff label:pl/base label:pl/head --db "$work/ab.db" --threshold 2
 contains ab-diff-paired "$work/out" "paired"
+
+# --- the head slowed in its processes 0 and 1 alone: three worker processes a side, no SLOWER --
+"$toy" ab HEAD HEAD "$work/toy.yaml" --device cpu --db "$work/po.db" --label po --base-bin "$toy" \
+  --head-bin "$work/head/opbench_toy" --head-env OPBENCH_PLANT=torch:slow=20@0,torch:slow=20@1 \
+  --format json --out "$work/po.json" --progress none --fail-on-regression >"$work/po-out" 2>"$work/po-err" &
+pid=$!
+seen=""
+while kill -0 "$pid" 2>/dev/null; do seen="$seen $(pgrep -P "$pid" -f -- '--worker' | tr '\n' ' ')"; sleep 0.2; done
+wait "$pid"; code=$?
+n=$(echo "$seen" | tr ' ' '\n' | sort -u | grep -c .)
+[ "$code" = 0 ] && [ "$n" = 6 ] && echo "ok   ab-process-offset" ||
+  { echo "FAIL ab-process-offset: exit $code, $n worker processes (expected 0, 6)"; tail -5 "$work/po-err"; fails=$((fails+1)); }
+pycheck ab-process-offset-verdicts '
+import json, sys
+d = json.load(open(sys.argv[1]))
+speed = [p for p in d["points"] if p["metric"] == "speed"]
+assert len(speed) == 8, len(speed)
+for p in speed:
+    assert p["verdict"] != "SLOWER" and p["pair_units"] == 3, (p["title"], p["x"], p["verdict"], p["pair_units"])
+# the offset is in the values (two rounds in three 21x as slow), not in a verdict
+assert max(p["ratio"] for p in speed) > 3, [p["ratio"] for p in speed]
+assert d["regressions"] == 0, d["regressions"]
+assert d["processes"] == 3, d.get("processes")
+' "$work/po.json"
+check ab-diff-processes-run 0 "$bin" diff label:po/base label:po/head --db "$work/po.db" --threshold 2
+contains ab-diff-processes "$work/out" "spread over 3 worker processes"
 
 # --- a base that does not build --------------------------------------------------------------
 git clone -q --shared "$src" "$work/tree" || { echo "FAIL clone: $src is not a git tree"; exit 1; }

@@ -338,8 +338,20 @@ TEST(Plant, Parse) {
   EXPECT_EQ(plants[1].provider, "*");
   EXPECT_EQ(plants[2].kind, Plant::tail);
   EXPECT_EQ(plants[3].kind, Plant::scale);
-  for (const char* bad : {"", "torch", ":element", "torch:wrong", "torch:slow=", "torch:slow=-1", "torch:slow=x"})
+  for (const char* bad : {"", "torch", ":element", "torch:wrong", "torch:slow=", "torch:slow=-1", "torch:slow=x",
+                          "torch:slow=0.3@", "torch:slow=0.3@x", "torch:slow=0.3@-1", "torch:slow=0.3@100"})
     EXPECT_THROW(parse_plants(bad), InputError) << bad;
+}
+
+TEST(Plant, OneRoundProcess) {
+  const auto plants = parse_plants("torch:slow=1@1,cuda:scale");
+  ASSERT_EQ(plants.size(), 2u);
+  EXPECT_EQ(plants[0].kind, Plant::slow);
+  EXPECT_EQ(plants[0].process, 1);
+  EXPECT_EQ(plants[1].process, -1);
+  EXPECT_DOUBLE_EQ(planted_stretch(plants_in_process(plants, 1), "torch"), 2.0);
+  EXPECT_DOUBLE_EQ(planted_stretch(plants_in_process(plants, 0), "torch"), 1.0);
+  EXPECT_EQ(plants_in_process(plants, 0).size(), 1u);  // the unbound plant acts everywhere
 }
 
 TEST(Plant, FaultsLeaveTheOutputAlone) {

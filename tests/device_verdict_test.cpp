@@ -3,7 +3,9 @@
 // changes the shift explains, with the figures in the reason, and SLOWER for a change beyond it;
 // equal calibrations leave a change SLOWER; one GPU (one UUID) is never DEVICE; a bandwidth-bound
 // point is explained by the DRAM figure alone; paired runs are judged round against round, so a
-// drift both sides shared does not hide a small change and is not one. Torch-free.
+// drift both sides shared does not hide a small change and is not one, and where each side's
+// rounds rotated over worker processes an offset that some processes carry is UNSURE while a
+// change every process shows is SLOWER. Torch-free.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,13 +23,16 @@ const std::string kTitle = "act-speed-fwd-batch12-head12-dim128-act_relu-bf16";
 
 // 8 rounds of 8 samples around center, each round's level drifting by `drift` (relative, the
 // same pattern for every run: the chip's own drift), seeded noise of 0.3% within a round.
-StoredPoint rounds_point(int64_t x, double center, uint64_t seed, double drift = 0.002) {
+// `process_offsets`: round r is also moved by offsets[r mod N] (a process's own offset).
+StoredPoint rounds_point(int64_t x, double center, uint64_t seed, double drift = 0.002, int count = 8,
+                         const std::vector<double>& process_offsets = {0}) {
   std::mt19937_64 gen(seed);
   std::normal_distribution<double> noise(0, 0.003);
   std::vector<double> s;
   std::vector<int64_t> rounds;
-  for (int r = 0; r < 8; ++r) {
-    const double level = center * (1 + drift * std::sin(1.3 * r + 0.5));
+  for (int r = 0; r < count; ++r) {
+    const double level = center * (1 + drift * std::sin(1.3 * r + 0.5)) *
+                         (1 + process_offsets[size_t(r) % process_offsets.size()]);
     for (int i = 0; i < 8; ++i) s.push_back(level * (1 + noise(gen)));
     rounds.push_back(8);
   }
@@ -189,4 +194,32 @@ TEST(PairedVerdict, TheSameCodeOnBothSidesIsSame) {
   const DiffResult d = diff_runs(b, h, opt);
   EXPECT_EQ(d.rows[0].j.verdict, Verdict::Same);
   EXPECT_EQ(d.regressions, 0u);
+}
+
+TEST(PairedVerdict, AnOffsetSomeProcessesCarryIsUnsureAChangeAllShowIsSlower) {
+  // Nine rounds a side over three processes a side; the head's processes 0 and 1 carry +6%
+  // through all their rounds, its process 2 none: an offset of processes, not of the code.
+  ReportRun b = run_on(1, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 41, 0.002, 9)});
+  ReportRun h = run_on(2, "GPU-aaaa", calibration(600, 3000),
+                       {rounds_point(1, 0.014, 42, 0.002, 9, {0.06, 0.06, 0.0})});
+  pair_up(b, h);
+  b.run.processes = h.run.processes = 3;
+  const DiffResult d = diff_runs(b, h, at_2pct());
+  EXPECT_EQ(d.processes, 3);
+  EXPECT_EQ(d.rows[0].j.pairs, 9u);
+  EXPECT_EQ(d.rows[0].j.pair_units, 3u);
+  EXPECT_GT(d.rows[0].j.ratio, 1.02);
+  EXPECT_EQ(d.rows[0].j.verdict, Verdict::Unsure);
+  EXPECT_EQ(d.regressions, 0u);
+  EXPECT_NE(diff_markdown(d).find("spread over 3 worker processes"), std::string::npos);
+  // The same rounds judged one by one (as if one process a side had measured them): SLOWER.
+  b.run.processes = h.run.processes = 1;
+  EXPECT_EQ(diff_runs(b, h, at_2pct()).rows[0].j.verdict, Verdict::Slower);
+  // A 4% change every process shows stays SLOWER when judged by pair of processes.
+  ReportRun h4 = run_on(2, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014 * 1.04, 43, 0.002, 9)});
+  pair_up(b, h4);
+  b.run.processes = h4.run.processes = 3;
+  const DiffResult all = diff_runs(b, h4, at_2pct());
+  EXPECT_EQ(all.rows[0].j.pair_units, 3u);
+  EXPECT_EQ(all.rows[0].j.verdict, Verdict::Slower);
 }

@@ -3,7 +3,9 @@
 // round, the providers rotated as in a sweep's cell; both sides keep the same rounds, so round r
 // of one pairs with round r of the other; the pair stops once its paired interval is narrow
 // enough (stop: noise) and not before min_rounds; a side planted slower shows as such in every
-// pair; a failed side does not stop the other.
+// pair; a failed side does not stop the other. Rounds spread over worker processes take whole
+// turns through them, and the paired interval is then over the pairs of processes: an offset
+// that one process carries widens it, a change every process shows decides it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -75,6 +77,16 @@ struct Pair {
   std::array<Executor*, 2> sides() { return {&base, &head}; }
 };
 
+// Stop: noise at 0.5%, 4 to 16 rounds.
+Timing noise_timing() {
+  Timing t;
+  t.stop = StopRule::noise;
+  t.rounds = 16;
+  t.min_rounds = 4;
+  t.noise_pct = 0.5;
+  return t;
+}
+
 // The log without the round markers.
 std::vector<std::string> measures(const std::vector<std::string>& log) {
   std::vector<std::string> out;
@@ -143,11 +155,7 @@ TEST(PairedCell, APlantedSideIsSlowerInEveryPairWhateverTheRoundsDrift) {
 
 TEST(PairedCell, UnderStopNoiseThePairStopsWhenItsIntervalIsNarrow) {
   Pair p;
-  Timing t;
-  t.stop = StopRule::noise;
-  t.rounds = 16;
-  t.min_rounds = 4;
-  t.noise_pct = 0.5;
+  Timing t = noise_timing();
   const auto got = measure_paired_cell(p.sides(), p.cell(), t);
   // Identical sides: the pair is as precise as can be after min_rounds, never before.
   for (size_t s : {kBase, kHead})
@@ -182,4 +190,52 @@ TEST(PairedCell, AFailedSideStopsItsPointButNotTheOthers) {
   size_t head_a = 0;
   for (const auto& l : measures(p.log)) head_a += l == "head:a";
   EXPECT_EQ(head_a, 1u);  // measured once: its failure ends it on that side
+}
+
+TEST(PairedCell, RoundsSpreadOverProcessesTakeWholeTurns) {
+  Pair p;
+  Timing t = noise_timing();
+  t.processes = 3;
+  const auto got = measure_paired_cell(p.sides(), p.cell(), t);
+  // Precise after 4 rounds, but a pair of processes would then hold two rounds and the others one.
+  for (size_t s : {kBase, kHead})
+    for (const auto& r : got[s].results) EXPECT_EQ(r.rounds.size(), 6u);
+  t.rounds = 2;  // a ceiling below the processes: each pair of processes still measured once
+  Pair q;
+  const auto few = measure_paired_cell(q.sides(), q.cell(), t);
+  EXPECT_EQ(few[kBase].results[0].rounds.size(), 3u);
+}
+
+TEST(PairedCell, EachPairOfProcessesAlternatesItsFirstSide) {
+  for (int processes : {1, 2, 3, 4}) {
+    for (int r = 0; r + 1 < 16; ++r)  // from round to round within a turn through the processes
+      if ((r + 1) % processes != 0 || processes % 2 == 1) EXPECT_NE(first_side(r, processes), first_side(r + 1, processes)) << processes << " " << r;
+    for (int r = 0; r + processes < 16; ++r)  // from turn to turn in one process
+      EXPECT_NE(first_side(r, processes), first_side(r + processes, processes)) << processes << " " << r;
+  }
+}
+
+TEST(PairedInterval, OverPairsOfProcessesAnOffsetOfOneProcessDecidesNothing) {
+  // Twelve rounds over three processes: the head's process 0 carries +10% through its rounds.
+  std::vector<double> base, offset, shared;
+  for (int r = 0; r < 12; ++r) {
+    const double noise = 1 + 0.002 * std::sin(2.3 * r);
+    base.push_back(1.0);
+    offset.push_back((r % 3 == 0 ? 1.10 : 1.0) * noise);
+    shared.push_back(1.10 * noise);
+  }
+  const PairedInterval rounds = paired_interval(base, offset);  // every round a unit
+  EXPECT_EQ(rounds.units, 12u);
+  EXPECT_GT(rounds.lo, 1.0);  // twelve pairs "show" a change
+  const PairedInterval processes = paired_interval(base, offset, 3);
+  EXPECT_EQ(processes.units, 3u);
+  EXPECT_EQ(processes.ratios.size(), 12u);
+  EXPECT_LT(processes.lo, 1.0);  // three pairs of processes do not
+  EXPECT_GT(processes.hi, 1.0);
+  EXPECT_GT(processes.p, 0.05);
+  const PairedInterval every = paired_interval(base, shared, 3);  // a change every process shows
+  EXPECT_GT(every.lo, 1.09);
+  EXPECT_LT(every.hi, 1.11);
+  // Fewer rounds than processes: each round is its own pair of processes.
+  EXPECT_EQ(paired_interval({1, 1}, {1.1, 1.1}, 3).units, 2u);
 }

@@ -42,6 +42,7 @@ struct AbArgs {
   std::string progress = "auto";
   std::vector<std::string> base_env, head_env;
   double threshold = kAbThresholdPct;
+  int processes = kAbProcesses;
   bool fail = false, allow_mixed = false, devices_given = false;
   size_t max_points = kDefaultMaxPoints;
 };
@@ -130,12 +131,14 @@ std::vector<WorkerSlot> ab_slots(const AbArgs& a) {
   return parse_devices(device, cuda_device_count(), "--device");
 }
 
-// What each config leaves to the device decided for it; each cell whole on a worker (no
-// interleaving, no round processes), LibTorch's threads as the workers pin them.
-void resolve_timings(std::vector<Prepared>& ps, const std::string& device) {
+// What each config leaves to the device decided for it; each cell whole on a device (no
+// interleaving), its rounds spread over each side's `processes` workers there (--processes, in
+// place of the config's timing.processes), LibTorch's threads as the workers pin them.
+void resolve_timings(std::vector<Prepared>& ps, const std::string& device, int processes) {
   for (auto& p : ps) {
     resolve_device_defaults(p.cfg.timing, device);
-    p.cfg.timing.interleave = p.cfg.timing.processes = 1;
+    p.cfg.timing.interleave = 1;
+    p.cfg.timing.processes = processes;
   }
   const int threads = pin_threads(ps.front().cfg.timing.threads);
   for (auto& p : ps) p.cfg.timing.threads = threads;
@@ -159,7 +162,7 @@ void compile_tables(const std::vector<Prepared>& ps, const std::array<SideBinary
 }
 
 
-// The measurer: on every device a worker of each side's binary, started side by side.
+// The measurer: on every device --processes workers of each side's binary, started side by side.
 std::unique_ptr<AbMeasurer> start_measurer(const AbArgs& a, std::vector<Prepared>& ps,
                                            const std::array<SideBinary, 2>& bins, const std::vector<WorkerSlot>& slots) {
   AbOptions o;
@@ -169,6 +172,7 @@ std::unique_ptr<AbMeasurer> start_measurer(const AbArgs& a, std::vector<Prepared
     return worker_command(ps, slot.device, where, bins[side].binary);
   };
   o.env = {a.base_env, a.head_env};
+  o.processes = a.processes;
   for (auto& env : o.env) env.push_back(worker_parent_env());
   o.cpus = [](const WorkerSlot& slot) { return local_cpus(slot.device); };
   for (const auto& p : ps) {
@@ -249,7 +253,7 @@ void run_ab(const AbArgs& a, Cli& cli) {
   const std::array<SideBinary, 2> bins = side_binaries(a);
   std::vector<Prepared> ps = load_configs(a);
   const std::vector<WorkerSlot> slots = ab_slots(a);
-  resolve_timings(ps, slots.front().device);
+  resolve_timings(ps, slots.front().device, a.processes);
   compile_tables(ps, bins, slots.front().device);
   ensure_parent_dir(cli.db);
   const std::unique_ptr<AbMeasurer> m = start_measurer(a, ps, bins, slots);
@@ -292,6 +296,9 @@ void add_ab_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--filter", a->filter, "only tables whose title matches this regular expression");
   cmd->add_option("--threshold", a->threshold, threshold_help("the smallest change the paired diff counts", kAbThresholdPct))
       ->check(finite_range(0, 1000));
+  cmd->add_option("--processes", a->processes,
+                  "worker processes a side on every device, the rounds spread over them (1 to 16)")
+      ->check(CLI::Range(1, 16))->capture_default_str();
   cmd->add_option("--format", a->format, "the diff's format: markdown or json")->check(CLI::IsMember({"markdown", "json"}));
   cmd->add_option("--out", a->out, "write the diff to this file instead of stdout")->check(file_arg());
   cmd->add_flag("--fail-on-regression", a->fail, "exit 1 when a point is SLOWER (or newly fails) on the head side");

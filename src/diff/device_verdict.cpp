@@ -140,7 +140,7 @@ RunDevice run_device_of(const RunInfo& run, const std::string& device) {
   return run_device(device.empty() ? run.env.device : device, run.env.gpu, run.env.peak_gbps, run.env.identity);
 }
 
-void apply_device_rule(const StoredPoint& base, const StoredPoint& head, double threshold, bool paired,
+void apply_device_rule(const StoredPoint& base, const StoredPoint& head, double threshold, int paired_processes,
                        const DeviceShift& shift, double pct_base, double pct_head, Judgement& j) {
   if (j.verdict != Verdict::Slower && j.verdict != Verdict::Faster) return;
   if (!shift.different || !shift.calibrated || !(j.ratio > 0)) return;
@@ -154,7 +154,7 @@ void apply_device_rule(const StoredPoint& base, const StoredPoint& head, double 
   scaled.value /= explained;
   // The rest judged at half the threshold: a chip's shift must not hide a change of the
   // threshold's size on top of it.
-  const Judgement again = judge(base, scaled, threshold * kDeviceRest, paired);
+  const Judgement again = judge(base, scaled, threshold * kDeviceRest, paired_processes);
   if (again.verdict == j.verdict) return;
   const double peak = std::isfinite(pct_base) ? pct_base : pct_head;
   j.reason = std::string(bandwidth ? "a bandwidth-bound" : "a latency-bound") + " point (" +

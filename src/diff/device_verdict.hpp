@@ -71,8 +71,8 @@ RunDevice run_device_of(const RunInfo& run, const std::string& device);
 
 // Rule 8 on one judged point: its kind from its % of peak (`pct_base`, `pct_head`, NaN when
 // unknown: latency-bound), the band the shift explains for it, the point judged anew with its
-// head scaled back; `j` becomes DEVICE with the reason when the change goes.
-void apply_device_rule(const StoredPoint& base, const StoredPoint& head, double threshold, bool paired,
+// head scaled back (`paired_processes` as judge's); `j` becomes DEVICE with the reason when the change goes.
+void apply_device_rule(const StoredPoint& base, const StoredPoint& head, double threshold, int paired_processes,
                        const DeviceShift& shift, double pct_base, double pct_head, Judgement& j);
 
 }  // namespace opbench

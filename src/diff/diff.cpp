@@ -295,8 +295,8 @@ DiffRow matched_row(const StoredPoint& b, const StoredPoint& h, const ReportRun&
   r.pct_base = pct_of(b, base.run);
   r.pct_head = pct_of(h, head.run);
   r.pct_ratio = r.pct_base > 0 && r.pct_head > 0 ? r.pct_head / r.pct_base : std::nan("");
-  r.j = judge(b, h, d.opt.threshold, d.paired);
-  apply_device_rule(b, h, d.opt.threshold, d.paired, shifts.of(b, h), r.pct_base, r.pct_head, r.j);
+  r.j = judge(b, h, d.opt.threshold, d.paired_processes());
+  apply_device_rule(b, h, d.opt.threshold, d.paired_processes(), shifts.of(b, h), r.pct_base, r.pct_head, r.j);
   if (!d.peaks) r.pct_base = r.pct_head = r.pct_ratio = std::nan("");
   return r;
 }
@@ -375,7 +375,9 @@ void summarize_providers(DiffResult& d) {
     }
     ProviderSummary& s = d.summary[it->second];
     s.points++;
-    if (r.metric == "speed") wholes[s.provider].add(r.j);
+    // Rounds rotated over processes: every point shares the same processes, so its points are no
+    // independent evidence of the provider (provider_verdict.hpp); its pairs of processes are.
+    if (r.metric == "speed" && d.processes < 2) wholes[s.provider].add(r.j);
     s.counts[r.j.verdict]++;
     if (r.j.regression) {
       s.regressions++;
@@ -413,6 +415,8 @@ DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOpt
   d.warnings = comparability_warnings(base.run, head.run);
   d.peaks = base.run.env.peak_gbps > 0 && head.run.env.peak_gbps > 0;
   d.paired = !base.run.pair.empty() && base.run.pair == head.run.uuid && head.run.pair == base.run.uuid;
+  if (d.paired && base.run.processes == head.run.processes && base.run.processes > 1)
+    d.processes = int(base.run.processes);
   const SidePoints bp = points_of_metric(base, opt.metric), hp = points_of_metric(head, opt.metric);
   require_points(base, bp, head, hp, opt.metric);
 
@@ -484,6 +488,8 @@ void write_heading(std::ostream& o, const DiffResult& d, const Wording& w) {
   if (d.paired)
     o << "\n- paired: the two runs are the sides of one comparison (opbench ab), measured together on the same "
          "device, their rounds interleaved: each speed point is judged round against round";
+  if (d.paired && d.processes > 1)
+    o << ", each side's rounds spread over " << d.processes << " worker processes and judged by pair of processes";
   if (w.vs)
     o << "\n- compared " << d.rows.size() << " points; unmatched: " << d.only_head.size()
       << " without an against point, " << d.only_base.size() << " without a provider point\n\n";
@@ -541,7 +547,12 @@ void write_verdict_rule(std::ostream& o, const DiffResult& d, const Wording& w) 
   if (d.paired)
     o << "Paired: a speed point's change is confirmed by its rounds in pairs, round r of head against round r of "
          "base on the same device: the 95% interval of the geometric mean of their ratios must lie wholly beyond 1 "
-         "(`rounds p`: the paired t test).\n\n";
+         "(`rounds p`: the paired t test)"
+      << (d.processes > 1 ? ", the interval over the " + std::to_string(d.processes) +
+                                " pairs of worker processes (each the mean of its rounds' ratios), so that what one "
+                                "process carries through its rounds decides nothing"
+                          : std::string())
+      << ".\n\n";
 }
 
 // A row per provider pair: its points, geomeans and verdict counts, its worst regression.
@@ -706,6 +717,7 @@ json point_json(const DiffRow& r, bool peaks) {
          {"rounds", json::array({r.j.rounds_base, r.j.rounds_head})},
          {"rounds_p", num_or_null(r.j.round_p)},
          {"pairs", r.j.pairs},
+         {"pair_units", r.j.pair_units},
          {"control_ratio", num_or_null(r.j.control_ratio)},
          {"control_drift", num_or_null(r.j.control_drift)},
          {"throttled", json::array({r.base_throttled, r.head_throttled})}};
@@ -781,6 +793,7 @@ std::string diff_json(const DiffResult& d) {
   if (vs) j["slower"] = d.count(Verdict::Slower);
   else j["regressions"] = d.regressions;
   j["paired"] = d.paired;
+  if (d.paired) j["processes"] = d.processes;
   j["device_verdicts"] = d.count(Verdict::Device);
   j["devices"] = shifts_json(d.shifts);
   json pts = json::array();

@@ -73,6 +73,10 @@ struct DiffResult {
   // The runs are the two sides of one paired comparison (opbench ab): each point judged round
   // against round (verdict.hpp, rule 7).
   bool paired = false;
+  // The worker processes each side spread its rounds over (RunInfo::processes; 1 unless paired).
+  int processes = 1;
+  // What judge is told of the pairing (verdict.hpp): 0 unpaired, else the processes.
+  int paired_processes() const { return paired ? processes : 0; }
   // The pairs of devices the matched points were measured on, where they are different
   // physical GPUs (rule 8: device_verdict.hpp), in the order first met.
   std::vector<DeviceShift> shifts;

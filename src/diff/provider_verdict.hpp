@@ -13,6 +13,9 @@
 // band = max(the diff's threshold, kWholeBand). A provider SLOWER as a whole is a regression.
 // The band comes from the CPU machine's repeatability (docs/measurement.md, "The control
 // workload"): identical code, measured twice, moved a provider as a whole by up to 17%.
+// Not judged in a paired comparison whose sides spread their rounds over worker processes
+// (diff.hpp's DiffResult::processes): there all points of a side ran in the same processes, so
+// an offset of one process moves them all alike, and the pairs of processes judge (rule 7).
 #pragma once
 #include <cstddef>
 #include <string>

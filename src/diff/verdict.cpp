@@ -101,11 +101,11 @@ std::vector<double> round_medians(const Result& r) {
   return out;
 }
 
-PairedInterval paired_evidence(const Result& base, const Result& head) {
+PairedInterval paired_evidence(const Result& base, const Result& head, int processes) {
   const std::vector<double> rb = round_medians(base), rh = round_medians(head);
   if (rb.size() < 2 || rb.size() != rh.size() || base.rounds.size() != rb.size() || head.rounds.size() != rh.size())
     return paired_interval({}, {});
-  return paired_interval(rb, rh);
+  return paired_interval(rb, rh, processes);
 }
 
 bool separation_decides(size_t n1, size_t n2) {
@@ -208,6 +208,7 @@ Evidence both_measured(const StoredPoint& base, const StoredPoint& head, double 
 Evidence paired_measured(const PairedInterval& e, Judgement& j) {
   j.tested = true;
   j.pairs = e.ratios.size();
+  j.pair_units = e.units;
   j.rounds_base = j.rounds_head = e.ratios.size();
   j.ci_lo = e.lo;
   j.ci_hi = e.hi;
@@ -238,7 +239,7 @@ Evidence one_measured(const StoredPoint& base, const StoredPoint& head, double t
 namespace {
 
 // Rules 1 to 4 of verdict.hpp (all but the control's).
-Judgement judge_samples(const StoredPoint& base, const StoredPoint& head, double threshold, bool paired) {
+Judgement judge_samples(const StoredPoint& base, const StoredPoint& head, double threshold, int paired_processes) {
   Judgement j;
   const double nan = std::nan("");
   j.ratio = j.p_value = j.ci_lo = j.ci_hi = j.noise = j.round_p = j.control_ratio = j.control_drift = j.against = nan;
@@ -271,7 +272,8 @@ Judgement judge_samples(const StoredPoint& base, const StoredPoint& head, double
   const bool deterministic = point_metric(base) == "memory" || point_metric(head) == "memory";
   Evidence confirmed{true, true};  // peak memory, or nothing measured: the threshold alone
   const PairedInterval pairs =
-      paired && !deterministic ? paired_evidence(base.result, head.result) : paired_interval({}, {});
+      paired_processes > 0 && !deterministic ? paired_evidence(base.result, head.result, paired_processes)
+                                             : paired_interval({}, {});
   if (!pairs.ratios.empty()) confirmed = paired_measured(pairs, j);
   else if (!deterministic && has_b && has_h) confirmed = both_measured(base, head, threshold, j);
   else if (!deterministic && (has_b || has_h)) confirmed = one_measured(base, head, threshold, j);
@@ -345,8 +347,8 @@ void hold_host_bound(const StoredPoint& base, const StoredPoint& head, Judgement
 
 }  // namespace
 
-Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold, bool paired) {
-  Judgement j = judge_samples(base, head, threshold, paired);
+Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold, int paired_processes) {
+  Judgement j = judge_samples(base, head, threshold, paired_processes);
   hold_host_bound(base, head, j);
   StoredPoint nb, nh;
   if (!against_control(base, nb) || !against_control(head, nh)) return j;
@@ -363,7 +365,7 @@ Judgement judge(const StoredPoint& base, const StoredPoint& head, double thresho
   if (j.verdict != Verdict::Slower && j.verdict != Verdict::Faster) return j;
   const double against = j.ratio / j.control_ratio;
   const bool beyond = std::fabs(std::log(against)) > std::log1p(threshold) + drift;
-  if (beyond && judge_samples(nb, nh, threshold, paired).verdict == j.verdict) return j;
+  if (beyond && judge_samples(nb, nh, threshold, paired_processes).verdict == j.verdict) return j;
   char spread[32];
   std::snprintf(spread, sizeof spread, "%.1f%%", (std::exp(std::max(log_spread(cb), log_spread(ch))) - 1) * 100);
   j.reason = "the control workload moved " + signed_pct(j.control_ratio) + " between the runs and up to " + spread +

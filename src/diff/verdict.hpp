@@ -73,7 +73,12 @@
 //      the log ratios, as the stop rule's) must lie wholly above 1 for SLOWER, below 1 for
 //      FASTER (the threshold of rule 2 still applies to the shown values). Whatever moved both
 //      sides of a round together (the chip's clock, its temperature, another tenant) cancels in
-//      the pair; what the pairs show is the code's change and each round's own noise.
+//      the pair; what the pairs show is the code's change and each round's own noise. Where
+//      each side spread its rounds over P >= 2 worker processes (round r in process r mod P),
+//      the unit is the pair of processes, not the round: the interval is over the P means of
+//      their log ratios (P - 1 degrees of freedom, measure/stop_rule.hpp), so that an offset
+//      one process carries through all its rounds (a few hundred ns on a short GPU call) is
+//      evidence of nothing but that process; a change every process shows still decides.
 //   8. The device (diff/device_verdict.hpp, applied by diff after this rule): a SLOWER or FASTER
 //      between two physical GPUs that the calibration shift of the two devices explains for the
 //      point's kind is DEVICE, not a regression.
@@ -111,6 +116,7 @@ struct Judgement {
   double against = 0;
   std::string reason;  // why a change past the threshold is UNSURE or DEVICE (the control, the host, the device; "" none)
   size_t pairs = 0;  // rule 7: the paired rounds judged (0: the runs are not paired, or the rounds differ)
+  size_t pair_units = 0;  // rule 7: what the interval is over: the pairs, or the pairs of processes
 };
 
 constexpr size_t kMinSamples = 5;
@@ -125,12 +131,14 @@ constexpr double kAlpha = 0.05;
 // call whose host needs half of the GPU's time per sample can turn host-bound in another.
 constexpr double kHostBound = 0.5;
 
-// `paired`: the runs are the two sides of one paired comparison (rule 7).
-Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold, bool paired = false);
+// `paired_processes`: 0 where the runs are not paired; N >= 1 where they are the two sides of one
+// paired comparison whose rounds each side spread over N worker processes (rule 7).
+Judgement judge(const StoredPoint& base, const StoredPoint& head, double threshold, int paired_processes = 0);
 
 // Rule 7's evidence: the paired interval (measure/stop_rule.hpp) of the two sides' round
-// medians; none (no ratios) unless both sides hold the same number of rounds, two or more.
-PairedInterval paired_evidence(const Result& base, const Result& head);
+// medians over `processes` pairs of processes; none (no ratios) unless both sides hold the same
+// number of rounds, two or more.
+PairedInterval paired_evidence(const Result& base, const Result& head, int processes = 1);
 
 // The metric of a point: its "metric" axis, else from its unit (ms: speed, MiB: memory), else "".
 std::string point_metric(const StoredPoint& p);

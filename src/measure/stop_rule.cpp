@@ -95,21 +95,30 @@ double student_t_p(double t, int df) {
   return std::min(1.0, incomplete_beta(df / 2.0, 0.5, df / (df + t * t)));
 }
 
-PairedInterval paired_interval(const std::vector<double>& base_medians, const std::vector<double>& head_medians) {
+PairedInterval paired_interval(const std::vector<double>& base_medians, const std::vector<double>& head_medians,
+                               int processes) {
   const double nan = std::nan("");
-  PairedInterval e{{}, nan, nan, nan};
+  PairedInterval e{{}, nan, nan, nan, 0};
   if (base_medians.size() < 2 || base_medians.size() != head_medians.size()) return e;
-  std::vector<double> logs;
   for (size_t i = 0; i < base_medians.size(); ++i) {
-    if (!(base_medians[i] > 0) || !(head_medians[i] > 0)) return PairedInterval{{}, nan, nan, nan};
+    if (!(base_medians[i] > 0) || !(head_medians[i] > 0)) return PairedInterval{{}, nan, nan, nan, 0};
     e.ratios.push_back(head_medians[i] / base_medians[i]);
-    logs.push_back(std::log(e.ratios.back()));
   }
+  // The units: each pair of rounds, or each pair of processes (the mean of its rounds' logs).
+  const size_t P = processes >= 2 && e.ratios.size() >= size_t(processes) ? size_t(processes) : e.ratios.size();
+  std::vector<double> sums(P, 0.0), counts(P, 0.0);
+  for (size_t i = 0; i < e.ratios.size(); ++i) {
+    sums[i % P] += std::log(e.ratios[i]);
+    counts[i % P] += 1;
+  }
+  std::vector<double> logs;
+  for (size_t u = 0; u < P; ++u) logs.push_back(sums[u] / counts[u]);
   const double n = double(logs.size());
   double mean = 0;
   for (double v : logs) mean += v / n;
   const double se = sample_stdev(logs) / std::sqrt(n);
   const double half = student_t_975(int(n) - 1) * se;
+  e.units = logs.size();
   e.lo = std::exp(mean - half);
   e.hi = std::exp(mean + half);
   e.p = se > 0 ? student_t_p(mean / se, int(n) - 1) : (mean == 0 ? 1.0 : 0.0);

@@ -38,13 +38,22 @@ double student_t_p(double t, int df);
 // comparison, sweep/paired_cell.hpp): the ratios of their round medians, head over base, the
 // 95% interval of their geometric mean (Student's t over the log ratios) and the paired t
 // test's two-sided p. With fewer than two pairs (or a median not above 0) no ratios, and NaN.
+//
+// `processes` P: each side's round r was measured in its worker process r mod P. What lasts as
+// long as a process (where its allocations landed, its launch path) moves every round of that
+// process alike, so the rounds of one pair of processes are not independent evidence: with
+// P >= 2 and at least P pairs, the log ratios are averaged within each pair of processes and
+// the interval and p are Student's t over those P means (P - 1 degrees of freedom). A change
+// that only some processes show then widens the interval instead of deciding it.
 struct PairedInterval {
   std::vector<double> ratios;
   double lo = 0, hi = 0, p = 0;
+  size_t units = 0;  // the independent units the interval is over: the pairs, or the pairs of processes
   // hi / lo - 1: how narrowly the pairs fix the change (NaN without an interval).
   double width() const { return hi / lo - 1; }
 };
-PairedInterval paired_interval(const std::vector<double>& base_medians, const std::vector<double>& head_medians);
+PairedInterval paired_interval(const std::vector<double>& base_medians, const std::vector<double>& head_medians,
+                               int processes = 1);
 
 // How precisely the rounds so far fix a point's median.
 struct Precision {

@@ -16,12 +16,20 @@ constexpr double kWrongScale = 1.05;
 Plant parse_one(const std::string& item) {
   const size_t colon = item.find(':');
   const auto bad = [&](const std::string& why) -> InputError {
-    return InputError(kPlantVariable, item, why + " (expected PROVIDER:element|scale|tail|slow=F, comma-separated)");
+    return InputError(kPlantVariable, item,
+                      why + " (expected PROVIDER:element|scale|tail|slow=F, optionally @I, comma-separated)");
   };
   if (colon == std::string::npos || colon == 0) throw bad("no provider");
   Plant p;
   p.provider = item.substr(0, colon);
-  const std::string kind = item.substr(colon + 1);
+  std::string kind = item.substr(colon + 1);
+  if (const size_t at = kind.find('@'); at != std::string::npos) {
+    const std::string i = kind.substr(at + 1);
+    if (i.empty() || i.size() > 2 || i.find_first_not_of("0123456789") != std::string::npos)
+      throw bad("@I needs a process index, 0 to 99");
+    p.process = std::stoi(i);
+    kind = kind.substr(0, at);
+  }
   if (kind == "element") p.kind = Plant::element;
   else if (kind == "scale") p.kind = Plant::scale;
   else if (kind == "tail") p.kind = Plant::tail;
@@ -56,9 +64,18 @@ std::vector<Plant> parse_plants(const std::string& spec) {
   return out;
 }
 
+std::vector<Plant> plants_in_process(const std::vector<Plant>& plants, int process) {
+  std::vector<Plant> out;
+  for (const Plant& p : plants)
+    if (p.process < 0 || p.process == process) out.push_back(p);
+  return out;
+}
+
 std::vector<Plant> plants_from_environment() {
   const char* spec = std::getenv(kPlantVariable);
-  return spec ? parse_plants(spec) : std::vector<Plant>{};
+  if (!spec) return {};
+  const char* index = std::getenv(kRoundProcessVariable);
+  return plants_in_process(parse_plants(spec), index ? std::atoi(index) : 0);
 }
 
 at::Tensor plant_fault(const at::Tensor& out, Plant::Kind kind) {

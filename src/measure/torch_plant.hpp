@@ -18,6 +18,10 @@
 //             samples are taken. So the planted provider's noise is the real one, its median
 //             1 + F times as long (what a test of the verdicts needs).
 //
+// A kind followed by `@I` (e.g. `torch:slow=0.3@1`) acts only in round process I, the worker
+// process whose kRoundProcessVariable is I (measure/executor.hpp; unset: 0): an offset that one
+// process carries through all its rounds, as a process's placement or launch path can.
+//
 // A planted call returns new tensors (the provider's own output, e.g. an input returned as
 // is, is never changed). The run records the variable with the tuning variables, so a diff
 // warns that the runs ran differently.
@@ -25,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "measure/round_process.hpp"
 #include "providers/provider.hpp"
 
 namespace opbench {
@@ -35,11 +40,14 @@ struct Plant {
   std::string provider;  // a name, or "*"
   enum Kind { element, scale, tail, slow } kind = element;
   double slow_fraction = 0;  // slow=F
+  int process = -1;          // @I: only in round process I; -1 every process
 };
 
 // The plants of a spec as above; throws InputError naming OPBENCH_PLANT for a malformed one.
 std::vector<Plant> parse_plants(const std::string& spec);
-// The plants of $OPBENCH_PLANT (none when unset).
+// The plants of those that act in round process `process`.
+std::vector<Plant> plants_in_process(const std::vector<Plant>& plants, int process);
+// The plants of $OPBENCH_PLANT (none when unset) that act in this process.
 std::vector<Plant> plants_from_environment();
 
 // `call` with the plants that name `provider` applied (`call` itself when none does). On a

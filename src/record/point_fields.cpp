@@ -2,7 +2,6 @@
 #include "record/point_fields.hpp"
 
 #include <cmath>
-#include <stdexcept>
 #include <type_traits>
 
 namespace opbench {
@@ -183,12 +182,6 @@ bool PointField::known(const StoredPoint& p) const {
 const std::vector<PointField>& point_fields() {
   static const std::vector<PointField> rows = point_rows();
   return rows;
-}
-
-const PointField& point_field(const std::string& name) {
-  for (const auto& f : point_fields())
-    if (name == f.name) return f;
-  throw std::out_of_range("no point field " + name);
 }
 
 }  // namespace opbench

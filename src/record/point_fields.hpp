@@ -99,7 +99,5 @@ inline constexpr const char* kAxisColumns[] = {"mode", "metric", "dtype"};
 // Every field of a point, in the order of the export (the fields it does not export first) and of
 // the CSV's columns.
 const std::vector<PointField>& point_fields();
-// The row of that name; throws std::out_of_range for none.
-const PointField& point_field(const std::string& name);
 
 }  // namespace opbench

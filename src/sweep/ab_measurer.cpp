@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "measure/round_process.hpp"
 #include "measure/stages.hpp"
 #include "sweep/workers.hpp"
 
@@ -29,17 +30,20 @@ AbMeasurer::AbMeasurer(AbOptions opt) : opt_(std::move(opt)) {
   for (const auto& slot : opt_.slots) {
     auto s = std::make_unique<Slot>();
     s->slot = slot;
-    for (size_t side : {kBase, kHead}) {
-      MeasureWorkerOptions w;
-      w.name = std::string("the ") + side_name(side) + "'s worker on " + slot.name;
-      w.command = opt_.command(side, slot);
-      w.env = opt_.env[side];
-      if (opt_.cpus) w.cpus = opt_.cpus(slot);
-      w.config_hashes = opt_.config_hashes;
-      w.start_timeout_s = opt_.start_timeout_s;
-      w.grace_s = opt_.grace_s;
-      s->workers[side] = std::make_unique<MeasureWorker>(w);
-    }
+    for (size_t side : {kBase, kHead})
+      for (int i = 0; i < std::max(1, opt_.processes); ++i) {
+        MeasureWorkerOptions w;
+        w.name = std::string("the ") + side_name(side) + "'s worker " +
+                 (opt_.processes > 1 ? std::to_string(i) + " " : "") + "on " + slot.name;
+        w.command = opt_.command(side, slot);
+        w.env = opt_.env[side];
+        w.env.push_back(std::string(kRoundProcessVariable) + "=" + std::to_string(i));
+        if (opt_.cpus) w.cpus = opt_.cpus(slot);
+        w.config_hashes = opt_.config_hashes;
+        w.start_timeout_s = opt_.start_timeout_s;
+        w.grace_s = opt_.grace_s;
+        s->workers[side].push_back(std::make_unique<MeasureWorker>(w));
+      }
     slots_.push_back(std::move(s));
   }
 }
@@ -50,14 +54,12 @@ AbMeasurer::~AbMeasurer() {
 }
 
 bool AbMeasurer::start(const std::function<bool()>& stop) {
-  for (auto& s : slots_)
-    for (auto& w : s->workers) w->launch();  // they open their devices side by side
-  for (auto& s : slots_)
-    for (auto& w : s->workers) {
-      if (stop && stop()) return false;
-      w->await_hello();
-    }
-  if (stop && stop()) return false;
+  each_worker([](MeasureWorker& w) { w.launch(); });  // they open their devices side by side
+  bool stopped = false;
+  each_worker([&](MeasureWorker& w) {
+    if (!stopped && !(stopped = stop && stop())) w.await_hello();
+  });
+  if (stopped || (stop && stop())) return false;
   for (size_t side : {kBase, kHead}) check_one_model(side_devices(side), opt_.allow_mixed, "--devices");
   return true;
 }
@@ -66,7 +68,7 @@ std::map<std::string, std::string> AbMeasurer::unavailable(size_t config) const 
   std::map<std::string, std::string> out;
   for (const auto& s : slots_)
     for (size_t side : {kBase, kHead}) {
-      const auto& configs = s->workers[side]->hello().configs;
+      const auto& configs = s->workers[side].front()->hello().configs;
       if (config >= configs.size()) continue;
       for (const auto& [provider, why] : configs[config].unavailable)
         if (!out.count(provider)) out[provider] = std::string(side_name(side)) + ": " + s->slot.name + ": " + why;
@@ -80,7 +82,7 @@ void AbMeasurer::use_config(size_t config) {
 }
 
 Environment AbMeasurer::side_environment(size_t side) {
-  Environment env = slots_.front()->workers[side]->hello().env;
+  Environment env = slots_.front()->workers[side].front()->hello().env;
   if (slots_.size() > 1) env.device = devices_text(opt_.slots);
   return env;
 }
@@ -89,7 +91,7 @@ std::vector<RunDevice> AbMeasurer::side_devices(size_t side) {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<RunDevice> out;
   for (const auto& s : slots_) {
-    const MeasureWorker& w = *s->workers[side];
+    const MeasureWorker& w = *s->workers[side].front();
     RunDevice d = run_device(s->slot.name, w.hello().env.gpu, w.hello().env.peak_gbps, w.hello().env.identity);
     set_placement(d, w.hello().placement, w.pinned());
     const Share& share = s->share[side];
@@ -103,8 +105,9 @@ std::vector<RunDevice> AbMeasurer::side_devices(size_t side) {
 std::vector<pid_t> AbMeasurer::pids() const {
   std::vector<pid_t> out;
   for (const auto& s : slots_)
-    for (const auto& w : s->workers)
-      for (pid_t p : w->pids()) out.push_back(p);
+    for (const auto& side : s->workers)
+      for (const auto& w : side)
+        for (pid_t p : w->pids()) out.push_back(p);
   return out;
 }
 
@@ -114,16 +117,22 @@ void AbMeasurer::count(Slot& slot, const std::array<CellResult, 2>& got, size_t 
     ++share.cells;
     share.points += int64_t(points);
     share.busy_s += got[side].seconds;
-    const std::vector<CalibrationSample> passes = slot.workers[side]->take_calibration();
-    share.calibration.samples.insert(share.calibration.samples.end(), passes.begin(), passes.end());
+    for (auto& w : slot.workers[side]) {
+      const std::vector<CalibrationSample> passes = w->take_calibration();
+      share.calibration.samples.insert(share.calibration.samples.end(), passes.begin(), passes.end());
+    }
   }
 }
 
 // A device's thread: the next cell from the queue, its two sides measured here, both handed
 // back; until the queue is empty, a stop, or a failure anywhere.
 void AbMeasurer::serve(Slot& slot, Queue& q, const CellHooks& hooks) {
-  std::array<WorkerExecutor, 2> ex{WorkerExecutor(*slot.workers[kBase], config_),
-                                   WorkerExecutor(*slot.workers[kHead], config_)};
+  const auto side = [&](size_t s) {
+    std::vector<MeasureWorker*> ws;
+    for (auto& w : slot.workers[s]) ws.push_back(w.get());
+    return WorkerExecutor(ws, config_);
+  };
+  std::array<WorkerExecutor, 2> ex{side(kBase), side(kHead)};
   for (;;) {
     CellPoints points;
     {

@@ -1,7 +1,7 @@
 // The measurer of `opbench ab`: two sides (base and head: two builds, or one build with two
-// environments), each a worker process on every device (MeasureWorker, its command the side's
-// own binary), and every table cell measured by both sides of one device with their rounds
-// interleaved (paired_cell.hpp). The devices take the cells from one queue, longest expected
+// environments), each `processes` worker processes on every device (MeasureWorker, its command
+// the side's own binary; round r of a cell in the side's process r mod N), and every table
+// cell measured by both sides of one device with their rounds interleaved (paired_cell.hpp). The devices take the cells from one queue, longest expected
 // first, a thread each; a cell's two sides never leave their device. Each cell comes back once
 // per side (CellResult::side), and each side is a run of its own (CellMeasurer::sides).
 // Torch-free.
@@ -27,6 +27,9 @@ struct AbOptions {
   // its environment gets besides the parent's ("NAME=value").
   std::function<std::vector<std::string>(size_t side, const WorkerSlot& slot)> command;
   std::array<std::vector<std::string>, 2> env;
+  // The worker processes a side has on every device, its rounds spread over them; each worker's
+  // environment also gets kRoundProcessVariable=I, its index (0 .. processes - 1).
+  int processes = 1;
   std::function<std::vector<int>(const WorkerSlot& slot)> cpus;  // unset: not pinned
   std::vector<std::string> config_hashes;  // the configs every worker must have read, in order
   std::vector<Timing> timings;             // each config's, resolved for the device
@@ -66,12 +69,17 @@ class AbMeasurer final : public CellMeasurer {
   };
   struct Slot {
     WorkerSlot slot;
-    std::array<std::unique_ptr<MeasureWorker>, 2> workers;
+    std::array<std::vector<std::unique_ptr<MeasureWorker>>, 2> workers;  // a side's processes
     std::array<Share, 2> share;  // since use_config
   };
   struct Queue;
   void serve(Slot& slot, Queue& q, const CellHooks& hooks);
   void count(Slot& slot, const std::array<CellResult, 2>& got, size_t points);
+  template <class F> void each_worker(F f) {
+    for (auto& s : slots_)
+      for (auto& side : s->workers)
+        for (auto& w : side) f(*w);
+  }
 
   AbOptions opt_;
   std::vector<std::unique_ptr<Slot>> slots_;

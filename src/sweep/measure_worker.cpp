@@ -132,7 +132,7 @@ Result MeasureWorker::measure(const Point& point, const Timing& timing, size_t c
 }
 
 std::string WorkerExecutor::unavailable(const std::string&, const std::string& provider) {
-  const auto& configs = worker_.hello().configs;
+  const auto& configs = workers_.front()->hello().configs;
   if (config_ >= configs.size()) return "";
   for (const auto& [name, why] : configs[config_].unavailable)
     if (name == provider) return why;
@@ -140,9 +140,18 @@ std::string WorkerExecutor::unavailable(const std::string&, const std::string& p
 }
 
 Result WorkerExecutor::measure(const Point& point, const Timing& timing) {
-  const bool fresh = new_round_;
-  new_round_ = false;
-  return worker_.measure(point, timing, config_, fresh);
+  const bool fresh = fresh_[current_];
+  fresh_[current_] = false;
+  return workers_[current_]->measure(point, timing, config_, fresh);
+}
+
+std::vector<CalibrationSample> WorkerExecutor::take_calibration() {
+  std::vector<CalibrationSample> out;
+  for (MeasureWorker* w : workers_) {
+    const std::vector<CalibrationSample> more = w->take_calibration();
+    out.insert(out.end(), more.begin(), more.end());
+  }
+  return out;
 }
 
 }  // namespace opbench

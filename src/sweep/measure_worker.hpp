@@ -78,23 +78,28 @@ class MeasureWorker {
   bool pending_new_round_ = false;  // a replacement places memory anew before its first measure
 };
 
-// A MeasureWorker as an Executor: every measure goes to it, for config `config`, with the
-// new rounds the caller announces (new_round()) passed on with the next measure.
+// Workers of one side as the executor of a cell's rounds: round r measured by worker r mod N
+// (one worker: every round), each placing its memory anew before the first measure of a new
+// round that reaches it; a worker's calibration passes are everyone's.
 class WorkerExecutor final : public Executor {
  public:
-  WorkerExecutor(MeasureWorker& worker, size_t config = 0) : worker_(worker), config_(config) {}
+  WorkerExecutor(std::vector<MeasureWorker*> workers, size_t config = 0)
+      : workers_(std::move(workers)), fresh_(workers_.size(), false), config_(config) {}
+  WorkerExecutor(MeasureWorker& worker, size_t config = 0) : WorkerExecutor(std::vector<MeasureWorker*>{&worker}, config) {}
   void use_config(size_t config) { config_ = config; }
-  Environment environment() override { return worker_.hello().env; }
+  Environment environment() override { return workers_.front()->hello().env; }
   std::string unavailable(const std::string& op, const std::string& provider) override;
   Result measure(const Point& point, const Timing& timing) override;
-  void new_round() override { new_round_ = true; }
-  DeviceState device_state() override { return worker_.last_state(); }
-  std::vector<CalibrationSample> take_calibration() override { return worker_.take_calibration(); }
+  void set_round(int round) override { current_ = size_t(round) % workers_.size(); }
+  void new_round() override { fresh_[current_] = true; }
+  DeviceState device_state() override { return workers_[current_]->last_state(); }
+  std::vector<CalibrationSample> take_calibration() override;
 
  private:
-  MeasureWorker& worker_;
+  std::vector<MeasureWorker*> workers_;
+  std::vector<bool> fresh_;  // each worker places memory anew before its next measure
   size_t config_;
-  bool new_round_ = false;
+  size_t current_ = 0;
 };
 
 }  // namespace opbench

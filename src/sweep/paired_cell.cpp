@@ -33,19 +33,22 @@ class PairedRounds {
       : ex_(sides), points_(points), timing_(timing), side_{SideRounds(points.size()), SideRounds(points.size())},
         paired_precise_(points.size(), false) {
     speed_ = points.front()->metric() != "memory";
-    rounds_ = speed_ ? std::max(1, timing.rounds) : 1;
+    processes_ = std::max(1, timing.processes);
+    rounds_ = speed_ ? std::max({1, timing.rounds, processes_}) : 1;
     per_round_ = timing;
     per_round_.warmup_ms = timing.warmup_ms / rounds_;
     per_round_.rep_ms = timing.rep_ms / rounds_;
     rule_ = timing;
-    rule_.min_rounds = std::max(rule_.min_rounds, int(points.size()));  // each provider first once
+    // each provider first once, each pair of processes once
+    rule_.min_rounds = std::max({rule_.min_rounds, int(points.size()), processes_});
   }
 
   std::array<CellResult, 2> run() {
     for (int r = 0; r < rounds_ && any_wants(); ++r) {
-      if (r > 0)
-        for (Executor* ex : ex_) ex->new_round();
-      for (Executor* ex : ex_) ex->set_round(r);
+      for (Executor* ex : ex_) {
+        ex->set_round(r);  // the process of round r places its memory anew
+        if (r > 0) ex->new_round();
+      }
       measure_round(r);
     }
     return {pooled(kBase), pooled(kHead)};
@@ -57,7 +60,10 @@ class PairedRounds {
     const SideRounds& side = side_[s];
     if (side.failed(c)) return false;
     if (!speed_) return side.got[c].empty();
-    return side.decision[c].reason == StopReason::go_on;
+    const StopReason why = side.decision[c].reason;
+    // precise enough, but the pairs of processes do not yet hold as many rounds each
+    if (why == StopReason::noise && side.got[c].size() % size_t(processes_) != 0) return true;
+    return why == StopReason::go_on;
   }
   // The pair takes another round while either side wants one (both sides measure it), unless
   // its paired interval is precise enough already.
@@ -67,7 +73,8 @@ class PairedRounds {
   bool precise_pair(size_t c) const {
     const auto& b = side_[kBase].got[c];
     const auto& h = side_[kHead].got[c];
-    if (rule_.stop != StopRule::noise || b.size() != h.size() || int(b.size()) < std::min(rule_.min_rounds, rounds_))
+    if (rule_.stop != StopRule::noise || b.size() != h.size() || int(b.size()) < std::min(rule_.min_rounds, rounds_) ||
+        b.size() % size_t(processes_) != 0)  // every pair of processes as many rounds
       return false;
     std::vector<double> mb, mh;
     for (size_t r = 0; r < b.size(); ++r) {
@@ -89,7 +96,7 @@ class PairedRounds {
     for (size_t q = 0; q < k; ++q) {
       const size_t c = (q + size_t(r)) % k;
       if (!pair_wants(c)) continue;
-      const size_t first = first_side(r);
+      const size_t first = first_side(r, processes_);
       for (size_t s : {first, 1 - first})
         if (!side_[s].failed(c)) measure_point(s, c, r);
       if (speed_) paired_precise_[c] = precise_pair(c);
@@ -144,7 +151,7 @@ class PairedRounds {
   std::array<SideRounds, 2> side_;
   std::vector<bool> paired_precise_;  // each pair's interval narrower than the noise target
   bool speed_ = true;
-  int rounds_ = 1;
+  int rounds_ = 1, processes_ = 1;
   Timing per_round_, rule_;
 };
 

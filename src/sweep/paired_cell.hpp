@@ -9,7 +9,12 @@
 // mean of the round ratios, stop_rule.hpp's paired_interval) is narrower than the noise target
 // after min_rounds rounds: the comparison is then as precise as each side's median would have
 // to be. Before every round but the first, each side places its memory anew
-// (Executor::new_round). Torch-free.
+// (Executor::new_round).
+//
+// Where each side spreads its rounds over P worker processes (Timing::processes: round r in
+// the side's process r mod P), at least P rounds are taken, the pair stops only after a whole
+// number of turns through the processes (each pair of processes as many rounds), and within
+// each pair of processes the side that goes first still alternates. Torch-free.
 #pragma once
 #include <array>
 
@@ -24,7 +29,13 @@ constexpr size_t kBase = 0, kHead = 1;
 std::array<CellResult, 2> measure_paired_cell(const std::array<Executor*, 2>& sides, const CellPoints& points,
                                               const Timing& timing);
 
-// The side that goes first in round `round` (0-based).
-inline size_t first_side(int round) { return round % 2 == 0 ? kBase : kHead; }
+// The side that goes first in round `round` (0-based) of rounds spread over `processes`
+// processes: alternating from turn to turn within each process, and from round to round
+// within a turn (with an even count of processes, alternating from round to round alone would
+// start round r and round r + P alike).
+inline size_t first_side(int round, int processes = 1) {
+  const int flip = processes % 2 == 0 ? round / processes + round % processes : round;
+  return flip % 2 == 0 ? kBase : kHead;
+}
 
 }  // namespace opbench

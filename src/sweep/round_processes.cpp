@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include "core/error.hpp"
+#include "measure/round_process.hpp"
 #include "measure/stages.hpp"
 
 namespace opbench {
@@ -14,6 +15,7 @@ RoundProcesses::RoundProcesses(Executor& local, RoundProcessOptions opt) : local
     w.name = "round process " + std::to_string(i);
     w.command = opt_.command;
     w.env = opt_.env;
+    w.env.push_back(std::string(kRoundProcessVariable) + "=" + std::to_string(i));
     w.config_hashes = opt_.config_hashes;
     w.start_timeout_s = opt_.start_timeout_s;
     w.grace_s = 1e9;  // a call that never returns: the sweep's own guard deals with it
