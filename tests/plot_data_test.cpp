@@ -8,6 +8,7 @@
 #include <set>
 
 #include "report/plot_data.hpp"
+#include "stored_points.hpp"
 
 using namespace opbench;
 
@@ -28,15 +29,6 @@ StoredPoint point(const std::string& title, int64_t x, const std::string& label,
   sp.result.gbps = bytes / (ms * 1e-3) / 1e9;
   sp.result.pct_peak = sp.result.gbps / 2000 * 100;
   return sp;
-}
-
-ReportRun run(int64_t id, const std::string& gpu, double peak, std::vector<StoredPoint> pts) {
-  ReportRun r;
-  r.run.id = id;
-  r.run.env.gpu = gpu;
-  r.run.env.peak_gbps = peak;
-  r.points = std::move(pts);
-  return r;
 }
 
 const std::string kSpeed = "act-speed-fwd-batch1-head2-dim16-act_silu-bf16";
@@ -60,7 +52,7 @@ std::vector<StoredPoint> points() {
 }  // namespace
 
 TEST(PlotData, OneFigurePerTitleOneLinePerProviderAndTheFloor) {
-  auto tables = plot_tables({run(1, "H100", 2000, points())}, Show::Value);
+  auto tables = plot_tables({gpu_run(1, "H100", 2000, points())}, Show::Value);
   ASSERT_EQ(tables.size(), 2u);
   const PlotTable& s = tables[0];
   EXPECT_EQ(s.title, kSpeed);
@@ -83,20 +75,20 @@ TEST(PlotData, OneFigurePerTitleOneLinePerProviderAndTheFloor) {
 }
 
 TEST(PlotData, ViewsOfBandwidth) {
-  auto g = plot_tables({run(1, "H100", 2000, points())}, Show::GBps);
+  auto g = plot_tables({gpu_run(1, "H100", 2000, points())}, Show::GBps);
   ASSERT_EQ(g.size(), 1u);  // speed tables only
   EXPECT_NEAR(g[0].lines[1].y[0], 1000, 1e-6);
   EXPECT_EQ(g[0].lines[2].y, std::vector<double>(4, 2000));
-  auto p = plot_tables({run(1, "H100", 2000, points())}, Show::PctPeak);
+  auto p = plot_tables({gpu_run(1, "H100", 2000, points())}, Show::PctPeak);
   EXPECT_NEAR(p[0].lines[1].y[0], 50, 1e-6);
   EXPECT_EQ(p[0].lines[2].y, std::vector<double>(4, 100));
   // no measured peak: no floor
-  auto none = plot_tables({run(1, "cpu", 0, points())}, Show::Value);
+  auto none = plot_tables({gpu_run(1, "cpu", 0, points())}, Show::Value);
   EXPECT_EQ(none[0].lines.size(), 2u);
 }
 
 TEST(PlotData, SeveralRunsEachProviderItsOwnLine) {
-  ReportRun a = run(1, "H100", 2000, points()), b = run(2, "A100", 1500, points());
+  ReportRun a = gpu_run(1, "H100", 2000, points()), b = gpu_run(2, "A100", 1500, points());
   b.run.label = "head";
   auto t = plot_tables({a, b}, Show::Value);
   ASSERT_EQ(t.size(), 2u);
@@ -127,7 +119,7 @@ TEST(PlotData, EachTableItsOwnFileOfBoundedLength) {
   const std::vector<std::string> titles = {"T x", "T_x", "T/x", "T:x", "t_X", std::string(5000, 'L')};
   std::vector<StoredPoint> pts;
   for (const auto& title : titles) pts.push_back(point(title, 256, "to", 1, 1e6));
-  const auto tables = plot_tables({run(1, "H100", 2000, pts)}, Show::Value);
+  const auto tables = plot_tables({gpu_run(1, "H100", 2000, pts)}, Show::Value);
   ASSERT_EQ(tables.size(), titles.size());
   std::set<std::string> files;
   for (const auto& t : tables) {

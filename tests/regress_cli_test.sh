@@ -124,6 +124,10 @@ contains diff-regressions "$work/out" "**1 regression**"
 check diff-fail 1 "$bin" diff label:base label:head --db "$db" --fail-on-regression
 check diff-self 0 "$bin" diff label:base label:base --db "$db" --fail-on-regression
 contains diff-self-none "$work/out" "No regressions."
+# a published document holds no measured peak: nothing to normalise by
+check diff-normalize-no-peak 2 "$bin" diff label:base label:head --db "$db" --normalize peak
+contains diff-normalize-no-peak-msg "$work/err" "--normalize: peak: run 1 holds no measured peak bandwidth"
+check versus-normalize-no-peak 2 "$bin" versus label:base --provider tr --against to --db "$db" --normalize peak
 check diff-threshold 0 "$bin" diff label:base label:head --db "$db" --fail-on-regression --threshold 25
 check diff-memory 0 "$bin" diff label:base label:head --db "$db" --fail-on-regression --metric memory
 check diff-json 1 "$bin" diff 1 2 --db "$db" --format json --fail-on-regression --out "$work/diff.json"

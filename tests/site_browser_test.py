@@ -1,8 +1,9 @@
 """The site in a browser: headless Chromium (scripts/site_browser.py) opens the site of the fixture
 runs (two GPUs, three commits, a planted step; tests/site_fixture.hpp) from the file system, and
 finds no console error on the index, a table page and a diff page; the table page's lines of every
-provider and GPU, its floors and the planted step marked; the diff page's filters; and screenshots
-that are not blank.
+provider and GPU, its floors, the planted step marked and the two GPUs side by side; the diff page's
+filters; the page of the two GPUs at equal peaks (its peaks and the points that scale worst); and
+screenshots that are not blank.
 
 usage: site_browser_test.py OPBENCH SITE_FIXTURE_DB OUT_DIR  (screenshots go to OUT_DIR)
 """
@@ -48,6 +49,8 @@ def index_page(b, site, out):
     check(diffs >= 4, "index: links a diff per op and GPU (%d)" % diffs)
     slower = b.evaluate("document.querySelectorAll('.badge.v-SLOWER').length")
     check(slower >= 2, "index: shows the planted step's SLOWER verdicts (%d)" % slower)
+    across = b.evaluate("document.querySelectorAll('table.across a[href^=\"diffs/\"]').length")
+    check(across >= 1, "index: links each op's GPUs at equal peaks (%d)" % across)
     shot = b.screenshot(os.path.join(out, "site-index.png"))
     n = distinct_colours(shot)
     check(n > 20, "index: screenshot is not blank (%d colours)" % n)
@@ -71,6 +74,10 @@ def table_page(b, site, out):
     check(marked == GPUS, "table: the planted step is marked on each GPU %s" % sorted(marked))
     rows = b.evaluate("[...document.querySelectorAll('table.steps tbody tr')].map(r => r.textContent)")
     check(len(rows) == 2 and all("up" in r and "n=4096" in r for r in rows), "table: the change points listed %s" % rows)
+    side = b.evaluate("window.opbench.sideBySide")
+    check(side == {"gpus": 2, "rows": 6}, "table: the two GPUs side by side, a row per provider and x %s" % side)
+    heads = b.evaluate("[...document.querySelectorAll('table.side-by-side th')].map(t => t.textContent)")
+    check(sum("% of peak" in h for h in heads) == 2, "table: each GPU's %% of peak %s" % heads)
     shot = b.screenshot(os.path.join(out, "site-table.png"))
     n = distinct_colours(shot)
     check(n > 50, "table: screenshot is not blank (%d colours)" % n)
@@ -92,6 +99,18 @@ def diff_page(b, site):
     check(b.evaluate("window.opbench.rows") == 0, "diff: one provider (torch) has no SLOWER point")
 
 
+def gpus_page(b, site):
+    pages = [f for f in sorted(os.listdir(os.path.join(site, "diffs"))) if f.startswith("act-") and "-to-" in f]
+    check(len(pages) == 1, "gpus: one page of act's two GPUs %s" % pages)
+    if not pages:
+        return
+    b.open(os.path.join(site, "diffs", pages[0]))
+    check(b.errors() == [], "gpus: no console error %s" % b.errors())
+    peaks = b.evaluate("document.querySelector('p.normalized') ? document.querySelector('p.normalized').textContent : ''")
+    check("base 3000 GB/s, head 4200 GB/s" in peaks, "gpus: states both peaks '%s'" % peaks)
+    check((b.evaluate("window.opbench.scaling") or 0) > 0, "gpus: lists the points that scale worst")
+
+
 def main():
     opbench, fixture_db, out = sys.argv[1:4]
     os.makedirs(out, exist_ok=True)
@@ -101,6 +120,7 @@ def main():
             index_page(b, site, out)
             table_page(b, site, out)
             diff_page(b, site)
+            gpus_page(b, site)
     print("checks: %d passed, %d failed" % (len(passes), len(failures)))
     return 1 if failures else 0
 

@@ -81,10 +81,11 @@ TEST(Site, WritesEveryPageAndAsset) {
       EXPECT_NE(md.find("## NVIDIA H100 80GB HBM3"), std::string::npos);
       EXPECT_NE(md.find("## NVIDIA H200"), std::string::npos);
     }
-  // a diff page per op and GPU: the latest run against the one before it
+  // a diff page per op and GPU (the latest run against the one before it), and one per op
+  // across its two GPUs at equal peaks
   size_t diffs = 0;
   for (const auto& e : stdfs::directory_iterator(b.dir / "diffs")) diffs += e.path().extension() == ".html";
-  EXPECT_EQ(diffs, 4u);
+  EXPECT_EQ(diffs, 6u);
   // the pages load the assets from the site's folder, nothing from elsewhere
   const std::string html = read(b.dir / "tables" / (kStepped + ".html"));
   EXPECT_NE(html.find("src=\"../assets/chart.min.js\""), std::string::npos);
@@ -120,6 +121,24 @@ TEST(Site, IndexListsOpsGpusRunsAndLatestVerdicts) {
   }
   EXPECT_EQ(slower, 2u);
   EXPECT_EQ(d["runs"].size(), 6u);
+}
+
+TEST(Site, IndexComparesEachOpsGpusAtEqualPeaks) {
+  const Built b = build("across");
+  const json d = page_data(b.dir / "index.html");
+  ASSERT_EQ(d["across"].size(), 2u);  // one per op: its first GPU against its second
+  for (const auto& v : d["across"]) {
+    EXPECT_EQ(v["base_gpu"], "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(v["gpu"], "NVIDIA H200");
+    EXPECT_EQ(v["base"]["label"], "c2");  // the latest run on each GPU
+    EXPECT_EQ(v["head"]["label"], "c2");
+    const std::string page = v["page"].get<std::string>();
+    EXPECT_NE(page.find("-to-"), std::string::npos) << page;
+    const json diff = page_data(b.dir / page);
+    EXPECT_EQ(diff["origin"], "gpus");
+    EXPECT_EQ(diff["normalize"]["by"], "peak");
+    EXPECT_DOUBLE_EQ(diff["normalize"]["peak_ratio"].get<double>(), 4200.0 / 3000.0);
+  }
 }
 
 TEST(Site, TablePageHoldsLatestLinesFloorsAndTheStep) {

@@ -1,10 +1,12 @@
 // Building stored points for the torch-free tests: a speed point of an act table from its
-// samples (the median shown, every statistic computed as a sweep would).
+// samples (the median shown, every statistic computed as a sweep would); a run of such points
+// on a GPU with its measured peak.
 #pragma once
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "report/report.hpp"
 #include "store/store.hpp"
 
 namespace opbench {
@@ -26,6 +28,16 @@ inline StoredPoint speed_point(const std::string& title, int64_t x, const std::s
   sp.result.stats = summarize(sp.result.samples);
   sp.value = sp.result.stats.median;
   return sp;
+}
+
+inline ReportRun gpu_run(int64_t id, const std::string& gpu, double peak_gbps, std::vector<StoredPoint> points) {
+  ReportRun r;
+  r.run.id = id;
+  r.run.env.gpu = gpu;
+  r.run.env.peak_gbps = peak_gbps;
+  for (auto& p : points) p.run_id = id;
+  r.points = std::move(points);
+  return r;
 }
 
 }  // namespace opbench

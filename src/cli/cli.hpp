@@ -70,6 +70,7 @@ constexpr int kAbProcesses = 3;
 std::string threshold_help(const std::string& what, double default_pct);
 struct JudgeOptions {
   std::string metric, format = "markdown", out;
+  std::string normalize;  // "" or "peak" (diff/normalize.hpp)
   double threshold = kDefaultThresholdPct;  // percent
   bool fail = false;
 };

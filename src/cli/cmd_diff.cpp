@@ -27,6 +27,7 @@ void add_diff_command(CLI::App& app, Cli& cli) {
     DiffOptions opt;
     opt.metric = o->metric;
     opt.threshold = o->threshold / 100;
+    opt.normalize_peak = o->normalize == "peak";
     if (!o->map.empty()) opt.map = parse_label_map(o->map);
     RunInfo b = store.select(o->base), h = store.select(o->head);
     ReportRun base{b, store.points(b.id)}, head{h, store.points(h.id)};

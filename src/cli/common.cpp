@@ -144,6 +144,9 @@ void add_judge_options(CLI::App* cmd, Cli& cli, JudgeOptions& o, const std::stri
       ->check(finite_range(0, 1000));
   cmd->add_option("--format", o.format, "markdown or json")->check(CLI::IsMember({"markdown", "json"}))->capture_default_str();
   cmd->add_option("--out", o.out, "write to this file instead of stdout")->check(file_arg());
+  cmd->add_option("--normalize", o.normalize,
+                  "peak: judge bandwidth-bound points on their use of each run's measured peak (across GPU models)")
+      ->check(CLI::IsMember({"peak"}));
 }
 
 std::vector<ReportRun> load_runs(const Store& store, const std::vector<std::string>& selectors, const TitleFilter& filter) {

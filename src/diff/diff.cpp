@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 #include "core/text.hpp"
+#include "diff/normalize.hpp"
 #include "record/run_fields.hpp"
 #include "report/provenance.hpp"
 
@@ -99,6 +100,21 @@ std::vector<const DiffRow*> DiffResult::by_severity() const {
 
 size_t DiffResult::count(Verdict v) const {
   return size_t(std::count_if(rows.begin(), rows.end(), [v](const DiffRow& r) { return r.j.verdict == v; }));
+}
+
+std::vector<std::pair<std::string, std::vector<const DiffRow*>>> DiffResult::scaling_worst(size_t n) const {
+  std::vector<std::pair<std::string, std::vector<const DiffRow*>>> out;
+  if (!opt.normalize_peak) return out;
+  for (const auto& s : summary) {
+    std::vector<const DiffRow*> rs;
+    for (const auto& r : rows)
+      if (r.provider() == s.provider && r.metric == "speed" && !r.apart && r.j.ratio > 0 && std::isfinite(r.j.ratio))
+        rs.push_back(&r);
+    std::stable_sort(rs.begin(), rs.end(), [](const DiffRow* a, const DiffRow* b) { return a->j.ratio > b->j.ratio; });
+    if (rs.size() > n) rs.resize(n);
+    if (!rs.empty()) out.emplace_back(s.provider, std::move(rs));
+  }
+  return out;
 }
 
 std::string run_brief(const RunInfo& r) {
@@ -295,6 +311,14 @@ DiffRow matched_row(const StoredPoint& b, const StoredPoint& h, const ReportRun&
   r.pct_base = pct_of(b, base.run);
   r.pct_head = pct_of(h, head.run);
   r.pct_ratio = r.pct_base > 0 && r.pct_head > 0 ? r.pct_head / r.pct_base : std::nan("");
+  const bool speed = r.metric == "speed" && b.result.ok() && h.result.ok();
+  if (d.opt.normalize_peak && speed && judged_on_peak(b, h, r.pct_base, r.pct_head)) {
+    // the head at the base's peak; the peaks stand for the devices' bandwidth (no rule 8)
+    r.j = judge(b, at_base_peak(h, {base.run.env.peak_gbps, head.run.env.peak_gbps}), d.opt.threshold,
+                d.paired_processes());
+    return r;
+  }
+  r.apart = d.opt.normalize_peak && speed;
   r.j = judge(b, h, d.opt.threshold, d.paired_processes());
   apply_device_rule(b, h, d.opt.threshold, d.paired_processes(), shifts.of(b, h), r.pct_base, r.pct_head, r.j);
   if (!d.peaks) r.pct_base = r.pct_head = r.pct_ratio = std::nan("");
@@ -384,7 +408,9 @@ void summarize_providers(DiffResult& d) {
       d.regressions++;
       if (r.j.verdict == Verdict::Slower && !(s.worst >= r.j.ratio)) s.worst = r.j.ratio;
     }
-    if (r.j.verdict != Verdict::Error && r.j.verdict != Verdict::Fixed && r.j.ratio > 0 && std::isfinite(r.j.ratio))
+    // (normalised: the geomean of the points judged on the peak alone)
+    if (r.j.verdict != Verdict::Error && r.j.verdict != Verdict::Fixed && r.j.ratio > 0 && std::isfinite(r.j.ratio) &&
+        !r.apart)
       logs[s.provider].add(r.j.ratio);
     if (r.pct_ratio > 0 && std::isfinite(r.pct_ratio)) logs_pct[s.provider].add(r.pct_ratio);
   }
@@ -415,6 +441,11 @@ DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOpt
   d.warnings = comparability_warnings(base.run, head.run);
   d.peaks = base.run.env.peak_gbps > 0 && head.run.env.peak_gbps > 0;
   d.paired = !base.run.pair.empty() && base.run.pair == head.run.uuid && head.run.pair == base.run.uuid;
+  if (opt.normalize_peak)
+    for (const RunInfo* r : {&base.run, &head.run})
+      if (!(r->env.peak_gbps > 0))
+        throw InputError("--normalize", "peak",
+                         "run " + std::to_string(r->id) + " holds no measured peak bandwidth (a GPU sweep measures one)");
   if (d.paired && base.run.processes == head.run.processes && base.run.processes > 1)
     d.processes = int(base.run.processes);
   const SidePoints bp = points_of_metric(base, opt.metric), hp = points_of_metric(head, opt.metric);
@@ -490,6 +521,13 @@ void write_heading(std::ostream& o, const DiffResult& d, const Wording& w) {
          "device, their rounds interleaved: each speed point is judged round against round";
   if (d.paired && d.processes > 1)
     o << ", each side's rounds spread over " << d.processes << " worker processes and judged by pair of processes";
+  if (d.opt.normalize_peak)
+    o << "\n- normalized to the peak: base " << num(d.base.env.peak_gbps) << " GB/s, head " << num(d.head.env.peak_gbps)
+      << " GB/s (each run's own probe), head/base " << fmt("%.3f", d.head.env.peak_gbps / d.base.env.peak_gbps)
+      << "; a speed point from " << num(kBandwidthBound)
+      << "% of its run's peak on either side (and not host-paced) is judged on its use of the peak: its head "
+         "scaled to the base's peak, so that head/base is the base's fraction of peak over the head's; the others "
+         "are judged on their time and listed apart (Latency-bound points)";
   if (w.vs)
     o << "\n- compared " << d.rows.size() << " points; unmatched: " << d.only_head.size()
       << " without an against point, " << d.only_base.size() << " without a provider point\n\n";
@@ -615,13 +653,17 @@ void write_flagged(std::ostream& o, const DiffResult& d, const Wording& w, const
 std::vector<const DiffRow*> write_changes(std::ostream& o, const DiffResult& d, const Wording& w,
                                           const std::vector<const DiffRow*>& sorted) {
   std::vector<const DiffRow*> changed;
-  for (auto* r : sorted)
+  size_t listed = 0;  // the points of this table (those apart have their own)
+  for (auto* r : sorted) {
+    if (r->apart) continue;
+    ++listed;
     if (r->j.verdict != Verdict::Same) changed.push_back(r);
+  }
   o << "\n## Changes\n\n";
   if (changed.empty()) o << "None: every matched point is SAME.\n";
   else write_point_table(o, d, w, changed);
-  if (changed.size() < sorted.size())
-    o << "\n" << sorted.size() - changed.size() << " of " << sorted.size()
+  if (changed.size() < listed)
+    o << "\n" << listed - changed.size() << " of " << listed
       << " points are SAME (not listed; `opbench " << w.cmd << " --format json` lists every point).\n";
   return changed;
 }
@@ -643,6 +685,53 @@ void write_drifted(std::ostream& o, const std::vector<const DiffRow*>& changed) 
       o << "- " << one_line(r->title) << " " << r->x_name << "=" << r->x << " " << one_line(r->provider()) << ": "
         << r->j.reason << "\n";
   }
+}
+
+// --normalize peak: per provider, the points whose use of the head's peak fell most.
+constexpr size_t kScalingWorst = 3;
+void write_scaling(std::ostream& o, const DiffResult& d) {
+  const auto worst = d.scaling_worst(kScalingWorst);
+  if (worst.empty()) return;
+  o << "\n## Scaling worst\n\nPer provider, the " << kScalingWorst
+    << " points judged on the peak whose use of the head's peak fell most.\n\n"
+    << "| provider | title | x | % of peak base -> head | head/base at equal peaks | verdict |\n"
+    << "|---|---|---:|---:|---:|---|\n";
+  for (const auto& [provider, rows] : worst)
+    for (const DiffRow* r : rows)
+      o << "| " << md_cell(provider) << " | " << md_cell(r->title) << " | " << r->x_name << "=" << r->x << " | "
+        << fmt("%.1f", r->pct_base) << " -> " << fmt("%.1f", r->pct_head) << " | " << fmt("%.3f", r->j.ratio) << " | "
+        << verdict_name(r->j.verdict) << " |\n";
+}
+
+// --normalize peak: the points judged on their time, with the devices' launch and latency figures;
+// the changes among them.
+std::vector<const DiffRow*> write_apart(std::ostream& o, const DiffResult& d, const Wording& w,
+                                        const std::vector<const DiffRow*>& sorted) {
+  std::vector<const DiffRow*> apart, changed;
+  for (auto* r : sorted)
+    if (r->apart) {
+      apart.push_back(r);
+      if (r->j.verdict != Verdict::Same) changed.push_back(r);
+    }
+  if (apart.empty()) return changed;
+  o << "\n## Latency-bound points\n\n" << apart.size() << " speed points below " << num(kBandwidthBound)
+    << "% of their run's peak on both sides, or host-paced, judged on their time (not on the peak).";
+  bool figures = false;
+  for (const DeviceShift& s : d.shifts)
+    for (const FigureShift& f : s.figures)
+      if (f.figure->key == std::string("launch_us") || f.figure->key == std::string("chase_ns")) {
+        if (!figures) o << " The devices' figures, base -> head:";
+        o << (figures ? ";" : "") << " " << f.figure->name << " " << num(f.base) << " -> " << num(f.head) << " "
+          << f.figure->unit;
+        figures = true;
+      }
+  if (!figures) o << " The runs carry no calibration of two devices: no launch or latency figures.";
+  o << "\n\n";
+  if (changed.empty()) o << "Every one is SAME.\n";
+  else write_point_table(o, d, w, changed);
+  if (changed.size() < apart.size() && !changed.empty())
+    o << "\n" << apart.size() - changed.size() << " of " << apart.size() << " are SAME (not listed).\n";
+  return changed;
 }
 
 // A list of unmatched points under its heading, the first 50 of them.
@@ -683,6 +772,8 @@ std::string diff_markdown(const DiffResult& d) {
   write_flagged(o, d, w, sorted);
   const std::vector<const DiffRow*> changed = write_changes(o, d, w, sorted);
   write_drifted(o, changed);
+  write_scaling(o, d);
+  write_drifted(o, write_apart(o, d, w, sorted));
   write_unmatched(o, d, w);
   return o.str();
 }
@@ -693,6 +784,25 @@ json run_json(const RunInfo& r) {
   return json{{"id", r.id},           {"label", r.label},  {"gpu", r.env.gpu},
               {"source", r.source},   {"commit", r.git_commit}, {"started_at", r.started_at},
               {"peak_gbps", r.env.peak_gbps}, {"uuid", r.uuid}};
+}
+
+// --normalize peak: the two peaks and the points that scale worst, per provider.
+json normalize_json(const DiffResult& d) {
+  json worst = json::array();
+  for (const auto& [provider, rows] : d.scaling_worst(kScalingWorst)) {
+    json pts = json::array();
+    for (const DiffRow* r : rows)
+      pts.push_back({{"title", r->title}, {"x", r->x}, {"ratio", num_or_null(r->j.ratio)},
+                     {"pct_peak_base", num_or_null(r->pct_base)}, {"pct_peak_head", num_or_null(r->pct_head)},
+                     {"verdict", verdict_name(r->j.verdict)}});
+    worst.push_back({{"provider", provider}, {"points", pts}});
+  }
+  return json{{"by", "peak"},
+              {"peak_gbps_base", d.base.env.peak_gbps},
+              {"peak_gbps_head", d.head.env.peak_gbps},
+              {"peak_ratio", d.head.env.peak_gbps / d.base.env.peak_gbps},
+              {"bandwidth_bound_pct", kBandwidthBound},
+              {"scaling_worst", worst}};
 }
 
 json point_json(const DiffRow& r, bool peaks) {
@@ -796,8 +906,12 @@ std::string diff_json(const DiffResult& d) {
   if (d.paired) j["processes"] = d.processes;
   j["device_verdicts"] = d.count(Verdict::Device);
   j["devices"] = shifts_json(d.shifts);
+  if (d.opt.normalize_peak) j["normalize"] = normalize_json(d);
   json pts = json::array();
-  for (const auto& r : d.rows) pts.push_back(point_json(r, d.peaks));
+  for (const auto& r : d.rows) {
+    pts.push_back(point_json(r, d.peaks));
+    if (d.opt.normalize_peak) pts.back()["apart"] = r.apart;
+  }
   j["points"] = pts;
   json sum = json::array();
   for (const auto& s : d.summary) sum.push_back(summary_json(s, vs, d.peaks));

@@ -31,6 +31,9 @@ struct DiffOptions {
   std::string versus;
   // Rule 8's passes by GPU UUID (calibrations_near), in place of each run's own when given.
   std::map<std::string, Calibration> calibrations;
+  // --normalize peak: bandwidth-bound speed points judged on their use of each run's measured
+  // peak, the others apart (normalize.hpp).
+  bool normalize_peak = false;
 };
 
 // "tr=cuda,toc=torch_compile" -> pairs; throws InputError("--map", ...) when malformed.
@@ -46,6 +49,9 @@ struct DiffRow {
   bool base_throttled = false, head_throttled = false;  // measured while the GPU throttled (power, heat)
   // % of the run's measured peak bandwidth (speed points, both runs with a peak; else NaN)
   double pct_base = 0, pct_head = 0, pct_ratio = 0;
+  // --normalize peak: a speed point not judged on its use of the peak (latency-bound or
+  // host-paced), judged on its time and reported apart.
+  bool apart = false;
   std::string provider() const;  // "torch", or "tr -> cuda" where the two sides differ
 };
 
@@ -92,6 +98,9 @@ struct DiffResult {
   // SAME, FIXED.
   std::vector<const DiffRow*> by_severity() const;
   size_t count(Verdict v) const;  // rows with this verdict
+  // Per provider, up to `n` of the points judged on the peak whose use of the head's peak fell
+  // most (the largest normalised head/base first), in the summary's order.
+  std::vector<std::pair<std::string, std::vector<const DiffRow*>>> scaling_worst(size_t n) const;
 };
 
 // Throws InputError for a metric a run does not hold, a matched pair whose metrics (or units)
@@ -112,6 +121,7 @@ struct VersusOptions {
   std::vector<std::string> against;
   std::string metric = "speed";  // "speed", "memory" or "" (both)
   double threshold = 0;          // as a fraction: by default any confirmed slowdown counts
+  bool normalize_peak = false;   // as DiffOptions's
 };
 DiffResult versus_run(const ReportRun& run, const VersusOptions& opt);
 

@@ -112,6 +112,7 @@ DiffOptions versus_diff_options(const VersusOptions& opt, const std::vector<std:
   DiffOptions d;
   d.metric = opt.metric;
   d.threshold = opt.threshold;
+  d.normalize_peak = opt.normalize_peak;
   for (const auto& a : against) d.map.emplace_back(a, opt.provider);
   d.versus = opt.provider + " against " +
              (against.size() == 1 ? against[0]

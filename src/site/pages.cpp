@@ -306,37 +306,74 @@ class SampledRuns {
   std::map<int64_t, std::vector<StoredPoint>> read_;
 };
 
-// The latest run of an op on a GPU against the one before it: a diff page and its index line.
-json latest_verdict(const std::string& op, const std::vector<const SiteRun*>& runs, const json& links,
-                    const SiteOptions& opt, FileNames& names, SampledRuns& sampled, SiteContent& out) {
-  const SiteRun& base = *runs[runs.size() - 2];
-  const SiteRun& head = *runs.back();
-  json line{{"op", op}, {"gpu", gpu_of(head.run)}, {"base", run_json(base.run)}, {"head", run_json(head.run)}};
-  DiffOptions d;
-  d.threshold = opt.threshold;
+// Where and how a diff page of the site compares two runs of an op.
+struct VerdictPage {
+  std::string op, name, title, origin;  // name: the page's file name before its suffix
+  DiffOptions diff;
+};
+
+// Two runs of an op judged as `opbench diff` judges them: a diff page and its index line.
+json verdict_page(const VerdictPage& v, const SiteRun& base, const SiteRun& head, const json& links,
+                  FileNames& names, SampledRuns& sampled, SiteContent& out) {
+  json line{{"op", v.op}, {"gpu", gpu_of(head.run)}, {"base", run_json(base.run)}, {"head", run_json(head.run)}};
   try {
-    json diff = json::parse(diff_json(diff_runs(sampled.op_points(base, op), sampled.op_points(head, op), d)));
-    const std::string page = "diffs/" + names.take((op.empty() ? "tables" : op) + "-" + gpu_of(head.run)) + ".html";
+    json diff = json::parse(diff_json(diff_runs(sampled.op_points(base, v.op), sampled.op_points(head, v.op), v.diff)));
+    const std::string page = "diffs/" + names.take(v.name) + ".html";
     line["page"] = page;
     line["counts"] = verdict_counts(diff);
     line["regressions"] = diff["regressions"];
     line["top"] = top_rows(diff, links);
     diff["kind"] = "diff";
-    diff["origin"] = "latest";
-    diff["op"] = op;
+    diff["origin"] = v.origin;
+    diff["op"] = v.op;
     diff["links"] = links;
-    out.pages.push_back({page, "opbench diff: " + (op.empty() ? "tables" : op) + " on " + gpu_of(head.run), diff});
+    out.pages.push_back({page, v.title, diff});
   } catch (const InputError& e) {
     line["error"] = e.what();
   }
   return line;
 }
 
-json latest_verdicts(const SiteInput& in, const json& links, const SiteOptions& opt, FileNames& names, SiteContent& out) {
+// Per op and GPU, the latest run against the one before it.
+json latest_verdicts(const SiteInput& in, const json& links, const SiteOptions& opt, FileNames& names,
+                     SampledRuns& sampled, SiteContent& out) {
   json lines = json::array();
-  SampledRuns sampled;
-  for (const auto& [key, runs] : runs_by_op_gpu(in))
-    if (runs.size() >= 2) lines.push_back(latest_verdict(key.first, runs, links, opt, names, sampled, out));
+  for (const auto& [key, runs] : runs_by_op_gpu(in)) {
+    if (runs.size() < 2) continue;
+    const std::string op = key.first.empty() ? "tables" : key.first, gpu = gpu_of(runs.back()->run);
+    VerdictPage v{key.first, op + "-" + gpu, "opbench diff: " + op + " on " + gpu, "latest", {}};
+    v.diff.threshold = opt.threshold;
+    lines.push_back(verdict_page(v, *runs[runs.size() - 2], *runs.back(), links, names, sampled, out));
+  }
+  return lines;
+}
+
+// Per op on several GPU models, the latest run on its first GPU against the latest on each
+// other, normalised to each run's measured peak (diff/normalize.hpp): which points use the
+// other GPU worse.
+json gpu_verdicts(const SiteInput& in, const json& links, const SiteOptions& opt, FileNames& names,
+                  SampledRuns& sampled, SiteContent& out) {
+  json lines = json::array();
+  std::map<std::string, std::vector<const SiteRun*>> latest;  // op -> the latest run per GPU, GPUs in order met
+  std::vector<std::string> ops;
+  for (const auto& [key, runs] : runs_by_op_gpu(in)) {
+    if (!latest.count(key.first)) ops.push_back(key.first);
+    latest[key.first].push_back(runs.back());
+  }
+  for (const auto& op_key : ops) {
+    const std::vector<const SiteRun*>& per_gpu = latest[op_key];
+    const std::string op = op_key.empty() ? "tables" : op_key;
+    for (size_t g = 1; g < per_gpu.size(); ++g) {
+      const std::string from = gpu_of(per_gpu[0]->run), to = gpu_of(per_gpu[g]->run);
+      VerdictPage v{op_key, op + "-" + from + "-to-" + to, "opbench diff: " + op + ", " + from + " -> " + to +
+                    " at equal peaks", "gpus", {}};
+      v.diff.threshold = opt.threshold;
+      v.diff.normalize_peak = true;
+      json line = verdict_page(v, *per_gpu[0], *per_gpu[g], links, names, sampled, out);
+      line["base_gpu"] = from;
+      lines.push_back(std::move(line));
+    }
+  }
   return lines;
 }
 
@@ -430,9 +467,12 @@ SiteContent build_site_content(const SiteInput& in, const SiteOptions& opt) {
     out.files.push_back(std::move(p.markdown));
   }
   const json links = table_links(c);
-  json verdicts = latest_verdicts(in, links, opt, diff_names, out);
+  SampledRuns sampled;
+  json verdicts = latest_verdicts(in, links, opt, diff_names, sampled, out);
+  json across = gpu_verdicts(in, links, opt, diff_names, sampled, out);
   json documents = document_pages(in, links, diff_names, out);
   out.pages.front().data = index_page(in, c, std::move(ops), std::move(verdicts), std::move(documents), opt, out);
+  out.pages.front().data["across"] = std::move(across);
   return out;
 }
 

@@ -4,9 +4,12 @@
 //
 // - index.html: the runs, GPUs and ops present; each op's tables; the latest verdicts (per op
 //   and GPU, the latest run against the one before it on that GPU, judged as `opbench diff`
-//   judges); the diff and versus documents given. Every line links to its page.
+//   judges); across GPU models (per op, the latest run on its first GPU against the latest on
+//   each other, as `opbench diff --normalize peak` judges: which points use the other GPU
+//   worse); the diff and versus documents given. Every line links to its page.
 // - tables/<title>.html: the latest run on each GPU, a line per provider over x, the
-//   bandwidth floor where the run measured its peak; each point's history across runs per GPU
+//   bandwidth floor where the run measured its peak, and the GPUs side by side in a table (time
+//   and % of peak per GPU, drawn from the same data); each point's history across runs per GPU
 //   (as `opbench history`: levels and change points); tables/<title>.md the same latest runs
 //   as a markdown report in the reference format (report/report.hpp).
 // - diffs/<name>.html: one diff's or versus' verdicts, from the latest verdicts or a document.

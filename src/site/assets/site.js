@@ -118,6 +118,22 @@
         table(['op', 'GPU', 'base → head'].concat(VERDICTS, ['']), rows));
   }
 
+  // Per op on several GPU models: its first GPU's latest run against each other GPU's, at equal peaks.
+  function acrossSection(d) {
+    if (!d.across || !d.across.length) return null;
+    const rows = d.across.map((v) => el('tr', {},
+        el('td', {}, v.op || '(other)'), el('td', {}, v.base_gpu, el('span', {class: 'dim'}, ' → '), v.gpu),
+        el('td', {}, runText(v.base), el('span', {class: 'dim'}, ' → '), runText(v.head)),
+        v.error ? el('td', {colspan: VERDICTS.length + 1, class: 'dim'}, v.error) :
+            [countCells(v.counts), el('td', {}, link(v.page, 'verdicts'), topList(v.top))]));
+    return section('Across GPU models',
+        el('p', {class: 'dim'}, 'Per op, the latest run on its first GPU against the latest on each other, judged on ' +
+           'each point\'s use of its run\'s measured peak bandwidth (opbench diff --normalize peak): SAME where a ' +
+           'point uses both GPUs alike, SLOWER where it uses the second worse. Latency-bound points are judged on ' +
+           'their time.'),
+        table(['op', 'GPUs', 'base → head'].concat(VERDICTS, ['']), rows, 'grid across'));
+  }
+
   function documentsSection(d) {
     if (!d.documents.length) return null;
     const rows = d.documents.map((doc) => el('tr', {},
@@ -172,7 +188,7 @@
                stat(c.tables, 'tables'), stat(c.points, 'points')),
             el('p', {class: 'dim'}, 'GPUs: ' + d.gpus.join(', ') + '. Built ' + d.generated_at.slice(0, 16).replace('T', ' ') +
                ' UTC from ' + sourcesText(d.sources) + '.'),
-            verdictsSection(d), documentsSection(d), tablesSection(d), runsSection(d)));
+            verdictsSection(d), acrossSection(d), documentsSection(d), tablesSection(d), runsSection(d)));
     described.rows = d.runs.length;
   }
 
@@ -354,7 +370,38 @@
                el('section', {class: 'card'}, ui.historyTitle, el('div', {class: 'controls'}, ui.xSelect),
                   el('div', {class: 'chart'}, ui.historyCanvas),
                   el('p', {class: 'hint'}, 'Runs in time order; ▲ a step up (slower), ▼ a step down, dotted: the fitted levels.'))),
-            section('Change points', stepsTable(d, steps, pick)))];
+            section('Change points', stepsTable(d, steps, pick)),
+            sideBySide(d))];
+  }
+
+  // The latest run of each GPU side by side: per provider and x, each GPU's value and % of peak.
+  function sideBySide(d) {
+    if (d.gpus.length < 2) return null;
+    const cells = new Map();  // provider -> x -> [row per GPU]
+    for (const line of d.latest) {
+      if (!cells.has(line.provider)) cells.set(line.provider, new Map());
+      for (const p of line.points) {
+        const byX = cells.get(line.provider);
+        if (!byX.has(p[0])) byX.set(p[0], []);
+        byX.get(p[0])[line.gpu] = p;
+      }
+    }
+    const rows = [];
+    for (const [provider, byX] of cells)
+      for (const x of [...byX.keys()].sort((a, b) => a - b)) {
+        const per = byX.get(x);
+        const tds = d.gpus.map((g, k) => {
+          const p = per[k];
+          return [el('td', {class: 'n'}, p ? (p[7] ? 'error' : num(p[1])) : '-'),
+                  el('td', {class: 'n'}, p && !p[7] ? num(p[3], 3) : '-')];
+        });
+        rows.push(el('tr', {}, el('td', {}, provider), el('td', {class: 'n'}, d.x_name + '=' + x), tds));
+      }
+    described.sideBySide = {gpus: d.gpus.length, rows: rows.length};
+    const head = ['provider', 'x'].concat(...d.gpus.map((g) => [g.name + ' (' + (d.unit || d.stat) + ')', g.name + ' % of peak']));
+    return section('GPUs side by side', el('p', {class: 'dim'}, 'The latest run on each GPU: ' + d.stat +
+        ' and its share of that run\'s measured peak bandwidth (- where the run measured none).'),
+        table(head, rows, 'grid side-by-side'));
   }
 
   function renderTable(d) {
@@ -442,7 +489,8 @@
           el('td', {class: 'n'}, p.head_error ? 'error' : num(p.head)),
           el('td', {class: 'n'}, p.ratio === null ? '-' : p.ratio.toFixed(3)), el('td', {class: 'n'}, change(p.ratio)),
           el('td', {}, badge(p.verdict)), el('td', {class: 'n'}, num(p.p_value, 2)), el('td', {class: 'n'}, num(p.rounds_p, 2)),
-          peaks ? el('td', {class: 'n'}, num(p.pct_peak_base, 3) + ' → ' + num(p.pct_peak_head, 3)) : null);
+          peaks ? el('td', {class: 'n'}, num(p.pct_peak_base, 3) + ' → ' + num(p.pct_peak_head, 3)) : null,
+          d.normalize ? el('td', {}, p.apart ? 'time' : p.metric === 'speed' ? 'peak' : '-') : null);
       tr.row = p;
       return tr;
     });
@@ -456,11 +504,32 @@
                el('p', {class: 'dim'}, (vs ? runText(d.run) + ' · ' : (d.base.gpu ? (d.base.gpu === d.head.gpu ? d.base.gpu : d.base.gpu + ' → ' + d.head.gpu) + ' · ' : '')) +
                   'metric ' + d.metric + ' · threshold ' + num(d.threshold_pct) + '%' +
                   (d.origin === 'latest' ? ' · the latest run on this GPU against the one before it' :
+                   d.origin === 'gpus' ? ' · the latest run on each GPU' :
                    d.source ? ' · from ' + d.source : '')),
                el('p', {class: flagged ? 'verdict bad' : 'verdict good'}, flagged ?
                   flagged + (vs ? ' slower point' : ' regression') + (flagged === 1 ? '' : 's') :
                   (vs ? 'No slower points.' : 'No regressions.')),
+               d.normalize ? el('p', {class: 'dim normalized'}, 'Normalized to the peak: base ' +
+                  num(d.normalize.peak_gbps_base) + ' GB/s, head ' + num(d.normalize.peak_gbps_head) + ' GB/s (×' +
+                  num(d.normalize.peak_ratio, 3) + '). A point from ' + num(d.normalize.bandwidth_bound_pct) +
+                  '% of its run\'s peak is judged on its use of the peak (head/base: the base\'s fraction of peak ' +
+                  'over the head\'s); the others, latency-bound, on their time.') : null,
                (d.warnings || []).map((w) => el('p', {class: 'warning'}, 'Warning: ' + w + '.')));
+  }
+
+  // --normalize peak: per provider, the points whose use of the head's peak fell most.
+  function scalingSection(d) {
+    if (!d.normalize || !d.normalize.scaling_worst.length) return null;
+    const rows = [];
+    for (const s of d.normalize.scaling_worst)
+      for (const p of s.points)
+        rows.push(el('tr', {}, el('td', {}, s.provider),
+            el('td', {}, d.links && d.links[p.title] ? link(d.links[p.title] + '#x=' + p.x, p.title) : p.title),
+            el('td', {class: 'n'}, String(p.x)), el('td', {class: 'n'}, num(p.pct_peak_base, 3) + ' → ' + num(p.pct_peak_head, 3)),
+            el('td', {class: 'n'}, p.ratio === null ? '-' : p.ratio.toFixed(3)), el('td', {}, badge(p.verdict))));
+    described.scaling = rows.length;
+    return section('Scaling worst', el('p', {class: 'dim'}, 'Per provider, the points judged on the peak whose use ' +
+        'of the head\'s peak fell most.'), table(['provider', 'title', 'x', '% of peak', 'head/base at equal peaks', 'verdict'], rows));
   }
 
   function renderDiff(d) {
@@ -479,7 +548,7 @@
     const peaks = d.points.some((p) => p.pct_peak_base !== undefined);
     const head = (vs ? ['title', 'x', 'against → provider', 'against', 'provider', 'provider/against']
                      : ['title', 'x', 'provider', 'base', 'head', 'head/base']).concat(['change', 'verdict', 'p', 'rounds p'],
-                     peaks ? ['% of peak'] : []);
+                     peaks ? ['% of peak'] : [], d.normalize ? ['judged on'] : []);
     const rows = diffRows(d, peaks);
     body.append(...rows);
     function apply() {
@@ -504,6 +573,7 @@
         el('main', {},
             diffHead(d, vs),
             section('Summary', summaryTable(d, vs)),
+            scalingSection(d),
             section('Verdicts', el('div', {class: 'controls'}, verdictSel, providerSel, titleBox, count),
                     el('table', {class: 'grid'}, el('thead', {}, el('tr', {}, head.map((h) => el('th', {}, h)))), body))));
     apply();
