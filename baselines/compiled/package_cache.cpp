@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <set>
 #include <stdexcept>
 
 #include "baselines/compiled/exporter.h"
@@ -79,6 +82,43 @@ std::string dyn_name(int64_t lo, int64_t hi) {
 
 std::string static_name(int64_t x) { return "static-" + std::to_string(x) + ".pt2"; }
 
+namespace {
+
+uint32_t le32(const unsigned char* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
+
+// A package that is not whole, once per path and process: warned of, and left to be rebuilt.
+bool usable(const std::string& path) {
+  if (whole_package(path)) return true;
+  static std::mutex mu;
+  static std::set<std::string> warned;
+  std::lock_guard<std::mutex> lock(mu);
+  if (warned.insert(path).second)
+    std::cerr << "opbench: warning: " << path << " is not a whole package (cut short?): it is built again\n";
+  return false;
+}
+
+}  // namespace
+
+bool whole_package(const std::string& path) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  if (!f) return false;
+  const std::streamoff size = f.tellg();
+  constexpr std::streamoff kRecord = 22, kMaxComment = 65535;
+  if (size < kRecord) return false;
+  const std::streamoff tail = std::min(size, kRecord + kMaxComment);
+  std::vector<unsigned char> buf(static_cast<size_t>(tail));
+  f.seekg(size - tail);
+  if (!f.read(reinterpret_cast<char*>(buf.data()), tail)) return false;
+  for (std::streamoff i = tail - kRecord; i >= 0; --i) {
+    const unsigned char* p = buf.data() + i;
+    if (le32(p) != 0x06054b50) continue;  // "PK\5\6": the end of the central directory
+    const uint32_t dir_size = le32(p + 12), dir_offset = le32(p + 16);
+    if (dir_size == 0xffffffffu || dir_offset == 0xffffffffu) return true;  // zip64: its own record, past 4 GB
+    return std::streamoff(dir_offset) + std::streamoff(dir_size) <= size - tail + i;
+  }
+  return false;
+}
+
 std::string find_package(const std::string& dir, int64_t x) {
   std::string best;
   int64_t best_width = -1, best_lo = 0;
@@ -86,7 +126,7 @@ std::string find_package(const std::string& dir, int64_t x) {
     long long lo = 0, hi = 0;
     char tail[8] = {0};
     if (std::sscanf(name.c_str(), "dyn-%lld-%lld%7s", &lo, &hi, tail) != 3 || std::string(tail) != ".pt2" ||
-        x < lo || x > hi)
+        x < lo || x > hi || !usable(dir + "/" + name))
       continue;
     const int64_t width = hi - lo;
     if (best_width < 0 || width < best_width || (width == best_width && lo < best_lo)) {
@@ -97,7 +137,7 @@ std::string find_package(const std::string& dir, int64_t x) {
   }
   if (!best.empty()) return best;
   const std::string st = dir + "/" + static_name(x);
-  return fs::is_regular_file(st) ? st : "";
+  return fs::is_regular_file(st) && usable(st) ? st : "";
 }
 
 std::map<int64_t, std::string> cached_packages(const std::string& dir, const std::vector<int64_t>& xs) {

@@ -30,8 +30,14 @@ std::string dyn_name(int64_t lo, int64_t hi);  // dyn-<lo>-<hi>.pt2
 std::string static_name(int64_t x);             // static-<x>.pt2
 
 // The package in `dir` serving x: the narrowest dyn-<lo>-<hi>.pt2 with lo <= x <= hi, else
-// static-<x>.pt2; "" when none.
+// static-<x>.pt2; "" when none. A file that is no whole package (whole_package) serves
+// nothing: it is left to be rebuilt, with a warning on stderr (once per file and process).
 std::string find_package(const std::string& dir, int64_t x);
+
+// Whether `path` holds a whole .pt2 package: a zip archive whose end-of-central-directory
+// record is there and whose central directory lies inside the file (what a copy cut short, a
+// full disk or a writer killed outside the exporter's atomic publish would lose).
+bool whole_package(const std::string& path);
 
 // The packages already in `dir` serving every x of `xs` (sorted), one dynamic package for the
 // whole range or one per x; empty when some x has none.

@@ -93,6 +93,10 @@ CLI::Validator finite_range(double lo, double hi);
 CLI::Validator run_id_arg();
 // A name stored and printed back (--label): UTF-8, no control character, no code fence.
 CLI::Validator name_arg();
+// --cache DIR: the compiled packages' cache for this command and the workers it starts (it sets
+// kCacheVariable, which the cache reads: baselines/compiled/compiled.h), a folder or none yet.
+constexpr const char* kCacheVariable = "OPBENCH_CACHE_DIR";
+void add_cache_option(CLI::App* cmd);
 // A count of at least 1 (--max-points).
 CLI::Validator positive_count();
 // An option that writes a file (--out, --plot, ...) must not name any database the command

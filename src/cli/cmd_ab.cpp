@@ -308,6 +308,7 @@ void add_ab_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--head-bin", a->head_bin, "measure the head side with this opbench-measure instead of building it");
   cmd->add_option("--base-env", a->base_env, "NAME=VALUE set for the base side's workers (repeatable)")->expected(1);
   cmd->add_option("--head-env", a->head_env, "NAME=VALUE set for the head side's workers (repeatable)")->expected(1);
+  add_cache_option(cmd);
   cmd->add_option("--max-points", a->max_points, "refuse a config of more points than this")
       ->check(positive_count())->capture_default_str();
   cmd->add_option("--progress", a->progress, "auto, bar, lines or none")

@@ -1,8 +1,10 @@
 // opbench compile CONFIG...: the work configs' providers do once per table before timing
 // (building AOTInductor packages), all of them in parallel, with a progress line and the wall
-// time a cold cache costs. `sweep` runs the same step before measuring.
+// time a cold cache costs. `sweep` runs the same step before measuring. With --check it builds
+// nothing: it lists what the cache holds and what it lacks (exit 1 when something is missing).
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/cli.hpp"
@@ -32,6 +34,20 @@ std::vector<TableJob> suite_jobs(const std::vector<std::string>& paths, const st
   return jobs;
 }
 
+// --check: a line per table job, "cached" or "missing", and a count; true when all are cached.
+bool check_jobs(const std::vector<TableJob>& jobs) {
+  size_t missing = 0;
+  for (const auto& job : jobs) {
+    const bool ready = job.work->ready(job.task);
+    missing += ready ? 0 : 1;
+    std::cout << (ready ? "cached  " : "missing ") << job.task.provider << " " << job.task.title << "\n";
+  }
+  const char* cache = std::getenv(kCacheVariable);
+  std::cout << jobs.size() - missing << " of " << jobs.size() << " tables ready"
+            << (cache ? std::string(" in ") + cache : std::string()) << "; " << missing << " missing\n";
+  return missing == 0;
+}
+
 }  // namespace
 
 void add_compile_command(CLI::App& app, Cli& cli) {
@@ -40,6 +56,7 @@ void add_compile_command(CLI::App& app, Cli& cli) {
     std::string device, progress = "auto";
     int jobs = 0;
     size_t max_points = kDefaultMaxPoints;
+    bool check = false;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("compile", kCompileHelp);
@@ -53,6 +70,8 @@ void add_compile_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--progress", o->progress, "auto (a bar on a terminal, else a line per table), bar, lines or none")
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}))
       ->capture_default_str();
+  add_cache_option(cmd);
+  cmd->add_flag("--check", o->check, "build nothing: list each table as cached or missing (exit 1 when one is missing)");
   cmd->callback([o, &cli] {
     const std::string device = o->device.empty() ? default_device() : o->device;
     const std::vector<TableJob> jobs = suite_jobs(o->configs, device, o->max_points);
@@ -60,6 +79,10 @@ void add_compile_command(CLI::App& app, Cli& cli) {
     if (jobs.empty()) return;
     const std::string why = table_jobs_unavailable(jobs, device);
     if (!why.empty()) throw RuntimeFailure(why);
+    if (o->check) {
+      cli.status = check_jobs(jobs) ? kExitOk : kExitRegression;
+      return;
+    }
     auto outcomes = run_table_jobs(jobs, o->jobs > 0 ? o->jobs : default_table_jobs(),
                                    parse_progress(o->progress, isatty(2)), std::cerr);
     for (size_t i = 0; i < outcomes.size(); ++i) {

@@ -535,6 +535,7 @@ void add_sweep_command(CLI::App& app, Cli& cli) {
       ->check(positive_count())
       ->capture_default_str();
   cmd->add_flag("--no-report", a->no_report, "do not print the report at the end");
+  add_cache_option(cmd);
   cmd->add_option("--progress", a->progress,
                   "auto (a bar on a terminal, else a line per table cell), bar, lines or none")
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}))

@@ -95,6 +95,21 @@ CLI::Validator name_arg() {
   return CLI::Validator([](std::string& s) { return run_label_problem(s); }, "TEXT");
 }
 
+void add_cache_option(CLI::App* cmd) {
+  cmd->add_option_function<std::string>(
+         "--cache",
+         [](const std::string& dir) { ::setenv(kCacheVariable, fs::resolved(dir).c_str(), 1); },
+         "the compiled baselines' package cache, a folder (default: $OPBENCH_CACHE_DIR, else "
+         "~/.cache/opbench/aoti); may be shared by hosts and writers")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            if (s.empty()) return "must name a folder, got an empty string";
+            if (fs::exists(s) && !fs::is_directory(s)) return "'" + s + "' is not a folder";
+            return "";
+          },
+          "DIR"));
+}
+
 CLI::Validator positive_count() {
   return CLI::Validator(
       [](std::string& s) -> std::string {

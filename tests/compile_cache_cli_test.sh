@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The compiled packages' cache through the command line, on the CPU: `compile --cache DIR`
+# builds a table's package into DIR; `--check` lists it as cached (exit 0) and a table it lacks
+# as missing (exit 1) without building anything; the key follows the op's Python source (a
+# changed opbench_ops.py misses) and the cache's folder (another DIR misses); a package cut
+# short is reported missing with a warning and built again whole; two processes building one
+# package at once (two hosts on shared storage) leave one whole package and no partial file; a
+# --cache that is a file is refused (exit 2, one line).
+# Usage: compile_cache_cli_test.sh OPBENCH PYTHON SOURCE_DIR
+set -u
+bin=$1 python=$2 src=$3
+. "$(dirname "$0")/cli_lib.sh"
+export OPBENCH_PYTHON=$python
+unset OPBENCH_CACHE_DIR
+
+printf '%s\n' 'op: act' 'x: {n: [8, 16]}' \
+  'params: {batch: 1, head: 1, dim: 16, dtype: fp32, mode: fwd, metric: speed, act: relu}' \
+  'providers: {torch_compile: toc}' >"$work/one.yaml"
+sed 's/act: relu/act: silu/' "$work/one.yaml" >"$work/two.yaml"
+cache=$work/cache
+
+check check-empty 1 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --check
+contains check-empty-missing "$work/out" "missing torch_compile"
+contains check-empty-count "$work/out" "0 of 1 tables ready in $cache; 1 missing"
+[ -z "$(find "$cache" -name '*.pt2' 2>/dev/null)" ] && echo "ok   check-builds-nothing" ||
+  { echo "FAIL --check built a package"; fails=$((fails+1)); }
+
+check compile 0 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --progress none
+contains compile-built "$work/out" "built  torch_compile"
+pkg=$(find "$cache" -name 'dyn-8-16.pt2' | head -1)
+[ -n "$pkg" ] && echo "ok   package-in-cache" || { echo "FAIL no package in $cache"; fails=$((fails+1)); }
+check check-cached 0 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --check
+contains check-cached-line "$work/out" "cached  torch_compile"
+check check-suite 1 "$bin" compile "$work/one.yaml" "$work/two.yaml" --device cpu --cache "$cache" --check
+contains check-suite-count "$work/out" "1 of 2 tables ready"
+check check-other-cache 1 "$bin" compile "$work/one.yaml" --device cpu --cache "$work/other" --check
+
+# The op's Python source is in the key: a changed opbench_ops.py misses.
+mkdir -p "$work/src/scripts" "$work/src/baselines/python"
+cp "$src/scripts/export_aoti.py" "$work/src/scripts/"
+cp "$src/baselines/python/"*.py "$work/src/baselines/python/"
+check check-same-source 0 env OPBENCH_SOURCE_DIR="$work/src" "$bin" compile "$work/one.yaml" --device cpu \
+  --cache "$cache" --check
+printf '\n# changed\n' >>"$work/src/baselines/python/opbench_ops.py"
+check check-changed-source 1 env OPBENCH_SOURCE_DIR="$work/src" "$bin" compile "$work/one.yaml" --device cpu \
+  --cache "$cache" --check
+
+# A package cut short: missing, with a warning; built again whole.
+if [ -n "$pkg" ]; then
+  size=$(stat -c %s "$pkg")
+  truncate -s $((size / 2)) "$pkg"
+  check check-truncated 1 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --check
+  contains check-truncated-warning "$work/err" "$pkg is not a whole package (cut short?): it is built again"
+  check rebuild 0 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --progress none
+  contains rebuild-built "$work/out" "built  torch_compile"
+  [ "$(stat -c %s "$pkg")" -gt $((size / 2)) ] && echo "ok   rebuilt-whole" || { echo "FAIL still cut short"; fails=$((fails+1)); }
+  check check-rebuilt 0 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --check
+fi
+
+# Two writers of one package at once.
+sed 's/act: relu/act: sigmoid/' "$work/one.yaml" >"$work/three.yaml"
+"$bin" compile "$work/three.yaml" --device cpu --cache "$cache" --progress none >"$work/w1" 2>&1 &
+w1=$!
+"$bin" compile "$work/three.yaml" --device cpu --cache "$cache" --progress none >"$work/w2" 2>&1 &
+w2=$!
+wait "$w1"; c1=$?
+wait "$w2"; c2=$?
+[ "$c1" = 0 ] && [ "$c2" = 0 ] && echo "ok   two-writers-exit-0" || { echo "FAIL two writers: exit $c1, $c2"; tail -3 "$work/w1" "$work/w2"; fails=$((fails+1)); }
+check two-writers-one-package 0 "$bin" compile "$work/three.yaml" --device cpu --cache "$cache" --check
+[ -z "$(find "$cache" -name '*.tmp-*')" ] && echo "ok   two-writers-no-partial-file" ||
+  { echo "FAIL partial files left: $(find "$cache" -name '*.tmp-*')"; fails=$((fails+1)); }
+pycheck two-writers-package-loads '
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+assert any(n.endswith(".so") or n.endswith(".cpp") or "data/" in n for n in names), names[:5]
+' "$(find "$cache" -name 'dyn-8-16.pt2' -newer "$work/three.yaml" | head -1)"
+
+# A --cache that is a file: refused before anything runs.
+touch "$work/file"
+check cache-is-file 2 "$bin" compile "$work/one.yaml" --device cpu --cache "$work/file" --check
+contains cache-is-file-msg "$work/err" "is not a folder"
+[ "$(wc -l <"$work/err")" = 1 ] && echo "ok   cache-is-file-one-line" || { echo "FAIL not one line"; fails=$((fails+1)); }
+
+echo "compile_cache_cli_test: $fails failed"
+[ "$fails" = 0 ]
