@@ -28,6 +28,13 @@ The package metadata (AOTIModelPackageLoader::get_metadata) records opbench_dyna
 opbench_x_name, opbench_x_min, opbench_x_max, opbench_trace (export | make_fx: how the graph
 was captured), opbench_dynamic_error (why a static fallback happened) and the request's.
 
+Beside each package, <package>.stages.json says where its time went, in seconds: export_s
+(torch.export, or make_fx then torch.export), inductor_s (aoti_compile_and_package: lowering,
+code generation, the kernels' compiles and the package), of which cpp_s (AotCodeCompiler.compile:
+the C++ wrapper's and kernels' compile and link) and triton_s (async_compile.wait: waiting on the
+Triton compiles and autotuning), check_s (running the package against eager), and metrics (every
+timer torch's compile_times keeps, summed over this package).
+
 The last line printed is "opbench-export: ok ..." (exit 0) or "opbench-export: error: ..."
 (exit 1, one line). The dynamic axis: every dynamic dimension gets a torch.export.Dim, one per
 distinct way a size changes with x (an op whose token count is l + n^md gets a Dim for it);
@@ -208,18 +215,30 @@ class Exporter:
         return ep, "make_fx", first
 
     def compile(self, ep, path, metadata):
+        """AOTInductor to a temporary package, checked, then renamed into place; where the
+        time went (seconds: inductor_s, cpp_s, triton_s, check_s, metrics)."""
         torch = self.torch
+        from torch._dynamo.utils import compilation_time_metrics as timers
         base, _ = os.path.splitext(path)
         tmp = f"{base}.tmp-{os.getpid()}.pt2"
+        before = {k: sum(v) for k, v in timers.items()}
         try:
+            t0 = time.time()
             torch._inductor.aoti_compile_and_package(
                 ep, package_path=tmp,
                 inductor_configs={"aot_inductor.metadata": {k: str(v) for k, v in metadata.items()}})
+            t1 = time.time()
             self.verify(tmp, metadata)
+            t2 = time.time()
             os.replace(tmp, path)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
+        spent = {k: round(sum(v) - before.get(k, 0.0), 4) for k, v in timers.items()}
+        spent = {k: v for k, v in spent.items() if v > 0}
+        return {"inductor_s": round(t1 - t0, 4), "cpp_s": spent.get("AotCodeCompiler.compile", 0.0),
+                "triton_s": spent.get("async_compile.wait", 0.0), "check_s": round(t2 - t1, 4),
+                "metrics": spent}
 
     def verify(self, package, metadata):
         """Runs the package against the eager function (at the example, and at x_min and
@@ -266,11 +285,18 @@ class Exporter:
             "opbench_x_example": str(x_example),
             "opbench_trace": how,
         })
-        self.compile(ep, path, meta)
+        stages = self.compile(ep, path, meta)
         t2 = time.time()
+        stages["export_s"] = round(t1 - t0, 4)
+        base, _ = os.path.splitext(path)
+        tmp = f"{base}.stages.json.tmp-{os.getpid()}"
+        with open(tmp, "w") as f:
+            json.dump(stages, f, indent=1, sort_keys=True)
+        os.replace(tmp, f"{base}.stages.json")
         log(f"{'dynamic' if dynamic else 'static'} {self.x_name}="
             f"{f'{self.x_min}..{self.x_max}' if dynamic else x_example} traced by {how} in "
-            f"{t1 - t0:.1f} s, compiled in {t2 - t1:.1f} s")
+            f"{t1 - t0:.1f} s, compiled in {t2 - t1:.1f} s (AOTInductor {stages['inductor_s']:.1f} s: "
+            f"C++ {stages['cpp_s']:.1f} s, Triton {stages['triton_s']:.1f} s; check {stages['check_s']:.1f} s)")
         return meta
 
     def run(self):

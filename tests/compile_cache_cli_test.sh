@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The compiled packages' cache through the command line, on the CPU: `compile --cache DIR`
-# builds a table's package into DIR; `--check` lists it as cached (exit 0) and a table it lacks
+# builds a table's package into DIR and says where its time went (export, AOTInductor and its
+# C++ and Triton compiles, the check; <package>.stages.json); `--check` lists it as cached (exit 0) and a table it lacks
 # as missing (exit 1) without building anything; the key follows the op's Python source (a
 # changed opbench_ops.py misses) and the cache's folder (another DIR misses); a package cut
 # short is reported missing with a warning and built again whole; two processes building one
@@ -27,6 +28,13 @@ contains check-empty-count "$work/out" "0 of 1 tables ready in $cache; 1 missing
 
 check compile 0 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --progress none
 contains compile-built "$work/out" "built  torch_compile"
+contains compile-stages "$work/out" "AOTInductor"
+pycheck stages-file '
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["export_s"] > 0 and s["inductor_s"] > 0 and s["check_s"] >= 0, s
+assert s["cpp_s"] <= s["inductor_s"] and "metrics" in s, s
+' "$(find "$cache" -name 'dyn-8-16.stages.json' | head -1)"
 pkg=$(find "$cache" -name 'dyn-8-16.pt2' | head -1)
 [ -n "$pkg" ] && echo "ok   package-in-cache" || { echo "FAIL no package in $cache"; fails=$((fails+1)); }
 check check-cached 0 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --check

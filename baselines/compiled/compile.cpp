@@ -42,6 +42,7 @@ struct RequestState {
   bool export_failed = false;  // an exporter failed (remembered for the process)
   bool cached = false, started = false, finished = false;
   int pending = 0;             // jobs queued or running
+  ExportStages stages;         // where its exports' time went
   Clock::time_point first_start;
   double seconds = 0;
   size_t owner = SIZE_MAX;     // another request building the same package
@@ -177,6 +178,7 @@ class Build {
       s.export_failed = true;
     } else if (fs::is_regular_file(job.spec.output)) {
       for (int64_t x : job.spec.xs) s.served[x] = job.spec.output;
+      s.stages.add(read_stages(job.spec.output));
     } else if (job.dynamic) {
       fall_back_static(job);
     } else if (s.error.empty()) {
@@ -215,6 +217,7 @@ class Build {
     o.error = s.error;
     o.cached = s.error.empty() && s.cached;
     o.seconds = s.seconds;
+    o.stages = s.stages.words(s.seconds);
     if (s.error.empty()) {
       std::set<std::string> paths;
       for (const auto& [x, p] : s.served) {
@@ -234,6 +237,7 @@ class Build {
       state_[f].error = s.error;
       state_[f].export_failed = s.export_failed;
       state_[f].seconds = s.seconds;
+      state_[f].stages = s.stages;
       finish(f);
     }
   }

@@ -412,4 +412,36 @@ double export_timeout() {
   }
 }
 
+void ExportStages::add(const ExportStages& o) {
+  if (!o.known) return;
+  export_s += o.export_s, inductor_s += o.inductor_s, cpp_s += o.cpp_s, triton_s += o.triton_s, check_s += o.check_s;
+  known = true;
+}
+
+std::string ExportStages::words(double wall_s) const {
+  if (!known) return "";
+  char buf[360];
+  const double rest = std::max(0.0, inductor_s - cpp_s - triton_s);
+  const double start = std::max(0.0, wall_s - export_s - inductor_s - check_s);
+  std::snprintf(buf, sizeof buf,
+                "start %.1f s, export %.1f s, AOTInductor %.1f s (C++ compile and link %.1f s, Triton compile and "
+                "autotune %.1f s, lowering, code generation and packaging %.1f s), check %.1f s",
+                start, export_s, inductor_s, cpp_s, triton_s, rest, check_s);
+  return buf;
+}
+
+ExportStages read_stages(const std::string& package_path) {
+  ExportStages st;
+  std::string text;
+  const std::string path = package_path.substr(0, package_path.size() - 4) + ".stages.json";  // drop .pt2
+  if (!fs::is_regular_file(path) || !fs::read_file(path, &text)) return st;
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) return st;
+  auto field = [&](const char* k) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0; };
+  st.export_s = field("export_s"), st.inductor_s = field("inductor_s"), st.cpp_s = field("cpp_s");
+  st.triton_s = field("triton_s"), st.check_s = field("check_s");
+  st.known = j.contains("inductor_s");
+  return st;
+}
+
 }  // namespace opbench::compiled

@@ -61,6 +61,21 @@ Started start_export(const std::string& request_path, const std::string& log_pat
 // its log, else the last line that is not a warning, else how it ended.
 std::string export_error(int wait_status, const std::string& log_path);
 
+// Where an export's time went (<package>.stages.json, written by the exporter beside the
+// package), in seconds; several exports of one table add up.
+struct ExportStages {
+  double export_s = 0, inductor_s = 0, cpp_s = 0, triton_s = 0, check_s = 0;
+  bool known = false;
+  void add(const ExportStages& o);
+  // "start 4.6 s, export 3.1 s, AOTInductor 45.2 s (C++ compile and link 20.1 s, Triton compile
+  // and autotune 15.3 s, lowering, code generation and packaging 9.8 s), check 1.0 s", start
+  // being what `wall_s` (the exports' wall time) leaves: the exporter's start, its torch import;
+  // "" when unknown.
+  std::string words(double wall_s) const;
+};
+// The stages of the package at `package_path` (known = false when its file is missing or bad).
+ExportStages read_stages(const std::string& package_path);
+
 // Seconds an exporter may run before it is killed: $OPBENCH_EXPORT_TIMEOUT (0: no limit;
 // default 1800).
 double export_timeout();

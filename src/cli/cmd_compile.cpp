@@ -89,6 +89,7 @@ void add_compile_command(CLI::App& app, Cli& cli) {
       std::cout << (outcomes[i].error.empty() ? (outcomes[i].cached ? "cached " : "built  ") : "FAILED ")
                 << jobs[i].task.provider << " " << jobs[i].task.title << " (" << int(outcomes[i].seconds) << " s) "
                 << outcomes[i].path << "\n";
+      if (!outcomes[i].stages.empty()) std::cout << "        " << outcomes[i].stages << "\n";
       if (!outcomes[i].error.empty()) cli.status = kExitRuntime;
     }
   });

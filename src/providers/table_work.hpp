@@ -30,6 +30,7 @@ struct TableOutcome {
   std::string error;    // "" on success, else one line
   double seconds = 0;   // wall time spent (0 when found ready)
   bool cached = false;  // found ready, nothing was done
+  std::string stages;   // where the time went, in words ("" unknown or cached)
 };
 
 using TableProgress = std::function<void(size_t done, size_t total, const TableOutcome&)>;
