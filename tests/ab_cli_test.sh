@@ -2,7 +2,7 @@
 # opbench ab on the CPU: two builds of the toy op (tests/toy_op; the head planted 10x as slow)
 # measured together give two runs, paired with each other, whose every speed point is SLOWER
 # and every memory point SAME, each point's rounds paired one for one (one worker process a
-# side); with three worker processes a side (the default) and the head slowed in two of them
+# side); with three worker processes a side and the head slowed in two of them
 # only (an offset of processes, not of the code) no point is SLOWER: judged over the pairs of
 # processes (on a loaded 2-core machine the three pairs scatter too much to test detection
 # here: tests/device_verdict_test.cpp does, on synthetic rounds); a base revision that
@@ -54,7 +54,7 @@ check ab-diff 0 "$bin" diff label:pl/base label:pl/head --db "$work/ab.db" --thr
 contains ab-diff-paired "$work/out" "paired"
 
 # --- the head slowed in its processes 0 and 1 alone: three worker processes a side, no SLOWER --
-"$toy" ab HEAD HEAD "$work/toy.yaml" --device cpu --db "$work/po.db" --label po --base-bin "$toy" \
+"$toy" ab HEAD HEAD "$work/toy.yaml" --device cpu --db "$work/po.db" --label po --base-bin "$toy" --processes 3 \
   --head-bin "$work/head/opbench_toy" --head-env OPBENCH_PLANT=torch:slow=20@0,torch:slow=20@1 \
   --format json --out "$work/po.json" --progress none --fail-on-regression >"$work/po-out" 2>"$work/po-err" &
 pid=$!

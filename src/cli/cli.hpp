@@ -65,7 +65,7 @@ constexpr double kDefaultThresholdPct = 5;
 constexpr double kAbThresholdPct = 2;
 // ab's worker processes a side on every device, its rounds spread over them (diff's rule 7
 // judges by pair of processes: an offset one process carries decides nothing).
-constexpr int kAbProcesses = 3;
+constexpr int kAbProcesses = 4;
 // "WHAT, in percent (default ...)", stating how the default compares with the other commands'.
 std::string threshold_help(const std::string& what, double default_pct);
 struct JudgeOptions {

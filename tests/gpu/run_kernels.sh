@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks and times the kernels on a CUDA machine in one go, from binaries built by
-# tests/gpu/build_kernels.sh (here or carried: build-kernels/, or .carry/kbin.tar.xz unpacked
-# first). Logs and CSVs go to OUTDIR (default $OUT/kernels), packed into OUTDIR.tgz at the end.
+# tests/gpu/build_kernels.sh (in BUILD_DIR, default build-kernels/; built first when missing).
+# Logs and CSVs go to OUTDIR (default BUILD_DIR/logs), packed into OUTDIR.tgz at the end.
 # Usage from the repo root: tests/gpu/run_kernels.sh [step ...]
 # Steps (default: all but ncu-tpa and memcheck):
 #   test-1d       kernels_1d_test, every kernel with its L2 prefetch and without
@@ -25,9 +25,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD_DIR:-build-kernels}
-OUTDIR=${OUTDIR:-${OUT:-/tmp}/kernels}
+OUTDIR=${OUTDIR:-$B/logs}
 mkdir -p "$OUTDIR"
-if [ ! -x "$B/kernels_md_tpa_bench" ] && [ -f .carry/kbin.tar.xz ]; then tar xJf .carry/kbin.tar.xz; fi
 if [ ! -x "$B/kernels_md_tpa_bench" ]; then tests/gpu/build_kernels.sh || exit 1; fi
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(test-1d test-md-tpa bench-1d bench-act bench-md bench-tpa)
