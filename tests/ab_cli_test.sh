@@ -5,7 +5,8 @@
 # side); with three worker processes a side and the head slowed in two of them
 # only (an offset of processes, not of the code) no point is SLOWER: judged over the pairs of
 # processes (on a loaded 2-core machine the three pairs scatter too much to test detection
-# here: tests/device_verdict_test.cpp does, on synthetic rounds); a base revision that
+# here: tests/device_verdict_test.cpp does, on synthetic rounds); the bandwidth probe waits
+# while another process holds its lock; a base revision that
 # does not build is refused (exit 2, naming the build's log) with nothing stored; a revision
 # that names no commit too.
 # Usage: ab_cli_test.sh OPBENCH OPBENCH_TOY TOY_DIR SOURCE_DIR
@@ -78,6 +79,24 @@ assert d["processes"] == 3, d.get("processes")
 ' "$work/po.json"
 check ab-diff-processes-run 0 "$bin" diff label:po/base label:po/head --db "$work/po.db" --threshold 2
 contains ab-diff-processes "$work/out" "spread over 3 worker processes"
+
+# --- the bandwidth probe, one process of the host at a time --------------------------------
+# Workers that start side by side probe the device's bandwidth under a lock: while another
+# process holds it, a sweep waits for it (its peak is not measured sharing the device).
+sed 's/rounds: 2}/rounds: 2, processes: 1}/' "$toydir/toy_scale.yaml" >"$work/alone.yaml"  # this process probes first
+flock "$work/opbench-bandwidth-cpu.lock" sleep 12 &
+holder=$!
+sleep 0.5
+check lock-sweep 0 env TMPDIR="$work" "$toy" sweep "$work/alone.yaml" --device cpu --db "$work/lock.db" --no-report \
+  --progress none
+wait "$holder"
+check lock-export 0 "$bin" export 1 --db "$work/lock.db" --out "$work/lock.json"
+# the sweep's own probe (its stage `bandwidth`, about a second unlocked) waited for the holder
+pycheck bandwidth-probe-waits-for-the-lock '
+import json, sys
+s = json.load(open(sys.argv[1]))["runs"][0]["stages"]["bandwidth"]
+assert s >= 3, s
+' "$work/lock.json"
 
 # --- a base that does not build --------------------------------------------------------------
 git clone -q --shared "$src" "$work/tree" || { echo "FAIL clone: $src is not a git tree"; exit 1; }

@@ -1,8 +1,13 @@
 #include "measure/torch_executor.hpp"
 
 #include <c10/util/Exception.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <torch/headeronly/version.h>
+#include <unistd.h>
 
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -39,13 +44,36 @@ static std::vector<std::pair<std::string, std::string>> tuning_settings() {
   return out;
 }
 
+namespace {
+
+// The device's bandwidth probe, one process of this host at a time (an exclusive lock on a
+// file named for the device, in $TMPDIR or /tmp): workers that start side by side (ab's four a
+// side on one GPU, a sweep's round processes) would otherwise copy at once and each measure a
+// share of the peak. Without the lock (the file cannot be opened) it probes all the same.
+double bandwidth_alone(Device& device, const Environment& env) {
+  std::string name = env.identity.uuid.empty() ? env.device : env.identity.uuid;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') c = '_';
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/opbench-bandwidth-" + name + ".lock";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd >= 0)
+    while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  const double gbps = device.measure_bandwidth();
+  if (fd >= 0) ::close(fd);  // and the lock with it
+  return gbps;
+}
+
+}  // namespace
+
 Environment TorchExecutor::environment() {
   if (!env_) {
     env_ = device_->describe();
     env_->torch_version = TORCH_VERSION;
     {
       StageScope probing(Stage::bandwidth);
-      env_->peak_gbps = device_->measure_bandwidth();
+      env_->peak_gbps = bandwidth_alone(*device_, *env_);
     }
     env_->state = device_state();  // right after the copy: the clocks under load
     env_->tuning = tuning_settings();
