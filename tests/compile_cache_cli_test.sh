@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The compiled packages' cache through the command line, on the CPU: `compile --cache DIR`
 # builds a table's package into DIR and says where its time went (export, AOTInductor and its
-# C++ and Triton compiles, the check; <package>.stages.json); `--check` lists it as cached (exit 0) and a table it lacks
-# as missing (exit 1) without building anything; the key follows the op's Python source (a
+# C++ and Triton compiles, the check; <package>.stages.json); `--check` lists it as cached and
+# succeeds, and lists a table it lacks as missing and fails (exit 1), building nothing; the key follows the op's Python source (a
 # changed opbench_ops.py misses) and the cache's folder (another DIR misses); a package cut
 # short is reported missing with a warning and built again whole; two processes building one
 # package at once (two hosts on shared storage) leave one whole package and no partial file; a
@@ -36,7 +36,9 @@ assert s["export_s"] > 0 and s["inductor_s"] > 0 and s["check_s"] >= 0, s
 assert s["cpp_s"] <= s["inductor_s"] and "metrics" in s, s
 ' "$(find "$cache" -name 'dyn-8-16.stages.json' | head -1)"
 pkg=$(find "$cache" -name 'dyn-8-16.pt2' | head -1)
-[ -n "$pkg" ] && echo "ok   package-in-cache" || { echo "FAIL no package in $cache"; fails=$((fails+1)); }
+# the checks below need the package: without it the test fails here
+[ -n "$pkg" ] || { echo "FAIL no package in $cache"; echo "compile_cache_cli_test: failed"; exit 1; }
+echo "ok   package-in-cache"
 check check-cached 0 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --check
 contains check-cached-line "$work/out" "cached  torch_compile"
 check check-suite 1 "$bin" compile "$work/one.yaml" "$work/two.yaml" --device cpu --cache "$cache" --check
@@ -54,16 +56,14 @@ check check-changed-source 1 env OPBENCH_SOURCE_DIR="$work/src" "$bin" compile "
   --cache "$cache" --check
 
 # A package cut short: missing, with a warning; built again whole.
-if [ -n "$pkg" ]; then
-  size=$(stat -c %s "$pkg")
-  truncate -s $((size / 2)) "$pkg"
-  check check-truncated 1 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --check
-  contains check-truncated-warning "$work/err" "$pkg is not a whole package (cut short?): it is built again"
-  check rebuild 0 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --progress none
-  contains rebuild-built "$work/out" "built  torch_compile"
-  [ "$(stat -c %s "$pkg")" -gt $((size / 2)) ] && echo "ok   rebuilt-whole" || { echo "FAIL still cut short"; fails=$((fails+1)); }
-  check check-rebuilt 0 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --check
-fi
+size=$(stat -c %s "$pkg")
+truncate -s $((size / 2)) "$pkg"
+check check-truncated 1 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --check
+contains check-truncated-warning "$work/err" "$pkg is not a whole package (cut short?): it is built again"
+check rebuild 0 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --progress none
+contains rebuild-built "$work/out" "built  torch_compile"
+[ "$(stat -c %s "$pkg")" -gt $((size / 2)) ] && echo "ok   rebuilt-whole" || { echo "FAIL still cut short"; fails=$((fails+1)); }
+check check-rebuilt 0 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --check
 
 # Two writers of one package at once.
 sed 's/act: relu/act: sigmoid/' "$work/one.yaml" >"$work/three.yaml"

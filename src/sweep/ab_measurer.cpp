@@ -111,16 +111,15 @@ std::vector<pid_t> AbMeasurer::pids() const {
   return out;
 }
 
-void AbMeasurer::count(Slot& slot, const std::array<CellResult, 2>& got, size_t points) {
+void AbMeasurer::count(Slot& slot, std::array<WorkerExecutor, 2>& ex, const std::array<CellResult, 2>& got,
+                       size_t points) {
   for (size_t side : {kBase, kHead}) {
     Share& share = slot.share[side];
     ++share.cells;
     share.points += int64_t(points);
     share.busy_s += got[side].seconds;
-    for (auto& w : slot.workers[side]) {
-      const std::vector<CalibrationSample> passes = w->take_calibration();
-      share.calibration.samples.insert(share.calibration.samples.end(), passes.begin(), passes.end());
-    }
+    const std::vector<CalibrationSample> passes = ex[side].take_calibration();  // every worker's of the side
+    share.calibration.samples.insert(share.calibration.samples.end(), passes.begin(), passes.end());
   }
 }
 
@@ -144,7 +143,7 @@ void AbMeasurer::serve(Slot& slot, Queue& q, const CellHooks& hooks) {
     }
     const std::array<CellResult, 2> got = measure_paired_cell({&ex[kBase], &ex[kHead]}, points, opt_.timings.at(config_));
     std::lock_guard<std::mutex> lock(mu_);
-    count(slot, got, points.size());
+    count(slot, ex, got, points.size());
     for (const CellResult& side : got) hooks.done(points, side, slot.slot.name, side.seconds);
   }
 }

@@ -1,8 +1,8 @@
 // The measurer of `opbench ab`: two sides (base and head: two builds, or one build with two
 // environments), each `processes` worker processes on every device (MeasureWorker, its command
 // the side's own binary; round r of a cell in the side's process r mod N), and every table
-// cell measured by both sides of one device with their rounds interleaved (paired_cell.hpp). The devices take the cells from one queue, longest expected
-// first, a thread each; a cell's two sides never leave their device. Each cell comes back once
+// cell measured by both sides of one device with their rounds interleaved (paired_cell.hpp).
+// The devices take the cells from one queue, longest expected first, a thread each; a cell's two sides never leave their device. Each cell comes back once
 // per side (CellResult::side), and each side is a run of its own (CellMeasurer::sides).
 // Torch-free.
 #pragma once
@@ -74,7 +74,7 @@ class AbMeasurer final : public CellMeasurer {
   };
   struct Queue;
   void serve(Slot& slot, Queue& q, const CellHooks& hooks);
-  void count(Slot& slot, const std::array<CellResult, 2>& got, size_t points);
+  void count(Slot& slot, std::array<WorkerExecutor, 2>& ex, const std::array<CellResult, 2>& got, size_t points);
   template <class F> void each_worker(F f) {
     for (auto& s : slots_)
       for (auto& side : s->workers)
