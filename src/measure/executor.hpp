@@ -23,6 +23,10 @@ class Executor {
   // The measures that follow are round `round` (0-based) of their cell: where an executor
   // spreads the rounds over processes, this picks the process (sweep/round_processes.hpp).
   virtual void set_round(int /*round*/) {}
+  // After a round measured in a process that takes turns on its device with other processes
+  // (rounds spread over processes): gives back what the process holds but no longer uses, so
+  // that what one process kept from its largest point cannot starve another's.
+  virtual void yield_memory() {}
   // The device's state now (clocks, temperature, power, throttling): read once per table
   // cell, right after its measures. Unknown (known = false) where there is none to read.
   virtual DeviceState device_state() { return {}; }

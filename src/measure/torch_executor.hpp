@@ -27,6 +27,7 @@ class TorchExecutor final : public Executor {
   std::string unavailable(const std::string& op, const std::string& provider) override;
   Result measure(const Point& point, const Timing& timing) override;
   void new_round() override;
+  void yield_memory() override;
   DeviceState device_state() override;
   std::vector<CalibrationSample> take_calibration() override;
 
