@@ -28,8 +28,9 @@ class SideRecorder : public Executor {
       : name_(std::move(name)), log_(log), factor_(factor), spread_(spread) {}
   Environment environment() override { return {}; }
   std::string unavailable(const std::string&, const std::string&) override { return ""; }
-  Result measure(const Point& p, const Timing&) override {
+  Result measure(const Point& p, const Timing& t) override {
     log_.push_back(name_ + ":" + p.provider);
+    if (t.check) checked.push_back(round_);
     Result r;
     r.unit = p.metric() == "memory" ? "MiB" : "ms";
     if (p.provider == fail_) {
@@ -49,6 +50,7 @@ class SideRecorder : public Executor {
     log_.push_back(name_ + ":round " + std::to_string(r));
   }
   std::string fail_;
+  std::vector<int> checked;  // the rounds whose measures asked for the check against the truth
 
  private:
   std::string name_;
@@ -204,6 +206,16 @@ TEST(PairedCell, RoundsSpreadOverProcessesTakeWholeTurns) {
   Pair q;
   const auto few = measure_paired_cell(q.sides(), q.cell(), t);
   EXPECT_EQ(few[kBase].results[0].rounds.size(), 3u);
+}
+
+TEST(PairedCell, OnlyACellsFirstRoundChecksItsOutputWhateverProcessMeasuresTheOthers) {
+  Pair p;
+  Timing t = noise_timing();
+  t.processes = 4;
+  measure_paired_cell(p.sides(), p.cell(), t);
+  // Round 0 of each side checks both providers; rounds 1-3 (the other processes) none.
+  EXPECT_EQ(p.base.checked, std::vector<int>({0, 0}));
+  EXPECT_EQ(p.head.checked, std::vector<int>({0, 0}));
 }
 
 TEST(PairedCell, EachPairOfProcessesAlternatesItsFirstSide) {

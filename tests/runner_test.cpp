@@ -211,6 +211,7 @@ class RecordingExecutor : public Executor {
   std::string unavailable(const std::string&, const std::string&) override { return ""; }
   Result measure(const Point& p, const Timing& t) override {
     log.push_back(p.provider + ":" + p.metric() + ":" + std::to_string(int(t.rep_ms)));
+    if (t.check) checked.push_back(p.provider + ":" + p.metric());
     Result r;
     r.unit = p.metric() == "memory" ? "MiB" : "ms";
     // torch's rounds take 1, 2, 3 ms; torch_compile's 10 ms each round
@@ -224,6 +225,7 @@ class RecordingExecutor : public Executor {
     return r;
   }
   void new_round() override { log.push_back("round"); }
+  std::vector<std::string> checked;  // the measures that asked for the check against the truth
   int torch_round_ = 0;
 };
 
@@ -248,6 +250,9 @@ timing: {rep_ms: 90, rounds: 3}
                                               "torch_compile:speed:30", "torch:speed:30", "round",
                                               "torch:speed:30", "torch_compile:speed:30",
                                               "torch:memory:90", "torch_compile:memory:90"}));
+  // The check against the truth: a cell's first round only (the later rounds' output is the same).
+  EXPECT_EQ(ex.checked, (std::vector<std::string>{"torch:speed", "torch_compile:speed", "torch:memory",
+                                                   "torch_compile:memory"}));
   for (const auto& sp : store.points(out.run_id)) {
     if (sp.point.metric() != "speed") {
       EXPECT_EQ(sp.result.samples.size(), 2u);

@@ -161,9 +161,14 @@ TEST(WorkerProtocol, KeepsEveryFigure) {
   EXPECT_EQ(hb.placement.threads, 4);
   const ParentRequest cell = parse_request(cell_line(s.cells[0], 1), "p");
   EXPECT_EQ(cell.config, 1u);
-  const ParentRequest measure = parse_request(measure_line({"k", true, 1, 2, 3, 0, 1}), "p");
+  const ParentRequest measure = parse_request(measure_line({"k", true, 1, 2, 3, 0, false, 1}), "p");
   ASSERT_TRUE(measure.measure);
   EXPECT_EQ(measure.measure->config, 1u);
+  EXPECT_FALSE(measure.measure->check);  // a later round: its process leaves the check to round 0's
+  const ParentRequest older = parse_request(R"({"measure": "k", "new_round": false, "warmup_ms": 1, "rep_ms": 2, "max_point_s": 3})", "p");
+  ASSERT_TRUE(older.measure);
+  EXPECT_TRUE(older.measure->check);  // a parent that does not say: every round checks
+  EXPECT_THROW(parse_request(R"({"measure": "k", "new_round": false, "warmup_ms": 1, "rep_ms": 2, "max_point_s": 3, "check": 1})", "p"), InputError);
   EXPECT_EQ(parse_reply(hung_line("k", "why"), "w").kind, WorkerReply::hung);
   EXPECT_EQ(parse_reply(declined_line(), "w").kind, WorkerReply::declined);
   EXPECT_THROW(parse_reply("not json", "w"), InputError);

@@ -56,6 +56,10 @@ struct Timing {
   // later round takes its counts from it instead of a first call and an estimate of its own.
   // 0: measure it.
   double estimate_ms = 0;
+  // (Not a config key.) Whether this round checks its output against the op's truth: a cell's
+  // first round does, once per provider; the later ones need not, whichever process measures
+  // them (the same code on the same seeded inputs gives the same output).
+  bool check = true;
   // How many consecutive table cells have their rounds interleaved: round 1 of each of them in
   // turn, then round 2, and so on, so that a burst of other work on the machine falls into one
   // round of several cells rather than every round of one (docs/measurement.md, interleaving).

@@ -63,7 +63,7 @@ class TorchExecutor final : public Executor {
   Placed place_or_free(const Point& point, const Provider& provider);
   // The provider's output against the op's reference (speed points), into r's check fields;
   // whether the check ran the call.
-  bool check_against_truth(const Point& point, const Placed& placed, Result& r);
+  bool check_against_truth(const Point& point, const Placed& placed, bool check, Result& r);
   void measure_peak_memory(const Call& call, Result& r);
   // The timing protocol's round (`warm`: the call has run on this placement); on a CPU inside
   // the control workload's.

@@ -74,8 +74,7 @@ std::vector<Plant> plants_in_process(const std::vector<Plant>& plants, int proce
 std::vector<Plant> plants_from_environment() {
   const char* spec = std::getenv(kPlantVariable);
   if (!spec) return {};
-  const char* index = std::getenv(kRoundProcessVariable);
-  return plants_in_process(parse_plants(spec), index ? std::atoi(index) : 0);
+  return plants_in_process(parse_plants(spec), round_process_index());
 }
 
 at::Tensor plant_fault(const at::Tensor& out, Plant::Kind kind) {

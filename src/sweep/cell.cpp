@@ -123,6 +123,7 @@ struct CellRounds {
     bool abandoned = false;
     Timing t = per_round;
     t.estimate_ms = estimate[c];
+    t.check = r == 0;
     got[c].push_back(measure_one_round(ex, p, t, spent[c], guard, abandoned));
     out.abandoned[c] = abandoned;
     const Result& last = got[c].back();

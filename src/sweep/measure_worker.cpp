@@ -112,7 +112,7 @@ Result MeasureWorker::measure(const Point& point, const Timing& timing, size_t c
       continue;
     }
     const MeasureRequest m{point.key(), new_round || pending_new_round_, timing.warmup_ms, timing.rep_ms,
-                           timing.max_point_s, timing.estimate_ms, config};
+                           timing.max_point_s, timing.estimate_ms, timing.check, config};
     pending_new_round_ = false;
     std::string line;
     double waited = 0;

@@ -113,6 +113,7 @@ class PairedRounds {
     Timing t = per_round_;
     t.max_point_s -= side.spent[c];
     t.estimate_ms = side.estimate[c];
+    t.check = r == 0;
     const auto t0 = std::chrono::steady_clock::now();
     side.got[c].push_back(ex_[s]->measure(p, t));
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

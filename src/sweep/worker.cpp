@@ -91,6 +91,7 @@ class Server {
     t.rep_ms = m.rep_ms;
     t.max_point_s = m.max_point_s;
     t.estimate_ms = m.estimate_ms;
+    t.check = m.check;
     CellResult got;
     got.results.push_back(ex_.measure(*points.front(), t));
     ex_.yield_memory();  // the device's other processes measure next

@@ -54,7 +54,7 @@ std::string cell_line(const CellPoints& points, size_t config) {
 std::string measure_line(const MeasureRequest& m) {
   return json{{"measure", m.key},         {"config", m.config},           {"new_round", m.new_round},
               {"warmup_ms", m.warmup_ms}, {"rep_ms", m.rep_ms},           {"max_point_s", m.max_point_s},
-              {"estimate_ms", m.estimate_ms}}
+              {"estimate_ms", m.estimate_ms}, {"check", m.check}}
              .dump() +
          "\n";
 }
@@ -165,6 +165,10 @@ MeasureRequest measure_request(const json& j, const std::string& who) {
     if (!j["estimate_ms"].is_number() || !(j["estimate_ms"].get<double>() >= 0))
       throw InputError(who, "estimate_ms", "expected a number of milliseconds, 0 or more");
     m.estimate_ms = j["estimate_ms"].get<double>();
+  }
+  if (j.contains("check")) {
+    if (!j["check"].is_boolean()) throw InputError(who, "check", "expected true or false");
+    m.check = j["check"].get<bool>();
   }
   return m;
 }

@@ -77,6 +77,7 @@ struct MeasureRequest {
   bool new_round = false;
   double warmup_ms = 0, rep_ms = 0, max_point_s = 0;
   double estimate_ms = 0;  // the point's, from its first round (Timing::estimate_ms); 0: none yet
+  bool check = true;       // Timing::check (absent: true)
   size_t config = 0;
 };
 std::string measure_line(const MeasureRequest& m);
