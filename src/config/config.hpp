@@ -141,7 +141,7 @@ const char* stop_rule_name(StopRule r);
 // Timing::kCpuInterleave and Timing::kCpuProcesses on the CPU) and LibTorch's threads (its
 // own count on CUDA, 1 on the CPU).
 // On a shared CPU a flushed call's time is set by the other tenants' memory traffic and moved
-// by up to 1.8x between back-to-back sweeps (docs/measurement.md, CPU timing).
+// by up to 1.8x between back-to-back sweeps (docs/findings/2026-11-26-cpu-timing.md).
 void resolve_device_defaults(Timing& timing, const std::string& device);
 
 }  // namespace opbench

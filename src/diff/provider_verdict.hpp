@@ -11,8 +11,8 @@
 //     moved up; FASTER the mirror image (below 1 / (1 + band), that share moved down);
 //   - SAME when the geometric mean lies within [1 / (1 + band), 1 + band]; UNSURE otherwise.
 // band = max(the diff's threshold, kWholeBand). A provider SLOWER as a whole is a regression.
-// The band comes from the CPU machine's repeatability (docs/measurement.md, "The control
-// workload"): identical code, measured twice, moved a provider as a whole by up to 17%.
+// The band comes from the CPU machine's repeatability
+// (docs/findings/2026-11-26-cpu-control-workload.md): identical code, measured twice, moved a provider as a whole by up to 17%.
 // Not judged in a paired comparison whose sides spread their rounds over worker processes
 // (diff.hpp's DiffResult::processes): there all points of a side ran in the same processes, so
 // an offset of one process moves them all alike, and the pairs of processes judge (rule 7).

@@ -127,7 +127,8 @@ constexpr size_t kTickSamples = 20;  // the fewest samples of a side a tick is r
 constexpr double kClearChange = 0.05;
 constexpr double kAlpha = 0.05;
 // Rule 6: the host share from which a call's time may be the host's. The same host-bound
-// LibTorch call ran 2.6 times slower in one process than in another (docs/measurement.md), so a
+// LibTorch call ran 2.6 times slower in one process than in another
+// (docs/findings/2026-11-26-seed-suite-h100.md), so a
 // call whose host needs half of the GPU's time per sample can turn host-bound in another.
 constexpr double kHostBound = 0.5;
 

@@ -7,7 +7,7 @@
 // lines the write flush leaves in L2 and what their write-back costs the timed call. With a
 // buffer per point, consecutive allocations alternated between two places and a 11-26 us
 // call's median between two levels 0.7 us apart (tests/gpu/episodes_bench.cu,
-// docs/measurement.md), so two providers of one point could differ by the flush alone. A round
+// docs/findings/2026-11-25-placement-episodes-h100.md), so two providers of one point could differ by the flush alone. A round
 // flushes through one buffer for all the cell's providers; the next round through another of a
 // pool of kFlushPool allocations made while the others are held (so each lies elsewhere),
 // drawn at random: the placements of the rounds without an allocation and a free (a device

@@ -2,7 +2,8 @@
 //
 // A memset of the buffer (what triton.testing.do_bench does with zero_()) evicts the timed
 // call's data too, but leaves up to an L2's worth of dirty lines that the next call pays to
-// write back (measured on the H100: 6-11 us on calls of 70-250 us, docs/measurement.md, the L2 flush).
+// write back (measured on the H100: 6-11 us on calls of 70-250 us,
+// docs/findings/2026-11-25-l2-flush-h100.md).
 // Reading the buffer instead leaves only clean lines: the next call starts with a cold L2 and
 // pays only for its own bytes.
 #pragma once

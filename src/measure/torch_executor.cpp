@@ -219,7 +219,7 @@ void TorchExecutor::new_round() {
 // gave a provider the same relative places in every round of a cell, and a placement that
 // favoured one provider counted as often as there were rounds: one ATen kernel on two tensor
 // pairs differed by 0.3-1.0 us in seven of eight rounds of a cell (act sigmoid backward,
-// n = 512, H100; docs/measurement.md, "The round as the unit of evidence").
+// n = 512, H100; docs/findings/2026-11-25-round-evidence-h100.md).
 static at::Tensor placement_spacer(std::mt19937_64& rng, const at::TensorOptions& opts) {
   const int64_t steps = int64_t(rng() % 32);
   return at::empty({steps << 21}, opts.dtype(at::kByte));

@@ -29,7 +29,7 @@ std::vector<TableOutcome> run_table_jobs(const std::vector<TableJob>& jobs, int 
                                          std::ostream& log);
 
 // What one job may take at its peak (an AOTInductor export: torch.export, Inductor and the C++
-// compiler in one process; docs/measurement.md says where the figure comes from).
+// compiler in one process; docs/findings/2026-11-26-compiled-export-memory.md measured it).
 constexpr double kTableJobMemoryBytes = 3.0 * (1 << 30);
 
 // The default `parallel`: half the cores, and no more jobs than fit in the memory available

@@ -8,7 +8,7 @@
 //   none  no flush (a diagnostic: the kernel's code, and whatever data fits, stay in L2).
 // OPBENCH_FLUSH_PLACES=k (default 1): flush i covers the buffer from (i mod k) x 4 MiB on, so
 // the samples see k placements of the flush's lines within one allocation (a diagnostic: on
-// the H100 it moved nothing, a new allocation does; docs/measurement.md).
+// the H100 it moved nothing, a new allocation does; docs/findings/2026-11-25-placement-episodes-h100.md).
 // The samples (environment OPBENCH_SAMPLES):
 //   sync   (default) the host waits for each sample before it queues the next flush;
 //   stream every sample queued back to back and read at the end (what do_bench and opbench's
