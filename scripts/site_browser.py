@@ -1,4 +1,4 @@
-"""Headless Chromium for the site's browser test and scripts/site-bench: opens pages of a site from
+"""Headless Chromium for the site's browser test and studies/site-bench: opens pages of a site from
 the file system and reports what they drew, the console errors they raised and how long they took.
 
 Chromium (Debian's `chromium` package, installed by scripts/bootstrap) is driven over the DevTools

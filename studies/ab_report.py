@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The summary of scripts/ab-bench: verdicts of each ab pair and of the plain diffs across two
+"""The summary of studies/ab-bench: verdicts of each ab pair and of the plain diffs across two
 chips, the planted kernel's share of SLOWER points, the calibration of each device, and each
 command's wall time against one sweep's.
 

@@ -105,7 +105,7 @@ def config_text(op, cell):
            "providers": cell.get("providers", DEFAULT_PROVIDERS)}
     if "variants" in cell:
         cfg["variants"] = cell["variants"]
-    return f"# representative cells of {op} for scripts/compare_do_bench.py\n" + \
+    return f"# representative cells of {op} for studies/compare_do_bench.py\n" + \
         json.dumps(cfg, indent=1) + "\n"
 
 

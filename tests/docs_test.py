@@ -12,7 +12,7 @@
   made), the JSON export's version (an export opbench wrote), `opbench --version`;
 - every op of `opbench list --format json` is named in README.md, has its section in
   docs/ops.md, its config in configs/, its job in .github/workflows/bench.yml's matrix and its
-  cells in scripts/compare_do_bench.py, and those lists name no other op.
+  cells in studies/compare_do_bench.py, and those lists name no other op.
 
 Each problem is one line naming the file, the command or flag, and what to change.
 Usage: docs_test.py OPBENCH SOURCE_DIR
@@ -269,14 +269,14 @@ def check_ops():
     bench = re.search(r"^\s*op:\s*\[([^\]]*)\]", read(".github/workflows/bench.yml"), re.MULTILINE)
     bench_ops = {o.strip() for o in bench.group(1).split(",")} if bench else set()
     cells = set()
-    for node in ast.walk(ast.parse(read("scripts/compare_do_bench.py"))):
+    for node in ast.walk(ast.parse(read("studies/compare_do_bench.py"))):
         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "CELLS" for t in node.targets):
             cells = {k.value for k in node.value.keys}
     readme = set(re.findall(r"`([a-z_0-9]+)`", read("README.md"))) & set(ops)
     lists = [("docs/ops.md", headings, "a section '## {op}'"),
              ("README.md", readme, "its name, `{op}`, in the README's list of operators"),
              (".github/workflows/bench.yml", bench_ops, "{op} in the job matrix's op list"),
-             ("scripts/compare_do_bench.py", cells, "an entry '{op}' in CELLS")]
+             ("studies/compare_do_bench.py", cells, "an entry '{op}' in CELLS")]
     for op in ops:
         if not os.path.exists(os.path.join(SRC, "configs", op + ".yaml")):
             problem("configs/", f"no {op}.yaml for the op {op} (`opbench list`)")
