@@ -183,4 +183,8 @@ TEST(ConfigLimits, PointsAboveTheCeilingAreRefusedBeforeExpanding) {
   const std::string msg = error_of(text, "c.yaml", size_t(1e12));
   EXPECT_NE(msg.find("4000000 points"), std::string::npos) << msg;
   EXPECT_NE(msg.find(std::to_string(kMaxPointsCeiling)), std::string::npos) << msg;
+  // --max-points at the ceiling already: the message does not offer to raise it
+  const std::string at = error_of(text, "c.yaml", kMaxPointsCeiling);
+  EXPECT_NE(at.find("any sweep may have"), std::string::npos) << at;
+  EXPECT_EQ(at.find("--max-points raises it"), std::string::npos) << at;
 }

@@ -323,6 +323,10 @@ check damaged-report 3 "$bin" report --db "$work/bad.db"
 check closed-in-err 0 sh -c '"$0" sweep "$1" --db "$2" --device cpu --no-report <&- 2>&-' "$bin" "$work/tiny.yaml" "$work/closed.db"
 # (stdout closed: what the sweep prints there is lost, exit 3 when it printed anything; never 130)
 check closed-out-err 0 sh -c '"$0" sweep "$1" --db "$2" --device cpu --no-report --label second >&- 2>&-; [ $? != 130 ]' "$bin" "$work/tiny.yaml" "$work/closed.db"
+# the measuring commands too, though opbench hands them to opbench-measure: a report or a list
+# printed to a closed stdout is exit 3
+check closed-out-list 3 sh -c '"$0" list --device cpu >&-' "$bin"
+check closed-out-sweep 3 sh -c '"$0" sweep "$1" --db "$2" --device cpu --label third >&-' "$bin" "$work/tiny.yaml" "$work/closed3.db"
 check closed-runs 0 "$bin" runs --db "$work/closed.db" --format json
 pycheck closed-runs-done 'import json,sys; r = json.load(open(sys.argv[1])); assert [x["status"] for x in r] == ["done", "done"], r' "$work/out"
 

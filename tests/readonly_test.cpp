@@ -203,11 +203,39 @@ TEST(ReadOnly, AnOlderSchemaIsReadInMemoryBoundedByThePageCache) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+TEST(ReadOnly, ACopyThatCannotBeWrittenSaysWhyAndThatNothingChanged) {
+  // the copy an old database is read through spills to SQLite's temporary folder; where no file
+  // can be made there (a full disk; here /proc, a folder that takes no new file), the error names
+  // the cause and the upgrade
+  const std::string dir = temp_dir("nocopy"), path = dir + "/old.db";
+  write_schema4(path);
+  sql(path,
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO points(run_id, seq, "
+      "title, provider, x_name, x_value, value, samples) SELECT 1, i, 't', 'torch', 'n', 256 + i, 1.5, "
+      "'[' || substr(hex(zeroblob(5000)), 1, 9998) || ']' FROM n;");
+  const std::string before = bytes_of(path);
+  sqlite3_temp_directory = sqlite3_mprintf("%s", "/proc");
+  try {
+    Store::open_read_only(path);
+    ADD_FAILURE() << "opened";
+  } catch (const RuntimeFailure& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("while copying it to SQLite's temporary folder"), std::string::npos) << m;
+    EXPECT_NE(m.find("upgrading its schema from version 4"), std::string::npos) << m;
+    EXPECT_NE(m.find("the database is unchanged"), std::string::npos) << m;
+  }
+  sqlite3_free(sqlite3_temp_directory);
+  sqlite3_temp_directory = nullptr;
+  EXPECT_EQ(bytes_of(path), before);
+  EXPECT_EQ(Store::open_read_only(path)->runs().size(), 1u);  // with its folder back, read as before
+}
+
 TEST(ReadOnly, AFailedMigrationSaysWhyAndThatNothingChanged) {
   // a migration that cannot complete (here a table in its way) names its cause, and the file is as it was
   const std::string path = temp_dir("failed") + "/old.db";
   write_schema4(path);
   sql(path, "CREATE TABLE run_locks(x);");
+  const std::string before = bytes_of(path);
   for (bool read_only : {true, false}) {
     try {
       if (read_only) Store::open_read_only(path);
@@ -218,6 +246,9 @@ TEST(ReadOnly, AFailedMigrationSaysWhyAndThatNothingChanged) {
       EXPECT_NE(m.find("run_locks already exists"), std::string::npos) << m;
       EXPECT_NE(m.find("the database is unchanged"), std::string::npos) << m;
     }
+    // every byte, the journal mode's among them (a writer switches to WAL only once migrated)
+    EXPECT_EQ(bytes_of(path), before) << (read_only ? "reader" : "writer");
+    EXPECT_FALSE(std::filesystem::exists(path + "-wal")) << (read_only ? "reader" : "writer");
   }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);

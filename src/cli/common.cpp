@@ -193,8 +193,10 @@ Show parse_show(const std::string& show) {
 
 void write_output(const std::string& text, const std::string& out_path) {
   if (out_path.empty()) {
+    errno = 0;  // a closed standard output fails without a cause of its own
     std::cout << text << std::flush;
-    if (!std::cout) throw RuntimeFailure(std::string("cannot write to stdout: ") + std::strerror(errno));
+    if (!std::cout)
+      throw RuntimeFailure(std::string("cannot write to standard output") + (errno ? std::string(": ") + std::strerror(errno) : ""));
     return;
   }
   fs::write_file(out_path, text);

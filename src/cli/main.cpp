@@ -5,11 +5,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "cli/cli.hpp"
 #include "core/cleanup.hpp"
@@ -100,18 +102,26 @@ class ClosedOutput : public std::streambuf {
   int overflow(int) override { return traits_type::eof(); }
 };
 
+// The standard descriptors that were closed when the process started (held on /dev/null).
+std::vector<int> g_closed_standard;
+
 // Standard descriptors that are closed are opened on /dev/null, so that no file or pipe the
 // command opens takes their numbers (a pipe on descriptor 2 would read every message as a
 // byte); true when standard output was closed.
 bool hold_standard_descriptors() {
-  bool out_closed = false;
   for (int fd = 0; fd <= 2; ++fd) {
     if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
     const int got = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
     if (got >= 0 && got != fd) ::dup2(got, fd), ::close(got);
-    if (fd == 1) out_closed = true;
+    g_closed_standard.push_back(fd);
   }
-  return out_closed;
+  return std::find(g_closed_standard.begin(), g_closed_standard.end(), 1) != g_closed_standard.end();
+}
+
+// Before the measuring binary takes over: the descriptors closed again, as it was started
+// (it holds them itself, and a closed standard output is its failure to report, exit 3).
+void release_standard_descriptors() {
+  for (int fd : g_closed_standard) ::close(fd);
 }
 
 // The command's status, or 3 when what it wrote to standard output did not all get there
@@ -143,7 +153,10 @@ int run_cli(int argc, char** argv) {
   using namespace opbench;
 #ifdef OPBENCH_FRONT
   const std::string word = command_word(argc, argv);
-  if (word == "sweep" || word == "compile" || word == "list" || word == "ab") run_measuring(argv);
+  if (word == "sweep" || word == "compile" || word == "list" || word == "ab") {
+    release_standard_descriptors();
+    run_measuring(argv);
+  }
   install_cleanup_signals();  // SIGINT, SIGTERM, SIGHUP: temporaries removed, exit 130
 #endif
   CLI::App app{"opbench: a benchmarking harness and regression tracker for GPU operator kernels", "opbench"};

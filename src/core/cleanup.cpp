@@ -16,12 +16,13 @@ namespace opbench {
 
 namespace {
 
-std::mutex g_mutex;
+std::recursive_mutex g_mutex;
 std::set<std::string> g_paths;
 
+// Held from here to the process's end: no thread creates a file or folder after this.
 void remove_named() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  // the command's other threads may still be writing into a folder: again until it is gone
+  g_mutex.lock();
+  // a file another thread had open may still be written: again until it is gone
   for (const auto& p : g_paths)
     for (int attempt = 0; attempt < 100 && fs::exists(p); ++attempt) {
       try {
@@ -57,14 +58,16 @@ void install_cleanup_signals() {
 }
 
 void remove_on_stop(const std::string& path) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::recursive_mutex> lock(g_mutex);
   g_paths.insert(path);
 }
 
 void keep_on_stop(const std::string& path) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::recursive_mutex> lock(g_mutex);
   g_paths.erase(path);
 }
+
+std::unique_lock<std::recursive_mutex> hold_creation() { return std::unique_lock<std::recursive_mutex>(g_mutex); }
 
 void remove_stale(const std::string& prefix) {
   const size_t slash = prefix.rfind('/');

@@ -81,6 +81,7 @@ void make_parent_dirs(const std::string& path) {
 }
 
 void make_dirs(const std::string& dir) {
+  const auto creating = hold_creation();
   for (size_t i = 1; i <= dir.size(); ++i) {
     if (i != dir.size() && dir[i] != '/') continue;
     std::string part = dir.substr(0, i);
@@ -220,11 +221,15 @@ void write_in_place(const std::string& path, const std::string& text, int flags)
 
 // A temporary file beside `target` renamed over it (`mode`: the permissions to keep, or -1).
 void write_replacing(const std::string& path, const std::string& target, const std::string& text, int mode) {
-  make_parent_dirs(target);
   const std::string tmp = target + ".tmp" + std::to_string(::getpid());
-  remove_stale(target + ".tmp");  // left by a process that was killed
-  remove_on_stop(tmp);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  int fd = -1;
+  {
+    const auto creating = hold_creation();
+    make_parent_dirs(target);
+    remove_stale(target + ".tmp");  // left by a process that was killed
+    remove_on_stop(tmp);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  }
   if (fd < 0) {
     const int err = errno;
     keep_on_stop(tmp);
@@ -233,7 +238,10 @@ void write_replacing(const std::string& path, const std::string& target, const s
   bool ok = (mode < 0 || ::fchmod(fd, mode_t(mode)) == 0) && write_all_to(fd, text) && ::fsync(fd) == 0;
   int err = errno;
   if (::close(fd) != 0 && ok) ok = false, err = errno;
-  if (ok && std::rename(tmp.c_str(), target.c_str()) != 0) ok = false, err = errno;
+  if (ok) {
+    const auto creating = hold_creation();
+    if (std::rename(tmp.c_str(), target.c_str()) != 0) ok = false, err = errno;
+  }
   if (!ok) std::remove(tmp.c_str());
   keep_on_stop(tmp);
   if (!ok) write_failed(path, err);

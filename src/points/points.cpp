@@ -84,14 +84,12 @@ struct Combo {
 // Refuses a sweep of more than `max_points` points before any is made.
 void check_point_count(const Config& cfg, size_t max_points) {
   const size_t n = count_points(cfg);
-  if (n > kMaxPointsCeiling && max_points > kMaxPointsCeiling)
-    throw InputError(cfg.path, "", (n == SIZE_MAX ? std::string("more than ") + std::to_string(SIZE_MAX) : std::to_string(n)) +
-                                       " points (tables x values x providers), more than the " +
-                                       std::to_string(kMaxPointsCeiling) + " any sweep may have (split the config)");
-  if (n > max_points)
-    throw InputError(cfg.path, "", (n == SIZE_MAX ? std::string("more than ") + std::to_string(SIZE_MAX) : std::to_string(n)) +
-                                       " points (tables x values x providers), more than the limit of " +
-                                       std::to_string(max_points) + " a sweep (--max-points raises it)");
+  if (n <= max_points && n <= kMaxPointsCeiling) return;
+  const std::string count = (n == SIZE_MAX ? std::string("more than ") + std::to_string(SIZE_MAX) : std::to_string(n)) +
+                            " points (tables x values x providers), more than ";
+  if (n > kMaxPointsCeiling && max_points >= kMaxPointsCeiling)
+    throw InputError(cfg.path, "", count + "the " + std::to_string(kMaxPointsCeiling) + " any sweep may have (split the config)");
+  throw InputError(cfg.path, "", count + "the limit of " + std::to_string(max_points) + " a sweep (--max-points raises it)");
 }
 
 // The Cartesian product of params (first listed varies slowest), crossed with the variants,

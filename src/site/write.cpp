@@ -134,6 +134,7 @@ void write_site(const SiteContent& content, const std::string& out) {
     fs::remove_tree(fresh);
     fs::make_dirs(fresh);
     write_files(content, fresh);
+    const auto creating = hold_creation();  // the old site out and the new one in, uncut
     if (fs::exists(dir) && fs::same_file(dir, ".")) {
       move_into_current(fresh, dir);
     } else {

@@ -142,6 +142,11 @@ const char* const kMigrations[] = {
 
 int Store::schema_version() { return int(std::size(kMigrations)); }
 
+std::string Store::upgrade_failed(int version) {
+  return " (upgrading its schema from version " + std::to_string(version) + " to " + std::to_string(schema_version()) +
+         "; the database is unchanged)";
+}
+
 int Store::version() const {
   Stmt s(db_, "PRAGMA user_version");
   s.step();
@@ -169,9 +174,7 @@ void Store::migrate() {
     // and the cause is what the message says.
     if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     if (v < 0 || v >= schema_version()) throw;
-    throw RuntimeFailure(std::string(e.what()) + " (upgrading its schema from version " +
-                         std::to_string(v) + " to " + std::to_string(schema_version()) +
-                         "; the database is unchanged)");
+    throw RuntimeFailure(std::string(e.what()) + upgrade_failed(v));
   } catch (...) {
     if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;

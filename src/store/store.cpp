@@ -75,8 +75,11 @@ Store::Store(const std::string& path, bool create) : path_(path) {
     db_ = nullptr;
     throw;
   }
-  exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;");
+  exec("PRAGMA foreign_keys=ON;");
   migrate();
+  // WAL once the schema is this build's: a migration that fails leaves the file as it was,
+  // its journal mode included.
+  exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
 }
 
 Store::~Store() {
@@ -177,26 +180,27 @@ Store::Store(const std::string& path, ReadOnly) : path_(path), read_only_(true) 
   if (v > schema_version())
     throw RuntimeFailure("database " + path_ + " has schema version " + std::to_string(v) +
                          ", newer than this opbench (" + std::to_string(schema_version()) + ")");
-  if (v < schema_version()) migrate_in_memory();
+  if (v < schema_version()) migrate_in_memory(v);
 }
 
 // Copies the open (read-only) database into a private temporary database and migrates the
 // copy: an older database is read as this opbench reads a new one, and the file stays exactly
 // as it was. The copy is on disk (SQLite's temporary folder, deleted when it closes): memory
 // stays bounded by SQLite's page cache however large the database.
-void Store::migrate_in_memory() {
+void Store::migrate_in_memory(int version) {
   sqlite3* mem = nullptr;
   if (sqlite3_open("", &mem) != SQLITE_OK) {
     sqlite3_close(mem);
-    throw RuntimeFailure("database " + path_ + ": out of memory");
+    throw RuntimeFailure("cannot read database " + path_ + ": out of memory" + upgrade_failed(version));
   }
   sqlite3_backup* b = sqlite3_backup_init(mem, "main", db_, "main");
   const int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
   sqlite3_backup_finish(b);
   if (rc != SQLITE_DONE) {
-    std::string msg = sqlite3_errmsg(mem);
+    // The copy goes to SQLite's temporary folder ($SQLITE_TMPDIR, else $TMPDIR or /tmp).
+    std::string msg = std::string(sqlite3_errmsg(mem)) + " while copying it to SQLite's temporary folder";
     sqlite3_close(mem);
-    throw RuntimeFailure("cannot read database " + path_ + ": " + msg);
+    throw RuntimeFailure("cannot read database " + path_ + ": " + msg + upgrade_failed(version));
   }
   sqlite3_close(db_);
   db_ = mem;

@@ -121,7 +121,9 @@ class Store {
  private:
   struct ReadOnly {};
   Store(const std::string& path, ReadOnly);
-  void migrate_in_memory();
+  void migrate_in_memory(int version);
+  // What a failed upgrade from `version` adds to its cause: the versions, and that the file is unchanged.
+  static std::string upgrade_failed(int version);
   void exec(const std::string& sql) const;
   void migrate();
   void backfill_uuids();
