@@ -12,6 +12,7 @@
 #include "report/provenance.hpp"
 #include "report/report.hpp"
 #include "sweep/runner.hpp"
+#include "sql_file.hpp"
 #include "temp_db.hpp"
 
 using namespace opbench;
@@ -31,6 +32,17 @@ DeviceState gpu(double sm, double temp, double watts, uint64_t reasons) {
   s.reasons = reasons;
   s.throttled = throttled_for_power_or_heat(sm, s.sm_default_mhz, reasons);
   return s;
+}
+
+// A run's timing as the store gives it back: L2 flush, rounds, threads, warm-up and budget.
+void expect_timing(const RunInfo& r, const std::string& flush_l2, int64_t rounds, int64_t threads,
+                   double warmup_ms, double rep_ms) {
+  SCOPED_TRACE("run '" + r.label + "'");
+  EXPECT_EQ(r.flush_l2, flush_l2);
+  EXPECT_EQ(r.rounds, rounds);
+  EXPECT_EQ(r.threads, threads);
+  EXPECT_DOUBLE_EQ(r.warmup_ms, warmup_ms);
+  EXPECT_DOUBLE_EQ(r.rep_ms, rep_ms);
 }
 
 // A GPU whose state the sweep reads after each cell: hot and power-capped at n = 512.
@@ -93,11 +105,7 @@ TEST(Provenance, ASweepRecordsTimingTuningAndTheGpuPerCell) {
   SweepOutcome out = run_sweep(cfg, expand(cfg), ex, store, {}, log);
   EXPECT_EQ(ex.cells, 3);  // once per table cell, not per point or round
   const RunInfo run = *store.run(out.run_id);
-  EXPECT_EQ(run.flush_l2, "write");
-  EXPECT_EQ(run.rounds, 2);
-  EXPECT_EQ(run.threads, 1);
-  EXPECT_DOUBLE_EQ(run.warmup_ms, 5);
-  EXPECT_DOUBLE_EQ(run.rep_ms, 20);
+  expect_timing(run, "write", 2, 1, 5, 20);
   ASSERT_TRUE(run.env.tuning.has_value());
   EXPECT_EQ(*run.env.tuning, (std::vector<std::pair<std::string, std::string>>{{"OPBENCH_TUNING_1D", "flat_units=4"}}));
   EXPECT_TRUE(run.env.state.known);
@@ -164,8 +172,6 @@ TEST(Provenance, AReportWithoutAGpuOrForAnImportShowsWhatIsKnown) {
 TEST(Provenance, OlderRunsAreBackfilledFromTheirStoredConfig) {
   const std::string path = temp_db("v5.db");
   {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
     const char* v5 =
         "CREATE TABLE runs(id INTEGER PRIMARY KEY AUTOINCREMENT, label TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT 'sweep', device TEXT, gpu TEXT, sm_count INTEGER, memory_bytes INTEGER, driver TEXT, cuda_runtime TEXT, torch_version TEXT, compute_capability TEXT, peak_gbps REAL, host TEXT, git_commit TEXT, config_path TEXT, config_text TEXT, config_hash TEXT, op TEXT, stat TEXT, notation TEXT, started_at TEXT, finished_at TEXT, status TEXT, uuid TEXT);"
         "CREATE UNIQUE INDEX runs_uuid ON runs(uuid);"
@@ -183,19 +189,14 @@ TEST(Provenance, OlderRunsAreBackfilledFromTheirStoredConfig) {
         " 'op: [unclosed', 'u4');"
         "INSERT INTO runs(label, source, config_path, config_text, uuid) VALUES('doc', 'import', 'ref.md', '', 'u5');"
         "PRAGMA user_version = 5;";
-    ASSERT_EQ(sqlite3_exec(db, v5, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-    sqlite3_close(db);
+    ASSERT_NO_FATAL_FAILURE(exec_sql(path, v5));
   }
   Store s(path);
   EXPECT_EQ(s.version(), Store::schema_version());
   EXPECT_GE(Store::schema_version(), 6);
   const RunInfo a = s.select("label:explicit"), b = s.select("label:defaults"), c = s.select("label:before-rounds"),
                 d = s.select("label:broken"), e = s.select("label:doc");
-  EXPECT_EQ(a.flush_l2, "read");
-  EXPECT_EQ(a.rounds, 3);
-  EXPECT_DOUBLE_EQ(a.warmup_ms, 5);
-  EXPECT_DOUBLE_EQ(a.rep_ms, 20);
-  EXPECT_EQ(a.threads, 0);
+  expect_timing(a, "read", 3, 0, 5, 20);
   EXPECT_EQ(b.flush_l2, "write");
   EXPECT_EQ(b.rounds, 4);  // from its points: the config left rounds to the default
   EXPECT_DOUBLE_EQ(b.rep_ms, 100);
@@ -231,11 +232,7 @@ TEST(Provenance, EveryFieldRoundTripsThroughTheStore) {
   p.state = gpu(1000, 90, 699, clock_reason::kHwThermal);
   s.add_point(p);
   const RunInfo back = *s.run(r.id);
-  EXPECT_EQ(back.flush_l2, "none");
-  EXPECT_EQ(back.rounds, 5);
-  EXPECT_EQ(back.threads, 3);
-  EXPECT_DOUBLE_EQ(back.warmup_ms, 2.5);
-  EXPECT_DOUBLE_EQ(back.rep_ms, 40);
+  expect_timing(back, "none", 5, 3, 2.5, 40);
   ASSERT_TRUE(back.env.tuning.has_value());
   EXPECT_TRUE(back.env.tuning->empty());
   EXPECT_DOUBLE_EQ(back.env.state.power_w, 350.5);
