@@ -45,6 +45,11 @@ void expect_timing(const RunInfo& r, const std::string& flush_l2, int64_t rounds
   EXPECT_DOUBLE_EQ(r.rep_ms, rep_ms);
 }
 
+// The report says `text` (the whole report shown where it does not).
+void expect_in(const std::string& doc, const std::string& text) {
+  EXPECT_NE(doc.find(text), std::string::npos) << doc;
+}
+
 // A GPU whose state the sweep reads after each cell: hot and power-capped at n = 512.
 class FakeGpu : public Executor {
  public:
@@ -120,22 +125,16 @@ TEST(Provenance, ASweepRecordsTimingTuningAndTheGpuPerCell) {
   }
 
   const std::string doc = render_report({{run, pts}});
-  EXPECT_NE(doc.find("\n\ntiming: L2 flush write, 2 rounds, stopping once the 95% interval of a median is under "
-                     "0.5% (at least 5 samples; at most the repeat budget), warm-up 5 ms and repeat 20 ms a point, "
-                     "1 thread\n"),
-            std::string::npos)
-      << doc;
-  EXPECT_NE(doc.find("\n\ntuning: OPBENCH_TUNING_1D=flat_units=4\n"), std::string::npos) << doc;
-  EXPECT_NE(doc.find("\n\nGPU: SM 1980 MHz (default 1980), memory 2619 MHz, 35 C, 120 W at the start; after "
-                     "each of 3 table cells: SM 1100-1980 MHz, memory 2619 MHz, 50-88 C, 400-700 W; throttled "
-                     "for power or heat after 1 of them\n"),
-            std::string::npos)
-      << doc;
-  EXPECT_NE(doc.find("Points measured while the GPU throttled for power or heat"), std::string::npos) << doc;
-  EXPECT_NE(doc.find("- act-speed-fwd-batch1-head1-dim16-act_relu-bf16 n=512 torch: SM 1100 MHz (default 1980), "
-                     "memory 2619 MHz, 88 C, 700 W (power cap, thermal slowdown (sw))\n"),
-            std::string::npos)
-      << doc;
+  expect_in(doc, "\n\ntiming: L2 flush write, 2 rounds, stopping once the 95% interval of a median is under "
+                 "0.5% (at least 5 samples; at most the repeat budget), warm-up 5 ms and repeat 20 ms a point, "
+                 "1 thread\n");
+  expect_in(doc, "\n\ntuning: OPBENCH_TUNING_1D=flat_units=4\n");
+  expect_in(doc, "\n\nGPU: SM 1980 MHz (default 1980), memory 2619 MHz, 35 C, 120 W at the start; after "
+                 "each of 3 table cells: SM 1100-1980 MHz, memory 2619 MHz, 50-88 C, 400-700 W; throttled "
+                 "for power or heat after 1 of them\n");
+  expect_in(doc, "Points measured while the GPU throttled for power or heat");
+  expect_in(doc, "- act-speed-fwd-batch1-head1-dim16-act_relu-bf16 n=512 torch: SM 1100 MHz (default 1980), "
+                 "memory 2619 MHz, 88 C, 700 W (power cap, thermal slowdown (sw))\n");
   EXPECT_EQ(throttled_points(pts).size(), 2u);
 }
 
@@ -151,10 +150,8 @@ TEST(Provenance, AReportWithoutAGpuOrForAnImportShowsWhatIsKnown) {
   t.rounds = 8;
   set_timing(r, t);
   std::string doc = render_report({{r, {}}});
-  EXPECT_NE(doc.find("timing: L2 flush write, 8 rounds, all of them (do_bench's fixed budget), warm-up 25 ms and "
-                     "repeat 100 ms a point, LibTorch's own threads"),
-            std::string::npos)
-      << doc;
+  expect_in(doc, "timing: L2 flush write, 8 rounds, all of them (do_bench's fixed budget), warm-up 25 ms and "
+                 "repeat 100 ms a point, LibTorch's own threads");
   EXPECT_EQ(doc.find("GPU:"), std::string::npos);
   EXPECT_EQ(doc.find("tuning:"), std::string::npos);
   r.source = "import";
