@@ -156,14 +156,11 @@ TEST(Store, Selectors) {
 
 TEST(Store, MigratesAnOlderSchema) {
   std::string path = temp_db("mig.db");
-  {
-    // A version-1 database as an older opbench wrote it.
-    const std::string v1 = std::string(kSchema1Tables) +
-        "INSERT INTO runs(label, gpu, status) VALUES('old', 'A800', 'done');"
-        "INSERT INTO points(run_id, seq, title, provider, x_name, x_value, value) VALUES(1, 0, 't', 'torch', 'n', 256, 1.5);"
-        "PRAGMA user_version = 1;";
-    ASSERT_NO_FATAL_FAILURE(exec_sql(path, v1));
-  }
+  // A version-1 database as an older opbench wrote it.
+  ASSERT_NO_FATAL_FAILURE(exec_sql(path, std::string(kSchema1Tables) +
+                                         "INSERT INTO runs(label, gpu, status) VALUES('old', 'A800', 'done');"
+                                         "INSERT INTO points(run_id, seq, title, provider, x_name, x_value, value) VALUES(1, 0, 't', 'torch', 'n', 256, 1.5);"
+                                         "PRAGMA user_version = 1;"));
   Store s(path);
   EXPECT_EQ(s.version(), Store::schema_version());
   auto pts = s.points(1);
