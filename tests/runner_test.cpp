@@ -80,6 +80,14 @@ variants: [{act: relu}, {act: silu}]
 providers: {cuda: tr, torch: to}
 )";
 
+// The speed of act on the torch provider alone at n in `ns` (a YAML list's items), timed by
+// `timing` (a YAML mapping's items).
+Config torch_act_config(const std::string& ns, const std::string& timing) {
+  return parse_config("\nop: act\nx: {n: [" + ns + "]}\nparams: {batch: 1, head: 1, dim: 16, metric: speed}\n"
+                      "providers: {torch: to}\ntiming: {" + timing + "}\n",
+                      "c.yaml");
+}
+
 // A sweep of kConfig to stop part way (stopped_after), on a database of its own: one measure a
 // point, so that the stop counts points.
 class StoppedSweep : public ::testing::Test {
@@ -356,14 +364,7 @@ class SlowExecutor : public Executor {
 };
 
 TEST(Runner, APointOverItsBudgetFailsAndTheSweepGoesOn) {
-  Config cfg = parse_config(R"(
-op: act
-x: {n: [256, 512]}
-params: {batch: 1, head: 1, dim: 16, metric: speed}
-providers: {torch: to}
-timing: {rounds: 4, max_point_s: 0.045}
-)",
-                            "c.yaml");
+  Config cfg = torch_act_config("256, 512", "rounds: 4, max_point_s: 0.045");
   SlowExecutor ex;
   Store store(temp_db("budget"));
   std::ostringstream log;
@@ -406,14 +407,7 @@ class HangingExecutor : public Executor {
 };
 
 TEST(Runner, AMeasureThatNeverReturnsIsStoredFailedAndTheSweepGoesOn) {
-  Config cfg = parse_config(R"(
-op: act
-x: {n: [256, 512, 1024]}
-params: {batch: 1, head: 1, dim: 16, metric: speed}
-providers: {torch: to}
-timing: {rounds: 2, max_point_s: 0.1}
-)",
-                            "c.yaml");
+  Config cfg = torch_act_config("256, 512, 1024", "rounds: 2, max_point_s: 0.1");
   HangingExecutor ex;
   Store store(temp_db("hang"));
   SweepOptions opt;
