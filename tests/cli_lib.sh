@@ -1,7 +1,8 @@
 # Helpers for the command-line tests (sourced): a scratch folder, a failure count, and
 # check / contains / pycheck, each printing one "ok" or "FAIL" line; quartered, a baseline
 # document 4x better than a report; same_tables, two databases' reports alike in shape;
-# joined_points_are_the_sweeps, a joined run of shards against the single-process sweep.
+# joined_points_are_the_sweeps, a joined run of shards against the single-process sweep;
+# tiny_sweep, the config of a tiny CPU sweep for scripts/ci-report.
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 fails=0
 check() { # check NAME EXPECTED_STATUS COMMAND...: the command's output lands in $work/out, err
@@ -48,6 +49,17 @@ options = {o["name"]: o["value"] for o in joined[0]["options"]}
 assert options["shards"] == sys.argv[3] and "shard" not in options, options
 assert joined[0]["status"] == "done" and joined[0]["label"] == sys.argv[4], (joined[0]["status"], joined[0]["label"])
 ' "$@"
+}
+tiny_sweep() { # tiny_sweep FILE REP_MS: a config of a tiny CPU sweep for scripts/ci-report (lrpe_rotate
+  # on torch, speed and memory at n = 16 and 32), each point repeated for REP_MS ms
+  cat >"$1" <<YAML
+op: lrpe_rotate
+x: {n: [16, 32]}
+params: {batch: 1, head: 2, dim: 16, dtype: fp32, mode: fwd, metric: [speed, memory]}
+variants: [{act: none}]
+providers: {torch: to}
+timing: {warmup_ms: 1, rep_ms: $2, stat: median, flush_l2: false}
+YAML
 }
 quartered() { # quartered IN.md OUT.md: a report with every table value divided by 4 (a baseline 4x better)
   python3 - "$1" "$2" <<'PY'
