@@ -62,14 +62,7 @@ contains small-comment-worst "$work/small.md" '| `big-speed-fwd-t042` | n=4096 |
 check bad-diff 2 python3 "$comment" --diff "$work/base.md" --out "$work/x.md"
 
 # --- end to end: ci-report --pr-comment --plots on a tiny CPU sweep ---------------------------
-cat >"$work/tiny.yaml" <<'YAML'
-op: lrpe_rotate
-x: {n: [16, 32]}
-params: {batch: 1, head: 2, dim: 16, dtype: fp32, mode: fwd, metric: [speed, memory]}
-variants: [{act: none}]
-providers: {torch: to}
-timing: {warmup_ms: 1, rep_ms: 3, stat: median, flush_l2: false}
-YAML
+tiny_sweep "$work/tiny.yaml" 3
 export OPBENCH_PYTHON=$py
 ci=$src/scripts/ci-report
 cdb=$work/ci.db

@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "diff/diff.hpp"
 #include "exchange/merge.hpp"
+#include "sql_file.hpp"
 #include "stored_points.hpp"
 #include "temp_db.hpp"
 
@@ -858,10 +859,7 @@ int64_t add_run(Store& s, const std::string& label, std::vector<StoredPoint> pts
   r.env.gpu = "H100";
   r.status = "done";
   r.notation = {{"to", "torch"}};
-  s.begin_run(r);
-  for (auto& p : pts) p.run_id = r.id;
-  s.add_points(pts);
-  return r.id;
+  return store_run(s, r, std::move(pts));
 }
 
 }  // namespace
@@ -924,18 +922,13 @@ TEST(Merge, OldDatabasesGetOneUuidPerRun) {
   // run gets the same uuid in both, so merging both copies keeps one.
   const std::string old1 = temp_db("old1.db"), old2 = temp_db("old2.db"), dest = temp_db("olddest.db");
   {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(old1.c_str(), &db), SQLITE_OK);
-    const char* v2 =
-        "CREATE TABLE runs(id INTEGER PRIMARY KEY AUTOINCREMENT, label TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT 'sweep', device TEXT, gpu TEXT, sm_count INTEGER, memory_bytes INTEGER, driver TEXT, cuda_runtime TEXT, torch_version TEXT, compute_capability TEXT, peak_gbps REAL, host TEXT, git_commit TEXT, config_path TEXT, config_text TEXT, config_hash TEXT, op TEXT, stat TEXT, notation TEXT, started_at TEXT, finished_at TEXT, status TEXT);"
-        "CREATE TABLE points(id INTEGER PRIMARY KEY AUTOINCREMENT, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, seq INTEGER NOT NULL, section TEXT, title TEXT NOT NULL, op TEXT, params TEXT, x_name TEXT, x_value INTEGER, provider TEXT NOT NULL, label TEXT, mode TEXT, metric TEXT, dtype TEXT, unit TEXT, stat TEXT, value REAL, median REAL, mean REAL, min REAL, max REAL, p20 REAL, p80 REAL, stdev REAL, count INTEGER, samples TEXT, bytes REAL, gbps REAL, pct_peak REAL, error TEXT, created_at TEXT, UNIQUE(run_id, title, x_value, provider));"
+    const std::string v2 = std::string(kSchema1Tables) +
         "ALTER TABLE points ADD COLUMN rel_err REAL; ALTER TABLE points ADD COLUMN check_failed INTEGER NOT NULL DEFAULT 0;"
         "INSERT INTO runs(label, gpu, status, started_at, host) VALUES('old', 'A800', 'done', '2024-01-01T00:00:00.000Z', 'm1');"
         "INSERT INTO runs(label, gpu, status, started_at, host) VALUES('old2', 'A800', 'done', '2024-01-02T00:00:00.000Z', 'm1');"
         "INSERT INTO points(run_id, seq, title, provider, x_name, x_value, value, created_at) VALUES(1, 0, 't', 'torch', 'n', 256, 1.5, '2024-01-01T00:00:01.000Z');"
         "PRAGMA user_version = 2;";
-    ASSERT_EQ(sqlite3_exec(db, v2, nullptr, nullptr, nullptr), SQLITE_OK);
-    sqlite3_close(db);
+    ASSERT_NO_FATAL_FAILURE(exec_sql(old1, v2));
   }
   fs::copy_file(old1, old2);
   std::string u1, u2;

@@ -146,10 +146,7 @@ int64_t add_run(Store& s, const std::string& gpu, int day, std::vector<StoredPoi
   char when[40];
   std::snprintf(when, sizeof when, "2025-01-%02dT00:00:00.000Z", day);
   r.started_at = when;
-  s.begin_run(r);
-  for (auto& p : pts) p.run_id = r.id;
-  s.add_points(pts);
-  return r.id;
+  return store_run(s, r, std::move(pts));
 }
 
 }  // namespace

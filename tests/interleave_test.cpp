@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "act_point.hpp"
 #include "sweep/cell.hpp"
 
 using namespace opbench;
@@ -34,22 +35,10 @@ class Recorder : public Executor {
   void set_round(int r) override { log.push_back("round " + std::to_string(r)); }
 };
 
-Point point(const std::string& act, const std::string& metric, const std::string& provider) {
-  Point p;
-  p.op = "act";
-  p.title = act + "-" + metric;
-  p.params.set("act", Value(act));
-  p.params.set("metric", Value(metric));
-  p.x_name = "n";
-  p.x_value = 256;
-  p.provider = provider;
-  return p;
-}
-
 struct Block {
-  std::vector<Point> points = {point("relu", "speed", "a"), point("relu", "speed", "b"),
-                               point("silu", "speed", "a"), point("silu", "speed", "b"),
-                               point("relu", "memory", "a"), point("relu", "memory", "b")};
+  std::vector<Point> points = {act_point("relu", "speed", "a"), act_point("relu", "speed", "b"),
+                               act_point("silu", "speed", "a"), act_point("silu", "speed", "b"),
+                               act_point("relu", "memory", "a"), act_point("relu", "memory", "b")};
   std::vector<CellPoints> cells() const {
     return {{&points[0], &points[1]}, {&points[2], &points[3]}, {&points[4], &points[5]}};
   }

@@ -12,6 +12,7 @@
 #include "sweep/join_shards.hpp"
 #include "exchange/runs_json.hpp"
 #include "quick_executor.hpp"
+#include "run_device.hpp"
 #include "sweep/runner.hpp"
 
 using namespace opbench;
@@ -85,9 +86,7 @@ TEST(JoinShards, TheShardsOfOneSweepGiveTheSweepsPoints) {
   EXPECT_EQ(r.host, "node1,node2,node3");
   EXPECT_EQ(r.env.device, "cuda:0@node1,cuda:0@node2,cuda:0@node3");
   ASSERT_EQ(r.devices.size(), 3u);
-  EXPECT_EQ(r.devices[1].device, "cuda:0@node2");
-  EXPECT_EQ(r.devices[1].gpu, "NVIDIA H100");
-  EXPECT_EQ(r.devices[1].peak_gbps, 1000);
+  expect_device(r.devices[1], "cuda:0@node2", "NVIDIA H100", 1000);
   int64_t shared = 0;  // each shard's device keeps its share
   for (const auto& d : r.devices) shared += d.points;
   EXPECT_EQ(shared, int64_t(joined.points.size()));

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "act_point.hpp"
 #include "measure/stop_rule.hpp"
 #include "sweep/paired_cell.hpp"
 
@@ -60,15 +61,7 @@ class SideRecorder : public Executor {
 };
 
 Point point(const std::string& provider, const std::string& metric = "speed") {
-  Point p;
-  p.op = "act";
-  p.title = "relu-" + metric;
-  p.params.set("act", Value("relu"));
-  p.params.set("metric", Value(metric));
-  p.x_name = "n";
-  p.x_value = 256;
-  p.provider = provider;
-  return p;
+  return act_point("relu", metric, provider);
 }
 
 struct Pair {

@@ -12,6 +12,7 @@
 #include "report/provenance.hpp"
 #include "report/report.hpp"
 #include "sweep/runner.hpp"
+#include "sql_file.hpp"
 #include "temp_db.hpp"
 
 using namespace opbench;
@@ -31,6 +32,22 @@ DeviceState gpu(double sm, double temp, double watts, uint64_t reasons) {
   s.reasons = reasons;
   s.throttled = throttled_for_power_or_heat(sm, s.sm_default_mhz, reasons);
   return s;
+}
+
+// A run's timing as the store gives it back: L2 flush, rounds, threads, warm-up and budget.
+void expect_timing(const RunInfo& r, const std::string& flush_l2, int64_t rounds, int64_t threads,
+                   double warmup_ms, double rep_ms) {
+  SCOPED_TRACE("run '" + r.label + "'");
+  EXPECT_EQ(r.flush_l2, flush_l2);
+  EXPECT_EQ(r.rounds, rounds);
+  EXPECT_EQ(r.threads, threads);
+  EXPECT_DOUBLE_EQ(r.warmup_ms, warmup_ms);
+  EXPECT_DOUBLE_EQ(r.rep_ms, rep_ms);
+}
+
+// The report says `text` (the whole report shown where it does not).
+void expect_in(const std::string& doc, const std::string& text) {
+  EXPECT_NE(doc.find(text), std::string::npos) << doc;
 }
 
 // A GPU whose state the sweep reads after each cell: hot and power-capped at n = 512.
@@ -93,11 +110,7 @@ TEST(Provenance, ASweepRecordsTimingTuningAndTheGpuPerCell) {
   SweepOutcome out = run_sweep(cfg, expand(cfg), ex, store, {}, log);
   EXPECT_EQ(ex.cells, 3);  // once per table cell, not per point or round
   const RunInfo run = *store.run(out.run_id);
-  EXPECT_EQ(run.flush_l2, "write");
-  EXPECT_EQ(run.rounds, 2);
-  EXPECT_EQ(run.threads, 1);
-  EXPECT_DOUBLE_EQ(run.warmup_ms, 5);
-  EXPECT_DOUBLE_EQ(run.rep_ms, 20);
+  expect_timing(run, "write", 2, 1, 5, 20);
   ASSERT_TRUE(run.env.tuning.has_value());
   EXPECT_EQ(*run.env.tuning, (std::vector<std::pair<std::string, std::string>>{{"OPBENCH_TUNING_1D", "flat_units=4"}}));
   EXPECT_TRUE(run.env.state.known);
@@ -112,22 +125,16 @@ TEST(Provenance, ASweepRecordsTimingTuningAndTheGpuPerCell) {
   }
 
   const std::string doc = render_report({{run, pts}});
-  EXPECT_NE(doc.find("\n\ntiming: L2 flush write, 2 rounds, stopping once the 95% interval of a median is under "
-                     "0.5% (at least 5 samples; at most the repeat budget), warm-up 5 ms and repeat 20 ms a point, "
-                     "1 thread\n"),
-            std::string::npos)
-      << doc;
-  EXPECT_NE(doc.find("\n\ntuning: OPBENCH_TUNING_1D=flat_units=4\n"), std::string::npos) << doc;
-  EXPECT_NE(doc.find("\n\nGPU: SM 1980 MHz (default 1980), memory 2619 MHz, 35 C, 120 W at the start; after "
-                     "each of 3 table cells: SM 1100-1980 MHz, memory 2619 MHz, 50-88 C, 400-700 W; throttled "
-                     "for power or heat after 1 of them\n"),
-            std::string::npos)
-      << doc;
-  EXPECT_NE(doc.find("Points measured while the GPU throttled for power or heat"), std::string::npos) << doc;
-  EXPECT_NE(doc.find("- act-speed-fwd-batch1-head1-dim16-act_relu-bf16 n=512 torch: SM 1100 MHz (default 1980), "
-                     "memory 2619 MHz, 88 C, 700 W (power cap, thermal slowdown (sw))\n"),
-            std::string::npos)
-      << doc;
+  expect_in(doc, "\n\ntiming: L2 flush write, 2 rounds, stopping once the 95% interval of a median is under "
+                 "0.5% (at least 5 samples; at most the repeat budget), warm-up 5 ms and repeat 20 ms a point, "
+                 "1 thread\n");
+  expect_in(doc, "\n\ntuning: OPBENCH_TUNING_1D=flat_units=4\n");
+  expect_in(doc, "\n\nGPU: SM 1980 MHz (default 1980), memory 2619 MHz, 35 C, 120 W at the start; after "
+                 "each of 3 table cells: SM 1100-1980 MHz, memory 2619 MHz, 50-88 C, 400-700 W; throttled "
+                 "for power or heat after 1 of them\n");
+  expect_in(doc, "Points measured while the GPU throttled for power or heat");
+  expect_in(doc, "- act-speed-fwd-batch1-head1-dim16-act_relu-bf16 n=512 torch: SM 1100 MHz (default 1980), "
+                 "memory 2619 MHz, 88 C, 700 W (power cap, thermal slowdown (sw))\n");
   EXPECT_EQ(throttled_points(pts).size(), 2u);
 }
 
@@ -143,10 +150,8 @@ TEST(Provenance, AReportWithoutAGpuOrForAnImportShowsWhatIsKnown) {
   t.rounds = 8;
   set_timing(r, t);
   std::string doc = render_report({{r, {}}});
-  EXPECT_NE(doc.find("timing: L2 flush write, 8 rounds, all of them (do_bench's fixed budget), warm-up 25 ms and "
-                     "repeat 100 ms a point, LibTorch's own threads"),
-            std::string::npos)
-      << doc;
+  expect_in(doc, "timing: L2 flush write, 8 rounds, all of them (do_bench's fixed budget), warm-up 25 ms and "
+                 "repeat 100 ms a point, LibTorch's own threads");
   EXPECT_EQ(doc.find("GPU:"), std::string::npos);
   EXPECT_EQ(doc.find("tuning:"), std::string::npos);
   r.source = "import";
@@ -164,8 +169,6 @@ TEST(Provenance, AReportWithoutAGpuOrForAnImportShowsWhatIsKnown) {
 TEST(Provenance, OlderRunsAreBackfilledFromTheirStoredConfig) {
   const std::string path = temp_db("v5.db");
   {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
     const char* v5 =
         "CREATE TABLE runs(id INTEGER PRIMARY KEY AUTOINCREMENT, label TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT 'sweep', device TEXT, gpu TEXT, sm_count INTEGER, memory_bytes INTEGER, driver TEXT, cuda_runtime TEXT, torch_version TEXT, compute_capability TEXT, peak_gbps REAL, host TEXT, git_commit TEXT, config_path TEXT, config_text TEXT, config_hash TEXT, op TEXT, stat TEXT, notation TEXT, started_at TEXT, finished_at TEXT, status TEXT, uuid TEXT);"
         "CREATE UNIQUE INDEX runs_uuid ON runs(uuid);"
@@ -183,19 +186,14 @@ TEST(Provenance, OlderRunsAreBackfilledFromTheirStoredConfig) {
         " 'op: [unclosed', 'u4');"
         "INSERT INTO runs(label, source, config_path, config_text, uuid) VALUES('doc', 'import', 'ref.md', '', 'u5');"
         "PRAGMA user_version = 5;";
-    ASSERT_EQ(sqlite3_exec(db, v5, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-    sqlite3_close(db);
+    ASSERT_NO_FATAL_FAILURE(exec_sql(path, v5));
   }
   Store s(path);
   EXPECT_EQ(s.version(), Store::schema_version());
   EXPECT_GE(Store::schema_version(), 6);
   const RunInfo a = s.select("label:explicit"), b = s.select("label:defaults"), c = s.select("label:before-rounds"),
                 d = s.select("label:broken"), e = s.select("label:doc");
-  EXPECT_EQ(a.flush_l2, "read");
-  EXPECT_EQ(a.rounds, 3);
-  EXPECT_DOUBLE_EQ(a.warmup_ms, 5);
-  EXPECT_DOUBLE_EQ(a.rep_ms, 20);
-  EXPECT_EQ(a.threads, 0);
+  expect_timing(a, "read", 3, 0, 5, 20);
   EXPECT_EQ(b.flush_l2, "write");
   EXPECT_EQ(b.rounds, 4);  // from its points: the config left rounds to the default
   EXPECT_DOUBLE_EQ(b.rep_ms, 100);
@@ -231,11 +229,7 @@ TEST(Provenance, EveryFieldRoundTripsThroughTheStore) {
   p.state = gpu(1000, 90, 699, clock_reason::kHwThermal);
   s.add_point(p);
   const RunInfo back = *s.run(r.id);
-  EXPECT_EQ(back.flush_l2, "none");
-  EXPECT_EQ(back.rounds, 5);
-  EXPECT_EQ(back.threads, 3);
-  EXPECT_DOUBLE_EQ(back.warmup_ms, 2.5);
-  EXPECT_DOUBLE_EQ(back.rep_ms, 40);
+  expect_timing(back, "none", 5, 3, 2.5, 40);
   ASSERT_TRUE(back.env.tuning.has_value());
   EXPECT_TRUE(back.env.tuning->empty());
   EXPECT_DOUBLE_EQ(back.env.state.power_w, 350.5);

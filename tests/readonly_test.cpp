@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "store/store.hpp"
+#include "sql_file.hpp"
 
 using namespace opbench;
 
@@ -32,14 +33,6 @@ std::string bytes_of(const std::string& path) {
   return o.str();
 }
 
-void sql(const std::string& path, const std::string& text) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  ASSERT_EQ(sqlite3_exec(db, text.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_close(db);
-}
-
 std::string journal_mode(const std::string& path) {
   sqlite3* db = nullptr;
   sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
@@ -53,7 +46,7 @@ std::string journal_mode(const std::string& path) {
 
 // A schema-4 database as an older opbench left it (rollback journal, one run, one point).
 void write_schema4(const std::string& path) {
-  sql(path,
+  exec_sql(path,
       "CREATE TABLE runs(id INTEGER PRIMARY KEY AUTOINCREMENT, label TEXT NOT NULL DEFAULT '', source TEXT NOT NULL "
       "DEFAULT 'sweep', device TEXT, gpu TEXT, sm_count INTEGER, memory_bytes INTEGER, driver TEXT, cuda_runtime "
       "TEXT, torch_version TEXT, compute_capability TEXT, peak_gbps REAL, host TEXT, git_commit TEXT, config_path "
@@ -106,7 +99,7 @@ TEST(ReadOnly, ACurrentDatabaseIsReadInPlaceAndNeverWritten) {
     r.label = "now";
     w.begin_run(r);
   }
-  sql(path, "PRAGMA journal_mode=DELETE;");  // as if copied from elsewhere
+  exec_sql(path, "PRAGMA journal_mode=DELETE;");  // as if copied from elsewhere
   const std::string before = bytes_of(path);
   {
     auto s = Store::open_read_only(path);
@@ -122,7 +115,7 @@ TEST(ReadOnly, MissingAndNewerDatabasesAreRefused) {
   const std::string dir = temp_dir("refused");
   EXPECT_THROW(Store::open_read_only(dir + "/none.db"), RuntimeFailure);
   EXPECT_FALSE(std::filesystem::exists(dir + "/none.db"));
-  sql(dir + "/new.db", "PRAGMA user_version = 999;");
+  exec_sql(dir + "/new.db", "PRAGMA user_version = 999;");
   EXPECT_THROW(Store::open_read_only(dir + "/new.db"), RuntimeFailure);
   std::ofstream(dir + "/text.db") << "not a database, just text long enough to fill a header............\n";
   EXPECT_THROW(Store::open_read_only(dir + "/text.db"), RuntimeFailure);
@@ -181,7 +174,7 @@ TEST(ReadOnly, AnOlderSchemaIsReadInMemoryBoundedByThePageCache) {
   // a 64 MB old database: the reader's copy of it is on disk, its resident memory grows by far less
   const std::string path = temp_dir("big") + "/old.db";
   write_schema4(path);
-  sql(path,
+  exec_sql(path,
       "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6400) INSERT INTO points(run_id, seq, "
       "title, provider, x_name, x_value, value, samples) SELECT 1, i, 't', 'torch', 'n', 256 + i, 1.5, "
       "'[' || substr(hex(zeroblob(5000)), 1, 9998) || ']' FROM n;");
@@ -209,7 +202,7 @@ TEST(ReadOnly, ACopyThatCannotBeWrittenSaysWhyAndThatNothingChanged) {
   // the cause and the upgrade
   const std::string dir = temp_dir("nocopy"), path = dir + "/old.db";
   write_schema4(path);
-  sql(path,
+  exec_sql(path,
       "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO points(run_id, seq, "
       "title, provider, x_name, x_value, value, samples) SELECT 1, i, 't', 'torch', 'n', 256 + i, 1.5, "
       "'[' || substr(hex(zeroblob(5000)), 1, 9998) || ']' FROM n;");
@@ -234,7 +227,7 @@ TEST(ReadOnly, AFailedMigrationSaysWhyAndThatNothingChanged) {
   // a migration that cannot complete (here a table in its way) names its cause, and the file is as it was
   const std::string path = temp_dir("failed") + "/old.db";
   write_schema4(path);
-  sql(path, "CREATE TABLE run_locks(x);");
+  exec_sql(path, "CREATE TABLE run_locks(x);");
   const std::string before = bytes_of(path);
   for (bool read_only : {true, false}) {
     try {

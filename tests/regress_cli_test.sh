@@ -10,14 +10,7 @@ bin=$1; src=$2; refs=$src/tests/data/reference
 . "$(dirname "$0")/cli_lib.sh"
 
 # --- ci-report on a tiny CPU sweep --------------------------------------------------------------
-cat >"$work/tiny.yaml" <<'EOF'
-op: lrpe_rotate
-x: {n: [16, 32]}
-params: {batch: 1, head: 2, dim: 16, dtype: fp32, mode: fwd, metric: [speed, memory]}
-variants: [{act: none}]
-providers: {torch: to}
-timing: {warmup_ms: 1, rep_ms: 5, stat: median, flush_l2: false}
-EOF
+tiny_sweep "$work/tiny.yaml" 5
 ci=$src/scripts/ci-report
 cdb=$work/ci.db
 check ci-first 0 "$ci" "$work/tiny.yaml" --opbench "$bin" --db "$cdb" --label main --baseline label:main --missing-baseline-ok --device cpu --out "$work/ci1.md"

@@ -83,6 +83,14 @@ std::pair<std::string, std::string> parse_error(const std::string& doc) {
   return {"<no error>", ""};
 }
 
+// The document is refused at `where` with an error that says `fragment`.
+void expect_parse_error(const std::string& doc, const std::string& where, const std::string& fragment) {
+  SCOPED_TRACE(doc);
+  auto [at, what] = parse_error(doc);
+  EXPECT_EQ(at, where);
+  EXPECT_NE(what.find(fragment), std::string::npos) << what;
+}
+
 }  // namespace
 
 // (a) Every table of every reference document re-renders byte for byte.
@@ -293,7 +301,7 @@ TEST(ParseDocument, RowWithTooFewCells) {
 }
 
 TEST(ParseDocument, RowWithTooManyCells) {
-  auto [where, what] = parse_error(
+  expect_parse_error(
       "```\n"
       "a:\n"
       "       n    tr\n"
@@ -302,50 +310,36 @@ TEST(ParseDocument, RowWithTooManyCells) {
       "b:\n"
       "       n    tr\n"
       "0  256.0  0.25  0.5\n"
-      "```\n");
-  EXPECT_EQ(where, "doc.md:8");
-  EXPECT_NE(what.find("table 'b' row 0 has 4 cells"), std::string::npos) << what;
+      "```\n",
+      "doc.md:8", "table 'b' row 0 has 4 cells");
 }
 
 TEST(ParseDocument, UnparsableNumber) {
   for (const std::string bad : {"0.2x", "abc", "1..2", "0x10", "--1", "e5", "."}) {
-    auto [where, what] = parse_error("# H100\n\n```\nt:\n     n    tr\n0  1.0  " + bad + "\n```\n");
-    EXPECT_EQ(where, "doc.md:6") << bad;
-    EXPECT_NE(what.find("cannot parse '" + bad + "' in column 'tr'"), std::string::npos) << what;
+    expect_parse_error("# H100\n\n```\nt:\n     n    tr\n0  1.0  " + bad + "\n```\n", "doc.md:6",
+                       "cannot parse '" + bad + "' in column 'tr'");
   }
 }
 
 TEST(ParseDocument, WrongRowLabel) {
-  auto [where, what] = parse_error("```\nt:\n     n\n0  1.0\n2  2.0\n```\n");
-  EXPECT_EQ(where, "doc.md:5");
-  EXPECT_NE(what.find("row label '2', expected '1'"), std::string::npos) << what;
+  expect_parse_error("```\nt:\n     n\n0  1.0\n2  2.0\n```\n", "doc.md:5", "row label '2', expected '1'");
 }
 
 TEST(ParseDocument, FenceNeverClosed) {
-  auto [where, what] = parse_error("# A800\n\ntext\n```\nt:\n     n\n0  1.0\n");
-  EXPECT_EQ(where, "doc.md:4");
-  EXPECT_NE(what.find("never closed"), std::string::npos) << what;
+  expect_parse_error("# A800\n\ntext\n```\nt:\n     n\n0  1.0\n", "doc.md:4", "never closed");
   // A longer fence is not closed by a shorter one.
   EXPECT_EQ(parse_error("````\nt:\n     n\n0  1.0\n```\n").first, "doc.md:1");
 }
 
 TEST(ParseDocument, MissingTitleHeaderOrRows) {
   // Second table of a block without its title line.
-  auto e1 = parse_error("```\na:\n     n\n0  1.0\n\n     n\n0  1.0\n```\n");
-  EXPECT_EQ(e1.first, "doc.md:6");
-  EXPECT_NE(e1.second.find("expected a table title"), std::string::npos) << e1.second;
+  expect_parse_error("```\na:\n     n\n0  1.0\n\n     n\n0  1.0\n```\n", "doc.md:6", "expected a table title");
   // Title then the rows without a header.
-  auto e2 = parse_error("```\na:\n0  1.0\n```\n");
-  EXPECT_EQ(e2.first, "doc.md:3");
-  EXPECT_NE(e2.second.find("expected the header of table 'a'"), std::string::npos) << e2.second;
+  expect_parse_error("```\na:\n0  1.0\n```\n", "doc.md:3", "expected the header of table 'a'");
   // Title alone.
-  auto e3 = parse_error("```\na:\n\nb:\n     n\n0  1.0\n```\n");
-  EXPECT_EQ(e3.first, "doc.md:2");
-  EXPECT_NE(e3.second.find("has no header line"), std::string::npos) << e3.second;
+  expect_parse_error("```\na:\n\nb:\n     n\n0  1.0\n```\n", "doc.md:2", "has no header line");
   // Header without rows.
-  auto e4 = parse_error("```\na:\n     n  tr\n```\n");
-  EXPECT_EQ(e4.first, "doc.md:3");
-  EXPECT_NE(e4.second.find("has no rows"), std::string::npos) << e4.second;
+  expect_parse_error("```\na:\n     n  tr\n```\n", "doc.md:3", "has no rows");
 }
 
 // Tables printed back to back in one fence: a title line ("TITLE:" alone) ends the table
@@ -381,33 +375,24 @@ TEST(ParseDocument, ATitleLineEndsTheTableBeforeIt) {
   EXPECT_EQ(d.tables[3].line, 15);
   // A title line with no header after it, and a row that is no row, still name their line.
   EXPECT_EQ(parse_error("```\na:\n     n\n0  1.0\nb:\nc:\n     n\n0  1.0\n```\n").first, "doc.md:5");
-  auto e = parse_error("```\na:\n     n\n0  1.0\nnot a row\n```\n");
-  EXPECT_EQ(e.first, "doc.md:5");
-  EXPECT_NE(e.second.find("row 1 has 3 cells"), std::string::npos) << e.second;
+  expect_parse_error("```\na:\n     n\n0  1.0\nnot a row\n```\n", "doc.md:5", "row 1 has 3 cells");
 }
 
 // A table of more than kMaxTableColumns columns is refused at its header, before its rows.
 TEST(ParseDocument, AWiderTableThanTheLimitIsRefused) {
   std::string header = "     n", row = "0  1.0";
   for (size_t c = 0; c <= opbench::kMaxTableColumns; ++c) header += " c" + std::to_string(c), row += " 1.0";
-  auto [where, what] = parse_error("# H100\n```\nt:\n" + header + "\n" + row + "\n```\n");
-  EXPECT_EQ(where, "doc.md:4");
-  EXPECT_NE(what.find("table 't' has 100001 columns, more than the 100000 a table may have"), std::string::npos) << what;
+  expect_parse_error("# H100\n```\nt:\n" + header + "\n" + row + "\n```\n", "doc.md:4",
+                     "table 't' has 100001 columns, more than the 100000 a table may have");
 }
 
 TEST(ParseDocument, DuplicateColumn) {
-  auto [where, what] = parse_error("\n```\na:\n     n  tr  tr\n0  1.0 2.0 3.0\n```\n");
-  EXPECT_EQ(where, "doc.md:4");
-  EXPECT_NE(what.find("column 'tr' twice"), std::string::npos) << what;
+  expect_parse_error("\n```\na:\n     n  tr  tr\n0  1.0 2.0 3.0\n```\n", "doc.md:4", "column 'tr' twice");
 }
 
 TEST(ParseDocument, BadNotation) {
-  auto e1 = parse_error("# Notation\n\n- tr: Triton\n- Triton only\n");
-  EXPECT_EQ(e1.first, "doc.md:4");
-  EXPECT_NE(e1.second.find("'- label: description'"), std::string::npos) << e1.second;
-  auto e2 = parse_error("# Notation\n- tr: Triton\n- Tr: Triton again\n");
-  EXPECT_EQ(e2.first, "doc.md:3");
-  EXPECT_NE(e2.second.find("defined twice"), std::string::npos) << e2.second;
+  expect_parse_error("# Notation\n\n- tr: Triton\n- Triton only\n", "doc.md:4", "'- label: description'");
+  expect_parse_error("# Notation\n- tr: Triton\n- Tr: Triton again\n", "doc.md:3", "defined twice");
   EXPECT_EQ(parse_error("## Notation\n- : Triton\n").first, "doc.md:2");
   EXPECT_EQ(parse_error("## Notation\n- tr:\n").first, "doc.md:2");
   // List items elsewhere are prose, not notation.

@@ -80,19 +80,44 @@ variants: [{act: relu}, {act: silu}]
 providers: {cuda: tr, torch: to}
 )";
 
-// Sweeps `sw` (the providers the fake executor cannot run dropped) with a stop requested after
-// `after` points: an interrupted run, `stop` lowered again for what follows.
-SweepOutcome stopped_after(int after, const Config& cfg, Sweep& sw, Store& store, SweepOptions& opt,
-                           std::atomic<bool>& stop, std::ostream& log) {
-  FakeExecutor ex;
-  ex.stop = &stop;
-  ex.stop_after = after;
-  opt.stop = &stop;
-  drop_unavailable(sw, ex, log);
-  const SweepOutcome out = run_sweep(cfg, sw, ex, store, opt, log);
-  stop = false;
-  return out;
+// The speed of act on the torch provider alone at n in `ns` (a YAML list's items), timed by
+// `timing` (a YAML mapping's items).
+Config torch_act_config(const std::string& ns, const std::string& timing) {
+  return parse_config("\nop: act\nx: {n: [" + ns + "]}\nparams: {batch: 1, head: 1, dim: 16, metric: speed}\n"
+                      "providers: {torch: to}\ntiming: {" + timing + "}\n",
+                      "c.yaml");
 }
+
+// A sweep of kConfig to stop part way (stopped_after), on a database of its own: one measure a
+// point, so that the stop counts points.
+class StoppedSweep : public ::testing::Test {
+ protected:
+  static Config one_measure_a_point() {
+    Config cfg = parse_config(kConfig, "c.yaml");
+    cfg.timing.rounds = 1;
+    return cfg;
+  }
+
+  // Sweeps `sw` (the providers the fake executor cannot run dropped) with a stop requested
+  // after `after` points: an interrupted run, `stop` lowered again for what follows.
+  SweepOutcome stopped_after(int after) {
+    FakeExecutor ex;
+    ex.stop = &stop;
+    ex.stop_after = after;
+    opt.stop = &stop;
+    drop_unavailable(sw, ex, log);
+    const SweepOutcome out = run_sweep(cfg, sw, ex, store, opt, log);
+    stop = false;
+    return out;
+  }
+
+  Config cfg = one_measure_a_point();
+  Store store{temp_db(::testing::UnitTest::GetInstance()->current_test_info()->name())};
+  std::atomic<bool> stop{false};
+  SweepOptions opt;
+  std::ostringstream log;
+  Sweep sw = expand(cfg);  // cuda: no GPU here, dropped when swept
+};
 
 }  // namespace
 
@@ -119,15 +144,8 @@ TEST(Runner, StoresEveryPointAndSkipsUnavailable) {
   EXPECT_NE(doc.find("error: out of memory"), std::string::npos);
 }
 
-TEST(Runner, InterruptedRunResumes) {
-  Config cfg = parse_config(kConfig, "c.yaml");
-  cfg.timing.rounds = 1;  // one measure per point: stop_after counts points
-  Store store(temp_db());
-  std::atomic<bool> stop{false};
-  SweepOptions opt;
-  std::ostringstream log;
-  Sweep sw = expand(cfg);
-  SweepOutcome first = stopped_after(5, cfg, sw, store, opt, stop, log);
+TEST_F(StoppedSweep, InterruptedRunResumes) {
+  SweepOutcome first = stopped_after(5);
   EXPECT_TRUE(first.interrupted);
   EXPECT_EQ(first.measured, 5u);
   EXPECT_EQ(store.run(first.run_id)->status, "interrupted");
@@ -152,17 +170,10 @@ TEST(Runner, InterruptedRunResumes) {
 // A resume on another host or GPU model is refused before anything is written, unless
 // allowed: the run then records both machines' devices, and the points measured here name
 // theirs with the host.
-TEST(Runner, AResumeOnAnotherMachineIsRefusedUnlessAllowed) {
-  Config cfg = parse_config(kConfig, "c.yaml");
-  cfg.timing.rounds = 1;
-  Store store(temp_db("machine"));
-  std::atomic<bool> stop{false};
-  SweepOptions opt;
+TEST_F(StoppedSweep, AResumeOnAnotherMachineIsRefusedUnlessAllowed) {
   opt.device = "cpu";
   opt.host = "gpu-a";
-  std::ostringstream log;
-  Sweep sw = expand(cfg);
-  const int64_t run = stopped_after(5, cfg, sw, store, opt, stop, log).run_id;
+  const int64_t run = stopped_after(5).run_id;
   opt.resume = run;
   opt.host = "gpu-b";
   FakeExecutor here;
@@ -299,19 +310,12 @@ TEST(Runner, ProvidersFilter) {
   EXPECT_THROW(filter_providers(sw, cfg, {"torch_compile"}), InputError);
 }
 
-TEST(Runner, StoresTheOptionsThatShapedTheRunAndResumesWithThem) {
-  Config cfg = parse_config(kConfig, "c.yaml");
-  cfg.timing.rounds = 1;
-  Store store(temp_db("shape"));
-  std::atomic<bool> stop{false};
-  SweepOptions opt;
+TEST_F(StoppedSweep, StoresTheOptionsThatShapedTheRunAndResumesWithThem) {
   opt.device = "cpu";
   opt.label = "base";
-  std::ostringstream log;
-  Sweep sw = expand(cfg);  // cuda: no GPU here, dropped
   int64_t started = 0;
   opt.started = [&](const RunInfo& r) { started = r.id; };
-  SweepOutcome first = stopped_after(2, cfg, sw, store, opt, stop, log);
+  SweepOutcome first = stopped_after(2);
   EXPECT_EQ(started, first.run_id);
   const RunInfo run = *store.run(first.run_id);
   const RunOptions shape = stored_options(store, run);
@@ -360,14 +364,7 @@ class SlowExecutor : public Executor {
 };
 
 TEST(Runner, APointOverItsBudgetFailsAndTheSweepGoesOn) {
-  Config cfg = parse_config(R"(
-op: act
-x: {n: [256, 512]}
-params: {batch: 1, head: 1, dim: 16, metric: speed}
-providers: {torch: to}
-timing: {rounds: 4, max_point_s: 0.045}
-)",
-                            "c.yaml");
+  Config cfg = torch_act_config("256, 512", "rounds: 4, max_point_s: 0.045");
   SlowExecutor ex;
   Store store(temp_db("budget"));
   std::ostringstream log;
@@ -410,14 +407,7 @@ class HangingExecutor : public Executor {
 };
 
 TEST(Runner, AMeasureThatNeverReturnsIsStoredFailedAndTheSweepGoesOn) {
-  Config cfg = parse_config(R"(
-op: act
-x: {n: [256, 512, 1024]}
-params: {batch: 1, head: 1, dim: 16, metric: speed}
-providers: {torch: to}
-timing: {rounds: 2, max_point_s: 0.1}
-)",
-                            "c.yaml");
+  Config cfg = torch_act_config("256, 512, 1024", "rounds: 2, max_point_s: 0.1");
   HangingExecutor ex;
   Store store(temp_db("hang"));
   SweepOptions opt;

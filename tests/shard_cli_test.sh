@@ -63,21 +63,7 @@ check join-again 0 "$bin" merge --join-shards "$work/s1.db" "$work/s2.json" --db
 contains join-again-says "$work/out" "already in $work/all.db as run 1"
 check export-whole 0 "$bin" export --all --db "$work/whole.db" --out "$work/whole.json"
 check export-all 0 "$bin" export --all --db "$work/all.db" --out "$work/all.json"
-pycheck joined-points-are-the-sweeps '
-import json, sys
-whole = json.load(open(sys.argv[1]))["runs"]
-joined = json.load(open(sys.argv[2]))["runs"]
-assert len(whole) == 1 and len(joined) == 1, (len(whole), len(joined))
-key = lambda p: (p["title"], p["x_value"], p["provider"])
-w = [key(p) for p in whole[0]["points"]]
-j = [key(p) for p in joined[0]["points"]]
-assert len(j) == len(set(j)), "a point twice"
-assert sorted(w) == sorted(j), set(w) ^ set(j)
-assert [p["seq"] for p in joined[0]["points"]] == [p["seq"] for p in whole[0]["points"]]
-options = {o["name"]: o["value"] for o in joined[0]["options"]}
-assert options["shards"] == "2" and "shard" not in options, options
-assert joined[0]["status"] == "done" and joined[0]["label"] == "nightly"
-' "$work/whole.json" "$work/all.json"
+joined_points_are_the_sweeps "$work/whole.json" "$work/all.json" 2 nightly 1
 # The joined run's report has the whole sweep's tables, in its order (the figures aside, and
 # the lines of what each run measured: its stops and where its time went).
 same_tables "$work/whole.db" "$work/all.db"

@@ -184,20 +184,7 @@ done
 # The joined run against the single-process sweep: every point once, the same tables.
 check export-whole 0 "$bin" export --all --db "$work/whole.db" --out "$work/whole.json"
 check export-joined 0 "$bin" export --all --db "$out/all.db" --out "$work/all.json"
-pycheck joined-points-are-the-sweeps '
-import json, sys
-whole = json.load(open(sys.argv[1]))["runs"]
-joined = json.load(open(sys.argv[2]))["runs"]
-assert len(whole) == 1 and len(joined) == 1, (len(whole), len(joined))
-key = lambda p: (p["title"], p["x_value"], p["provider"])
-w = [key(p) for p in whole[0]["points"]]
-j = [key(p) for p in joined[0]["points"]]
-assert len(j) == len(set(j)), "a point twice"
-assert sorted(w) == sorted(j), set(w) ^ set(j)
-options = {o["name"]: o["value"] for o in joined[0]["options"]}
-assert options["shards"] == "3" and "shard" not in options, options
-assert joined[0]["status"] == "done" and joined[0]["label"] == "slurm", joined[0]["status"]
-' "$work/whole.json" "$work/all.json"
+joined_points_are_the_sweeps "$work/whole.json" "$work/all.json" 3 slurm 0
 same_tables "$work/whole.db" "$out/all.db"
 
 [ "$fails" = 0 ] || dump_cluster

@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "store/store.hpp"
+#include "sql_file.hpp"
 #include "temp_db.hpp"
 
 using namespace opbench;
@@ -155,19 +156,11 @@ TEST(Store, Selectors) {
 
 TEST(Store, MigratesAnOlderSchema) {
   std::string path = temp_db("mig.db");
-  {
-    // A version-1 database as an older opbench wrote it.
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    const char* v1 =
-        "CREATE TABLE runs(id INTEGER PRIMARY KEY AUTOINCREMENT, label TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT 'sweep', device TEXT, gpu TEXT, sm_count INTEGER, memory_bytes INTEGER, driver TEXT, cuda_runtime TEXT, torch_version TEXT, compute_capability TEXT, peak_gbps REAL, host TEXT, git_commit TEXT, config_path TEXT, config_text TEXT, config_hash TEXT, op TEXT, stat TEXT, notation TEXT, started_at TEXT, finished_at TEXT, status TEXT);"
-        "CREATE TABLE points(id INTEGER PRIMARY KEY AUTOINCREMENT, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, seq INTEGER NOT NULL, section TEXT, title TEXT NOT NULL, op TEXT, params TEXT, x_name TEXT, x_value INTEGER, provider TEXT NOT NULL, label TEXT, mode TEXT, metric TEXT, dtype TEXT, unit TEXT, stat TEXT, value REAL, median REAL, mean REAL, min REAL, max REAL, p20 REAL, p80 REAL, stdev REAL, count INTEGER, samples TEXT, bytes REAL, gbps REAL, pct_peak REAL, error TEXT, created_at TEXT, UNIQUE(run_id, title, x_value, provider));"
-        "INSERT INTO runs(label, gpu, status) VALUES('old', 'A800', 'done');"
-        "INSERT INTO points(run_id, seq, title, provider, x_name, x_value, value) VALUES(1, 0, 't', 'torch', 'n', 256, 1.5);"
-        "PRAGMA user_version = 1;";
-    ASSERT_EQ(sqlite3_exec(db, v1, nullptr, nullptr, nullptr), SQLITE_OK);
-    sqlite3_close(db);
-  }
+  // A version-1 database as an older opbench wrote it.
+  ASSERT_NO_FATAL_FAILURE(exec_sql(path, std::string(kSchema1Tables) +
+                                         "INSERT INTO runs(label, gpu, status) VALUES('old', 'A800', 'done');"
+                                         "INSERT INTO points(run_id, seq, title, provider, x_name, x_value, value) VALUES(1, 0, 't', 'torch', 'n', 256, 1.5);"
+                                         "PRAGMA user_version = 1;"));
   Store s(path);
   EXPECT_EQ(s.version(), Store::schema_version());
   auto pts = s.points(1);

@@ -1,6 +1,6 @@
 // Building stored points for the torch-free tests: a speed point of an act table from its
 // samples (the median shown, every statistic computed as a sweep would); a run of such points
-// on a GPU with its measured peak.
+// on a GPU with its measured peak; a run stored with its points.
 #pragma once
 #include <string>
 #include <utility>
@@ -38,6 +38,14 @@ inline ReportRun gpu_run(int64_t id, const std::string& gpu, double peak_gbps, s
   for (auto& p : points) p.run_id = id;
   r.points = std::move(points);
   return r;
+}
+
+// Stores run `r` and its points (each given the run's id); the run's id.
+inline int64_t store_run(Store& s, RunInfo r, std::vector<StoredPoint> points) {
+  s.begin_run(r);
+  for (auto& p : points) p.run_id = r.id;
+  s.add_points(points);
+  return r.id;
 }
 
 }  // namespace opbench

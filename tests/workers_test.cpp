@@ -22,6 +22,7 @@
 #include "core/error.hpp"
 #include "core/placement.hpp"
 #include "report/provenance.hpp"
+#include "run_device.hpp"
 #include "sweep/runner.hpp"
 #include "sweep/workers.hpp"
 #include "temp_db.hpp"
@@ -323,9 +324,7 @@ TEST(WorkerPool, TheSweepStoresEachPointWithItsDevice) {
   EXPECT_EQ(run.status, "done");
   EXPECT_EQ(run.env.device, "cpu,cpu");
   ASSERT_EQ(run.devices.size(), 2u);
-  EXPECT_EQ(run.devices[1].device, "cpu#2");
-  EXPECT_EQ(run.devices[1].gpu, "Fake GPU");
-  EXPECT_EQ(run.devices[1].peak_gbps, 1000);
+  expect_device(run.devices[1], "cpu#2", "Fake GPU", 1000);
   // Each worker's share is stored with the run: together every cell and point, once.
   int64_t cells = 0, pts = 0;
   for (const auto& d : run.devices) {

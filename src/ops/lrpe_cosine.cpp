@@ -9,16 +9,8 @@ namespace opbench {
 namespace {
 
 OpSpec make_spec() {
-  OpSpec s = lrpe_1d_base("lrpe_cosine", 1);
+  OpSpec s = lrpe_1d_base("lrpe_cosine", 1, 2);
   s.help = "cosine linear relative positional encoding; x (b, n, h, d) -> (b, n, h, 2d)";
-  s.output_shape = [](const Params& p) {
-    return std::vector<int64_t>{p.i("batch"), p.i("n"), p.i("head"), 2 * p.i("dim")};
-  };
-  s.min_bytes = [](const Params& p) {
-    double x = x_bytes(p);
-    if (p.s("mode") == "fwd") return 3 * x;
-    return p.s("act") == "none" ? 3 * x : 4 * x;
-  };
   return s;
 }
 

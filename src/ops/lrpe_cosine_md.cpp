@@ -64,8 +64,7 @@ OpSpec make_spec() {
   s.min_bytes = [](const Params& p) {
     double x = double(p.i("batch")) * p.i("head") * (p.i("l") + md_tokens(p)) * p.i("dim") *
                dtype_bytes(p.s("dtype"));
-    if (p.s("mode") == "fwd") return 3 * x;
-    return p.s("act") == "none" ? 3 * x : 4 * x;
+    return lrpe_min_bytes(p, x, 2);
   };
   return s;
 }

@@ -8,21 +8,13 @@ namespace opbench {
 namespace {
 
 OpSpec make_spec() {
-  OpSpec s = lrpe_1d_base("lrpe_rotate", 2);
+  OpSpec s = lrpe_1d_base("lrpe_rotate", 2, 1);
   s.help = "rotary linear relative positional encoding; x (b, n, h, d), d even";
   auto base_validate = s.validate;
   s.validate = [base_validate](const Params& p) {
     if (p.i("dim") % 2 != 0)
       throw AxisError("dim", "lrpe_rotate needs an even dim, got " + std::to_string(p.i("dim")));
     base_validate(p);
-  };
-  s.output_shape = [](const Params& p) {
-    return std::vector<int64_t>{p.i("batch"), p.i("n"), p.i("head"), p.i("dim")};
-  };
-  s.min_bytes = [](const Params& p) {
-    double x = x_bytes(p);
-    if (p.s("mode") == "fwd") return 2 * x;
-    return p.s("act") == "none" ? 2 * x : 3 * x;
   };
   return s;
 }

@@ -115,7 +115,12 @@ double x_bytes(const Params& p) {
   return double(p.i("batch")) * p.i("head") * p.i("n") * p.i("dim") * dtype_bytes(p.s("dtype"));
 }
 
-OpSpec lrpe_1d_base(const std::string& name, int64_t theta_div) {
+double lrpe_min_bytes(const Params& p, double x_size, int64_t out_parts) {
+  if (p.s("mode") == "fwd") return double(1 + out_parts) * x_size;
+  return p.s("act") == "none" ? double(1 + out_parts) * x_size : double(2 + out_parts) * x_size;
+}
+
+OpSpec lrpe_1d_base(const std::string& name, int64_t theta_div, int64_t out_parts) {
   OpSpec s;
   s.name = name;
   s.axes = {axis_int("batch", 12, "b"), axis_int("head", 12, "h"), axis_int("n", std::nullopt, "sequence"),
@@ -135,6 +140,10 @@ OpSpec lrpe_1d_base(const std::string& name, int64_t theta_div) {
         {"x", {p.i("batch"), p.i("n"), p.i("head"), p.i("dim")}, true, Fill::Normal, true},
         {"theta", {p.i("head"), p.i("dim") / theta_div}, false, Fill::Theta, false}};
   };
+  s.output_shape = [out_parts](const Params& p) {
+    return std::vector<int64_t>{p.i("batch"), p.i("n"), p.i("head"), out_parts * p.i("dim")};
+  };
+  s.min_bytes = [out_parts](const Params& p) { return lrpe_min_bytes(p, x_bytes(p), out_parts); };
   return s;
 }
 

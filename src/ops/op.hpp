@@ -118,8 +118,13 @@ const OpSpec* find_op(const std::string& name);
 
 namespace opbench {
 // The parts lrpe_cosine and lrpe_rotate share: axes (b, n, h, d, act, act_dim in {-1, 1},
-// offset), x (b, n, h, d) and a float32 theta (h, d / theta_div), the title template.
-OpSpec lrpe_1d_base(const std::string& name, int64_t theta_div);
+// offset), x (b, n, h, d) and a float32 theta (h, d / theta_div), the title template, the
+// output (b, n, h, out_parts * d) and its minimal bytes (lrpe_min_bytes).
+OpSpec lrpe_1d_base(const std::string& name, int64_t theta_div, int64_t out_parts);
+// Minimal bytes of an lrpe op whose output is out_parts times x (x_size bytes): forward reads
+// x and writes the output; backward reads the output's gradient and writes dx, and reads x
+// again when the act needs it.
+double lrpe_min_bytes(const Params& p, double x_size, int64_t out_parts);
 // Bytes of x for a point (b * n * h * d * dtype size).
 double x_bytes(const Params& p);
 }  // namespace opbench

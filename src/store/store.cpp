@@ -30,6 +30,28 @@ void check_integrity(sqlite3* db, const std::string& path) {
                          "); restore it from a copy, or recover what is readable with `sqlite3 " + path + " .recover`");
 }
 
+// A database that did not open: closes what there is of it and throws "cannot WHAT database
+// PATH: " with SQLite's message (`unknown` where there is no handle to ask).
+[[noreturn]] void refuse_open(sqlite3*& db, const std::string& what, const std::string& path, const char* unknown) {
+  std::string msg = db ? sqlite3_errmsg(db) : unknown;
+  sqlite3_close(db);
+  db = nullptr;
+  throw RuntimeFailure("cannot " + what + " database " + path + ": " + msg);
+}
+
+// An opened database waits for another process writing rather than failing, and is refused
+// (closed, then check_integrity's error) when damaged.
+void settle_open(sqlite3*& db, const std::string& path) {
+  sqlite3_busy_timeout(db, 30000);  // another process writing: wait, do not fail
+  try {
+    check_integrity(db, path);
+  } catch (...) {
+    sqlite3_close(db);
+    db = nullptr;
+    throw;
+  }
+}
+
 }  // namespace
 
 std::string now_iso() {
@@ -61,20 +83,8 @@ std::string random_uuid() {
 
 Store::Store(const std::string& path, bool create) : path_(path) {
   int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
-    std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw RuntimeFailure("cannot open database " + path + ": " + msg);
-  }
-  sqlite3_busy_timeout(db_, 30000);  // another process writing: wait, do not fail
-  try {
-    check_integrity(db_, path_);
-  } catch (...) {
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw;
-  }
+  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) refuse_open(db_, "open", path, "out of memory");
+  settle_open(db_, path_);
   exec("PRAGMA foreign_keys=ON;");
   migrate();
   // WAL once the schema is this build's: a migration that fails leaves the file as it was,
@@ -163,20 +173,8 @@ Store::Store(const std::string& path, ReadOnly) : path_(path), read_only_(true) 
     db_ = open_uri(file_uri(path, "mode=ro&immutable=1"));
     v = db_ ? read_version(db_) : -1;
   }
-  if (v < 0) {
-    std::string msg = db_ ? sqlite3_errmsg(db_) : "cannot open the file";
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw RuntimeFailure("cannot read database " + path + ": " + msg);
-  }
-  sqlite3_busy_timeout(db_, 30000);
-  try {
-    check_integrity(db_, path_);
-  } catch (...) {
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw;
-  }
+  if (v < 0) refuse_open(db_, "read", path, "cannot open the file");
+  settle_open(db_, path_);
   if (v > schema_version())
     throw RuntimeFailure("database " + path_ + " has schema version " + std::to_string(v) +
                          ", newer than this opbench (" + std::to_string(schema_version()) + ")");
