@@ -52,6 +52,9 @@ void add_ab_command(CLI::App& app, Cli& cli);
 
 // Helpers shared by the commands.
 void write_output(const std::string& text, const std::string& out_path);  // stdout when empty
+// "cannot write to standard output", with errno's cause when there is one (a closed descriptor
+// fails without one).
+std::string output_lost(int err);
 void ensure_parent_dir(const std::string& path);
 std::string default_device();  // (opbench-measure only: it asks LibTorch)
 // The options of the commands that judge points (diff, versus); add_judge_options registers

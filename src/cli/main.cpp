@@ -131,9 +131,7 @@ int checked_output(int status) {
   std::cout.flush();
   const bool lost = !std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout);
   if (!lost) return status;
-  const int err = errno;
-  std::cerr << "opbench: cannot write to standard output" << (err ? std::string(": ") + std::strerror(err) : "")
-            << "\n";
+  std::cerr << "opbench: " << opbench::output_lost(errno) << "\n";
   return status == 0 ? opbench::kExitRuntime : status;
 }
 

@@ -41,8 +41,7 @@ std::string plot_script() {
 struct TempFile {
   std::string path;
   explicit TempFile(const char* tag) {
-    const char* dir = std::getenv("TMPDIR");
-    std::string tmpl = std::string(dir && *dir ? dir : "/tmp") + "/opbench-" + tag + "-XXXXXX";
+    std::string tmpl = fs::temp_folder() + "/opbench-" + tag + "-XXXXXX";
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
     int fd = mkstemp(buf.data());

@@ -53,6 +53,11 @@ std::string current_dir() {
 
 }  // namespace
 
+std::string temp_folder() {
+  const char* dir = std::getenv("TMPDIR");
+  return dir && *dir ? dir : "/tmp";
+}
+
 std::string dir_name(const std::string& path) {
   const auto slash = path.find_last_of('/');
   return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);

@@ -11,6 +11,8 @@ namespace opbench::fs {
 bool exists(const std::string& path);
 bool is_regular_file(const std::string& path);
 bool is_directory(const std::string& path);
+// The folder for temporary files: $TMPDIR, else /tmp.
+std::string temp_folder();
 // `path` made absolute with symbolic links and ".." resolved, as far as it exists: the real
 // path of the file, else that of its directory followed by its name, else `path` itself
 // (absolute). Two names of one file (or of one file to be) resolve alike.

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "core/fs.hpp"
 #include "core/hash.hpp"
 #include "measure/stages.hpp"
 #include "ops/op.hpp"
@@ -55,8 +56,7 @@ double bandwidth_alone(Device& device, const Environment& env) {
   std::string name = env.identity.uuid.empty() ? env.device : env.identity.uuid;
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') c = '_';
-  const char* tmp = std::getenv("TMPDIR");
-  const std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/opbench-bandwidth-" + name + ".lock";
+  const std::string path = fs::temp_folder() + "/opbench-bandwidth-" + name + ".lock";
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   if (fd >= 0)
     while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
@@ -87,10 +87,7 @@ Environment TorchExecutor::environment() {
 constexpr double kCalibrateEverySeconds = 2.0;
 
 void TorchExecutor::calibrate_when_due() {
-  // The passes describe the device: of the processes a cell's rounds are spread over, process 0
-  // takes them (each of ab's eight workers on one GPU taking its own every 2 s cost the device
-  // eight times the time of one).
-  if (round_process_index() != 0) return;
+  if (!calibrates_) return;
   const auto now = std::chrono::steady_clock::now();
   if (calibrated_at_ && std::chrono::duration<double>(now - *calibrated_at_).count() < kCalibrateEverySeconds) return;
   StageScope calibrating(Stage::calibration);

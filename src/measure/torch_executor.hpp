@@ -13,6 +13,7 @@
 
 #include "measure/device.hpp"
 #include "measure/executor.hpp"
+#include "measure/round_process.hpp"
 #include "measure/torch_check.hpp"
 #include "measure/torch_control.hpp"
 #include "measure/torch_plant.hpp"
@@ -49,6 +50,10 @@ class TorchExecutor final : public Executor {
   // The device calibration's passes not yet taken, and when the last one ran.
   std::vector<CalibrationSample> calibration_;
   std::optional<std::chrono::steady_clock::time_point> calibrated_at_;
+  // The passes describe the device: of the processes a cell's rounds are spread over, process 0
+  // takes them (each of ab's eight workers on one GPU taking its own every 2 s cost the device
+  // eight times the time of one).
+  const bool calibrates_ = round_process_index() == 0;
   void calibrate_when_due();
 
   // The steps of measure. A point's inputs and its provider's call, placed on the device (the
