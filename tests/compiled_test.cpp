@@ -234,6 +234,12 @@ TEST(Compiled, KeyNamesWhatChangesTheCode) {
   Params wider = act_bwd("silu", -1);
   wider.set("dim", int64_t(32));
   EXPECT_NE(k, key("act", wider, {5}));
+  // Inductor settings of an experiment make another package; empty is unset.
+  ::setenv("OPBENCH_AOTI_CONFIGS", R"({"aot_inductor.compile_wrapper_opt_level": "O0"})", 1);
+  EXPECT_NE(k, key("act", act_bwd("silu", -1), {5}));
+  ::setenv("OPBENCH_AOTI_CONFIGS", "", 1);
+  EXPECT_EQ(k, key("act", act_bwd("silu", -1), {5}));
+  ::unsetenv("OPBENCH_AOTI_CONFIGS");
   EXPECT_THROW(opbench::compiled::package_key({"act", "torch_naive_compile", act_bwd("silu", -1),
                                                "n", {5}, "cpu"}),
                std::runtime_error);

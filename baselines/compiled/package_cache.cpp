@@ -69,6 +69,10 @@ PackageKey make_key(const CompileRequest& r) {
                 "\nparams=" + params_signature(r.params, r.x_name) + "\ndevice=" + device_signature(r.device) +
                 "\ntorch=" + probe(python()).torch_version + "\nlibtorch=" + TORCH_VERSION +
                 "\nsources=" + sources_hash() + "\n";
+  // Inductor settings set for an experiment (scripts/export_aoti.py) make other packages; unset
+  // or empty, the key is as before.
+  const char* settings = std::getenv("OPBENCH_AOTI_CONFIGS");
+  if (settings && *settings) k.canonical += std::string("inductor=") + settings + "\n";
   k.key = r.op + "-" + r.provider + "-" + r.params.s_or("mode", "fwd") + "-" + r.params.s_or("dtype", "fp32") +
           "-" + content_hash(k.canonical);
   return k;

@@ -173,6 +173,7 @@ std::unique_ptr<AbMeasurer> start_measurer(const AbArgs& a, std::vector<Prepared
   };
   o.env = {a.base_env, a.head_env};
   o.processes = a.processes;
+  o.same_within = a.threshold / 100;
   for (auto& env : o.env) env.push_back(worker_parent_env());
   o.cpus = [](const WorkerSlot& slot) { return local_cpus(slot.device); };
   for (const auto& p : ps) {

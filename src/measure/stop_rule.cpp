@@ -152,6 +152,7 @@ const char* stop_reason_name(StopReason r) {
     case StopReason::noise: return "noise";
     case StopReason::ceiling: return "ceiling";
     case StopReason::budget: return "budget";
+    case StopReason::decided: return "decided";
   }
   return "";
 }

@@ -65,8 +65,9 @@ struct Precision {
 // Each round's samples, in order (rounds without samples are skipped). All empty: median 0.
 Precision median_precision(const std::vector<std::vector<double>>& rounds);
 
-enum class StopReason { go_on, noise, ceiling, budget };
-// "" (go on), "noise", "ceiling", "budget": as points store it.
+// decided: a side of `opbench ab` whose pair's interval decided SAME (sweep/paired_cell.hpp).
+enum class StopReason { go_on, noise, ceiling, budget, decided };
+// "" (go on), "noise", "ceiling", "budget", "decided": as points store it.
 const char* stop_reason_name(StopReason r);
 
 struct StopDecision {

@@ -32,7 +32,7 @@ struct Result {
   // points: src/measure/torch_control.cpp), in unit, one per round as `rounds`; empty: none.
   std::vector<double> control;
   // A speed point's stop (measure/stop_rule.hpp): why its rounds ended ("noise", "ceiling",
-  // "budget"; "" unknown: memory points, imports, older runs) and the width of the 95% interval
+  // "budget", "decided"; "" unknown: memory points, imports, older runs) and the width of the 95% interval
   // of its median then, relative to the median (NaN unknown).
   std::string stop;
   double precision = std::nan("");

@@ -43,7 +43,8 @@ std::string stops_line(const std::vector<StoredPoint>& points) {
   if (by.empty()) return "";
   std::string out = "speed points stopped: ";
   const std::vector<std::pair<const char*, const char*>> kinds = {
-      {"noise", " at the noise target"}, {"ceiling", " at the ceiling"}, {"budget", " after every round"}};
+      {"noise", " at the noise target"}, {"ceiling", " at the ceiling"}, {"budget", " after every round"},
+      {"decided", " once the paired interval lay within the threshold"}};
   bool first = true;
   for (const auto& [reason, words] : kinds) {
     if (!by.count(reason)) continue;

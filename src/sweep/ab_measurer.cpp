@@ -141,7 +141,8 @@ void AbMeasurer::serve(Slot& slot, Queue& q, const CellHooks& hooks) {
       q.cells.pop_front();
       if (hooks.begin) hooks.begin(points, slot.slot.name);
     }
-    const std::array<CellResult, 2> got = measure_paired_cell({&ex[kBase], &ex[kHead]}, points, opt_.timings.at(config_));
+    const std::array<CellResult, 2> got = measure_paired_cell({&ex[kBase], &ex[kHead]}, points, opt_.timings.at(config_),
+                                                                  opt_.same_within);
     std::lock_guard<std::mutex> lock(mu_);
     count(slot, ex, got, points.size());
     for (const CellResult& side : got) hooks.done(points, side, slot.slot.name, side.seconds);

@@ -33,6 +33,7 @@ struct AbOptions {
   std::function<std::vector<int>(const WorkerSlot& slot)> cpus;  // unset: not pinned
   std::vector<std::string> config_hashes;  // the configs every worker must have read, in order
   std::vector<Timing> timings;             // each config's, resolved for the device
+  double same_within = 0;                  // the paired diff's threshold: a pair decided SAME stops
   bool allow_mixed = false;                // several GPU models among the slots
   double start_timeout_s = 600;
   double grace_s = 30;                     // past a point's budget before its call counts as hung

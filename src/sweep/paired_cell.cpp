@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <optional>
 
 #include "measure/stop_rule.hpp"
 
@@ -29,9 +31,11 @@ std::vector<std::vector<double>> samples_by_round(const std::vector<Result>& rou
 
 class PairedRounds {
  public:
-  PairedRounds(const std::array<Executor*, 2>& sides, const CellPoints& points, const Timing& timing)
-      : ex_(sides), points_(points), timing_(timing), side_{SideRounds(points.size()), SideRounds(points.size())},
-        paired_precise_(points.size(), false) {
+  PairedRounds(const std::array<Executor*, 2>& sides, const CellPoints& points, const Timing& timing,
+               double same_within)
+      : ex_(sides), points_(points), timing_(timing), same_within_(same_within),
+        side_{SideRounds(points.size()), SideRounds(points.size())}, paired_precise_(points.size(), false),
+        decided_(points.size(), false) {
     speed_ = points.front()->metric() != "memory";
     processes_ = std::max(1, timing.processes);
     rounds_ = speed_ ? std::max({1, timing.rounds, processes_}) : 1;
@@ -66,24 +70,38 @@ class PairedRounds {
     return why == StopReason::go_on;
   }
   // The pair takes another round while either side wants one (both sides measure it), unless
-  // its paired interval is precise enough already.
-  bool pair_wants(size_t c) const { return !paired_precise_[c] && (side_wants(kBase, c) || side_wants(kHead, c)); }
+  // its paired interval is precise enough already or has decided that the sides are the same.
+  bool pair_wants(size_t c) const {
+    return !paired_precise_[c] && !decided_[c] && (side_wants(kBase, c) || side_wants(kHead, c));
+  }
 
-  // Under stop: noise, whether the pair's interval is now narrower than the noise target.
-  bool precise_pair(size_t c) const {
+  // Under stop: noise, after min_rounds and whole turns through the processes, the pair's
+  // interval over the pairs of processes (as diff's paired rule takes it); nothing before.
+  std::optional<PairedInterval> pair_interval(size_t c) const {
     const auto& b = side_[kBase].got[c];
     const auto& h = side_[kHead].got[c];
     if (rule_.stop != StopRule::noise || b.size() != h.size() || int(b.size()) < std::min(rule_.min_rounds, rounds_) ||
         b.size() % size_t(processes_) != 0)  // every pair of processes as many rounds
-      return false;
+      return std::nullopt;
     std::vector<double> mb, mh;
     for (size_t r = 0; r < b.size(); ++r) {
-      if (!b[r].ok() || !h[r].ok() || b[r].samples.empty() || h[r].samples.empty()) return false;
+      if (!b[r].ok() || !h[r].ok() || b[r].samples.empty() || h[r].samples.empty()) return std::nullopt;
       mb.push_back(summarize(b[r].samples).median);
       mh.push_back(summarize(h[r].samples).median);
     }
-    const PairedInterval e = paired_interval(mb, mh);
-    return !e.ratios.empty() && e.width() * 100 <= rule_.noise_pct;
+    PairedInterval e = paired_interval(mb, mh, processes_);
+    if (e.ratios.empty()) return std::nullopt;
+    return e;
+  }
+  // Whether the pair's interval is now narrower than the noise target.
+  static bool precise(const PairedInterval& e, double noise_pct) { return e.width() * 100 <= noise_pct; }
+  // Whether the pair has decided SAME: its interval wholly within the threshold on both sides,
+  // and the ratio of the pooled medians (what diff compares) within half of it.
+  bool same(size_t c, const PairedInterval& e) const {
+    if (!(same_within_ > 0) || e.lo < 1 - same_within_ || e.hi > 1 + same_within_) return false;
+    const Result b = pool_rounds(side_[kBase].got[c]), h = pool_rounds(side_[kHead].got[c]);
+    if (!(b.stats.median > 0) || !(h.stats.median > 0)) return false;
+    return std::fabs(h.stats.median / b.stats.median - 1) <= same_within_ / 2;
   }
   bool any_wants() const {
     for (size_t c = 0; c < points_.size(); ++c)
@@ -99,7 +117,11 @@ class PairedRounds {
       const size_t first = first_side(r, processes_);
       for (size_t s : {first, 1 - first})
         if (!side_[s].failed(c)) measure_point(s, c, r);
-      if (speed_) paired_precise_[c] = precise_pair(c);
+      if (!speed_) continue;
+      if (const auto e = pair_interval(c)) {
+        paired_precise_[c] = precise(*e, rule_.noise_pct);
+        decided_[c] = !paired_precise_[c] && same(c, *e);
+      }
     }
   }
 
@@ -133,6 +155,7 @@ class PairedRounds {
       if (speed_ && r.ok() && !side.got[c].empty()) {
         StopReason why = side.decision[c].reason;
         if (paired_precise_[c]) why = StopReason::noise;  // the pair's interval stopped it
+        else if (decided_[c]) why = StopReason::decided;  // the pair's interval decided SAME
         else if (why == StopReason::go_on) why = StopReason::ceiling;  // the other side's ceiling
         r.stop = stop_reason_name(why);
         r.precision = side.decision[c].precision;
@@ -149,8 +172,10 @@ class PairedRounds {
   std::array<Executor*, 2> ex_;
   const CellPoints& points_;
   const Timing& timing_;
+  double same_within_;  // the diff's threshold (a fraction); 0: no decision stops a pair
   std::array<SideRounds, 2> side_;
   std::vector<bool> paired_precise_;  // each pair's interval narrower than the noise target
+  std::vector<bool> decided_;         // each pair's interval within the threshold (SAME)
   bool speed_ = true;
   int rounds_ = 1, processes_ = 1;
   Timing per_round_, rule_;
@@ -159,8 +184,8 @@ class PairedRounds {
 }  // namespace
 
 std::array<CellResult, 2> measure_paired_cell(const std::array<Executor*, 2>& sides, const CellPoints& points,
-                                              const Timing& timing) {
-  return PairedRounds(sides, points, timing).run();
+                                              const Timing& timing, double same_within) {
+  return PairedRounds(sides, points, timing, same_within).run();
 }
 
 }  // namespace opbench
