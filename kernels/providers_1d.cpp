@@ -19,7 +19,7 @@
 #include "kernels/lrpe_cosine.h"
 #include "kernels/lrpe_rotate.h"
 #include "kernels/binding.h"
-#include "providers/provider.hpp"
+#include "torch/providers/provider.hpp"
 
 namespace opbench {
 

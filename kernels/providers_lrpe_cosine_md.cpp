@@ -15,7 +15,7 @@
 
 #include "kernels/binding.h"
 #include "kernels/lrpe_cosine_md.h"
-#include "providers/provider.hpp"
+#include "torch/providers/provider.hpp"
 
 namespace opbench {
 

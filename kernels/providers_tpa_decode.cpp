@@ -13,7 +13,7 @@
 
 #include "kernels/binding.h"
 #include "kernels/tpa_decode.h"
-#include "providers/provider.hpp"
+#include "torch/providers/provider.hpp"
 
 namespace opbench {
 

@@ -1,4 +1,4 @@
-// The check against the truth (measure/check_rule.hpp, measure/torch_check.hpp) on the CPU:
+// The check against the truth (measure/check_rule.hpp, torch/measure/torch_check.hpp) on the CPU:
 // the rule on synthetic outputs, every op's torch provider at odd shapes in bf16, fp16 and fp32
 // (it passes, and is checked itself), faulty fake providers (one wrong element, a wrong scale,
 // a dropped tail block: torch's output with the fault planted) failing wherever the fault
@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "measure/check_rule.hpp"
-#include "measure/torch_check.hpp"
-#include "measure/torch_executor.hpp"
-#include "measure/torch_plant.hpp"
 #include "ops/op.hpp"
+#include "torch/measure/torch_check.hpp"
+#include "torch/measure/torch_executor.hpp"
+#include "torch/measure/torch_plant.hpp"
 
 namespace {
 

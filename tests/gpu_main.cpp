@@ -10,7 +10,7 @@
 #error "compile with -DOPBENCH_TEST_SKIPPED=<the tests' SKIP_RETURN_CODE>"
 #endif
 
-#include "measure/device.hpp"
+#include "torch/measure/device.hpp"
 
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "measure/torch_executor.hpp"
-#include "measure/threads.hpp"
+#include "torch/measure/torch_executor.hpp"
+#include "torch/measure/threads.hpp"
 #include "report/report.hpp"
 #include "sweep/runner.hpp"
 

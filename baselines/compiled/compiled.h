@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "core/value.hpp"
-#include "providers/provider.hpp"
+#include "torch/providers/provider.hpp"
 
 namespace opbench {
 

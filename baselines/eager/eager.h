@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "providers/provider.hpp"
+#include "torch/providers/provider.hpp"
 
 namespace opbench {
 namespace eager {

@@ -29,7 +29,7 @@ struct Result {
   double ref_max_err = -1;       // storage dtype
   bool check_failed = false;     // a figure over its tolerance
   // The control workload's median time in each round (the machine's drift, a CPU's speed
-  // points: src/measure/torch_control.cpp), in unit, one per round as `rounds`; empty: none.
+  // points: src/torch/measure/torch_control.cpp), in unit, one per round as `rounds`; empty: none.
   std::vector<double> control;
   // A speed point's stop (measure/stop_rule.hpp): why its rounds ended ("noise", "ceiling",
   // "budget", "decided"; "" unknown: memory points, imports, older runs) and the width of the 95% interval

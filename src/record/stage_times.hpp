@@ -18,8 +18,8 @@ enum class Stage : int {
   warmup,     // warm-up calls
   timed,      // the timed calls themselves (the samples' own time)
   flush,      // the L2 flushes between samples, and the gaps around them
-  check,      // the correctness check against the truth (measure/torch_check.hpp)
-  control,    // the control workload timed beside a CPU's speed points (measure/torch_control.hpp)
+  check,      // the correctness check against the truth (torch/measure/torch_check.hpp)
+  control,    // the control workload timed beside a CPU's speed points (torch/measure/torch_control.hpp)
   memory,     // memory points' calls
   gpu_state,  // reading the GPU's clocks, temperature and power
   calibration,  // the device calibration's micro-suite (measure/calibrate.h)

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "baselines/eager/eager.h"
-#include "providers/provider.hpp"
+#include "torch/providers/provider.hpp"
 
 namespace opbench {
 

@@ -1,4 +1,4 @@
-#include "measure/torch_control.hpp"
+#include "torch/measure/torch_control.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "measure/torch_check.hpp"
+#include "torch/measure/torch_check.hpp"
 
 #include <c10/util/Exception.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "measure/torch_executor.hpp"
+#include "torch/measure/torch_executor.hpp"
 
 namespace opbench {
 

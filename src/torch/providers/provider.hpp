@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/value.hpp"
-#include "providers/table_work.hpp"
+#include "torch/providers/table_work.hpp"
 
 namespace opbench {
 
@@ -42,7 +42,7 @@ struct Provider {
   std::vector<std::string> tuning_env;
   // The op's reference computation (one provider per op: its eager baseline). Run on the
   // inputs upcast to a wider dtype, its code gives the truth every provider's output is
-  // checked against (measure/torch_check.hpp), so it must compute in its inputs' dtype, or a
+  // checked against (torch/measure/torch_check.hpp), so it must compute in its inputs' dtype, or a
   // wider one, never casting down to a fixed one.
   bool reference = false;
   // Another form of the op's reference code, as a PyTorch user may also write it (tpa_decode's
@@ -59,7 +59,7 @@ class ProviderRegistration {
   explicit ProviderRegistration(std::function<std::vector<Provider>()> make);
 };
 
-// The registered providers, in (op, name) order (src/providers/registry.cpp).
+// The registered providers, in (op, name) order (src/torch/providers/registry.cpp).
 const std::vector<Provider>& all_providers();
 const Provider* find_provider(const std::string& op, const std::string& name);
 // The op's reference provider (Provider::reference), or null.

@@ -5,7 +5,7 @@
 #include <ostream>
 #include <vector>
 
-#include "cli/sweep_where.hpp"
+#include "torch/cli/sweep_where.hpp"
 
 namespace opbench {
 

@@ -11,7 +11,7 @@
 #include <random>
 #include <unordered_map>
 
-#include "measure/device.hpp"
+#include "torch/measure/device.hpp"
 
 namespace opbench {
 

@@ -1,4 +1,4 @@
-#include "cli/stop_signals.hpp"
+#include "torch/cli/stop_signals.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "measure/round_process.hpp"
-#include "providers/provider.hpp"
+#include "torch/providers/provider.hpp"
 
 namespace opbench {
 

@@ -5,10 +5,10 @@
 
 #include "cli/cli.hpp"
 #include "core/error.hpp"
-#include "measure/torch_executor.hpp"
 #include "ops/describe.hpp"
 #include "ops/op.hpp"
 #include "sweep/resume.hpp"
+#include "torch/measure/torch_executor.hpp"
 
 namespace opbench {
 

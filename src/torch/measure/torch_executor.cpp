@@ -1,4 +1,4 @@
-#include "measure/torch_executor.hpp"
+#include "torch/measure/torch_executor.hpp"
 
 #include <c10/util/Exception.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
 
 #include "core/progress.hpp"
 #include "points/points.hpp"
-#include "providers/table_work.hpp"
+#include "torch/providers/table_work.hpp"
 
 namespace opbench {
 

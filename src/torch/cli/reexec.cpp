@@ -1,4 +1,4 @@
-#include "cli/reexec.hpp"
+#include "torch/cli/reexec.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

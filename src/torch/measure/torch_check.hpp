@@ -13,7 +13,7 @@
 
 #include "measure/check_rule.hpp"
 #include "record/point.hpp"
-#include "providers/provider.hpp"
+#include "torch/providers/provider.hpp"
 
 namespace opbench {
 

@@ -1,7 +1,7 @@
 // The device a command measures on when none is named (cli.hpp): it needs LibTorch, so it
 // lives with the commands that measure (opbench-measure).
 #include "cli/cli.hpp"
-#include "measure/device.hpp"
+#include "torch/measure/device.hpp"
 
 namespace opbench {
 

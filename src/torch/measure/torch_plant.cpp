@@ -1,4 +1,4 @@
-#include "measure/torch_plant.hpp"
+#include "torch/measure/torch_plant.hpp"
 
 #include <chrono>
 #include <cstdlib>

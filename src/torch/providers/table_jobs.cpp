@@ -1,4 +1,4 @@
-#include "providers/table_jobs.hpp"
+#include "torch/providers/table_jobs.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <set>
 #include <thread>
 
-#include "providers/provider.hpp"
+#include "torch/providers/provider.hpp"
 
 namespace opbench {
 

@@ -1,7 +1,7 @@
 // Work a provider does once per table before any of the table's points is timed, such as
 // building an ahead-of-time compiled package for the table's shapes (dynamic over its x axis).
 // A provider offers it through Provider::table_work; the harness collects one task per table
-// and provider (src/providers/table_jobs.hpp) and runs them in parallel, outside every timed
+// and provider (src/torch/providers/table_jobs.hpp) and runs them in parallel, outside every timed
 // region. Torch-free.
 #pragma once
 #include <cstddef>

@@ -12,7 +12,7 @@
 // pool of kFlushPool allocations made while the others are held (so each lies elsewhere),
 // drawn at random: the placements of the rounds without an allocation and a free (a device
 // synchronisation) per round. The clocks' events are made once too, and reused.
-#include "measure/device.hpp"
+#include "torch/measure/device.hpp"
 
 #ifdef OPBENCH_TORCH_CUDA
 #include <ATen/cuda/CUDAContext.h>

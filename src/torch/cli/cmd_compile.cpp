@@ -10,8 +10,8 @@
 #include "cli/cli.hpp"
 #include "core/error.hpp"
 #include "points/points.hpp"
-#include "providers/table_jobs.hpp"
-#include "measure/threads.hpp"
+#include "torch/measure/threads.hpp"
+#include "torch/providers/table_jobs.hpp"
 
 namespace opbench {
 

@@ -16,24 +16,24 @@
 #include <unordered_map>
 
 #include "cli/cli.hpp"
-#include "cli/reexec.hpp"
-#include "cli/stop_signals.hpp"
-#include "cli/sweep_configs.hpp"
-#include "cli/sweep_where.hpp"
-#include "cli/sweep_worker.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/placement.hpp"
 #include "core/suggest.hpp"
-#include "measure/device.hpp"
 #include "measure/stages.hpp"
-#include "providers/table_jobs.hpp"
 #include "report/report.hpp"
 #include "sweep/devices.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/resume.hpp"
 #include "sweep/runner.hpp"
 #include "sweep/shard.hpp"
+#include "torch/cli/reexec.hpp"
+#include "torch/cli/stop_signals.hpp"
+#include "torch/cli/sweep_configs.hpp"
+#include "torch/cli/sweep_where.hpp"
+#include "torch/cli/sweep_worker.hpp"
+#include "torch/measure/device.hpp"
+#include "torch/providers/table_jobs.hpp"
 
 namespace opbench {
 

@@ -11,13 +11,13 @@
 #include <set>
 #include <string>
 
-#include "measure/device.hpp"
 #include "measure/executor.hpp"
 #include "measure/round_process.hpp"
-#include "measure/torch_check.hpp"
-#include "measure/torch_control.hpp"
-#include "measure/torch_plant.hpp"
-#include "providers/provider.hpp"
+#include "torch/measure/device.hpp"
+#include "torch/measure/torch_check.hpp"
+#include "torch/measure/torch_control.hpp"
+#include "torch/measure/torch_plant.hpp"
+#include "torch/providers/provider.hpp"
 
 namespace opbench {
 

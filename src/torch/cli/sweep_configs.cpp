@@ -1,4 +1,4 @@
-#include "cli/sweep_configs.hpp"
+#include "torch/cli/sweep_configs.hpp"
 
 #include <algorithm>
 

@@ -14,22 +14,22 @@
 #include <mutex>
 
 #include "cli/cli.hpp"
-#include "cli/stop_signals.hpp"
-#include "cli/sweep_configs.hpp"
-#include "cli/sweep_where.hpp"
-#include "cli/sweep_worker.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/process.hpp"
 #include "diff/diff.hpp"
-#include "measure/device.hpp"
-#include "measure/threads.hpp"
-#include "providers/table_jobs.hpp"
 #include "sweep/ab_measurer.hpp"
 #include "sweep/builds.hpp"
 #include "sweep/devices.hpp"
 #include "sweep/resume.hpp"
 #include "sweep/runner.hpp"
+#include "torch/cli/stop_signals.hpp"
+#include "torch/cli/sweep_configs.hpp"
+#include "torch/cli/sweep_where.hpp"
+#include "torch/cli/sweep_worker.hpp"
+#include "torch/measure/device.hpp"
+#include "torch/measure/threads.hpp"
+#include "torch/providers/table_jobs.hpp"
 
 namespace opbench {
 

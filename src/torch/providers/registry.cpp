@@ -1,7 +1,7 @@
 // The providers linked into this build: each family registers itself (ProviderRegistration).
 #include <algorithm>
 
-#include "providers/provider.hpp"
+#include "torch/providers/provider.hpp"
 
 namespace opbench {
 

@@ -1,4 +1,4 @@
-#include "cli/sweep_where.hpp"
+#include "torch/cli/sweep_where.hpp"
 
 #include <ATen/Parallel.h>
 
@@ -7,17 +7,17 @@
 #include <set>
 
 #include "cli/cli.hpp"
-#include "cli/stop_signals.hpp"
-#include "cli/sweep_worker.hpp"
 #include "core/error.hpp"
 #include "core/placement.hpp"
-#include "measure/device.hpp"
-#include "measure/threads.hpp"
-#include "measure/torch_executor.hpp"
 #include "sweep/devices.hpp"
 #include "sweep/round_processes.hpp"
 #include "sweep/runner.hpp"
 #include "sweep/workers.hpp"
+#include "torch/cli/stop_signals.hpp"
+#include "torch/cli/sweep_worker.hpp"
+#include "torch/measure/device.hpp"
+#include "torch/measure/threads.hpp"
+#include "torch/measure/torch_executor.hpp"
 
 namespace opbench {
 

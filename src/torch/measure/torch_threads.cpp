@@ -1,5 +1,5 @@
 // Pinning LibTorch's thread pools (threads.hpp).
-#include "measure/threads.hpp"
+#include "torch/measure/threads.hpp"
 
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>

@@ -1,4 +1,4 @@
-#include "cli/sweep_worker.hpp"
+#include "torch/cli/sweep_worker.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -11,12 +11,12 @@
 #include <cstdlib>
 #include <memory>
 
-#include "cli/stop_signals.hpp"
 #include "core/error.hpp"
 #include "core/lines.hpp"
-#include "measure/threads.hpp"
-#include "measure/torch_executor.hpp"
 #include "sweep/worker.hpp"
+#include "torch/cli/stop_signals.hpp"
+#include "torch/measure/threads.hpp"
+#include "torch/measure/torch_executor.hpp"
 
 namespace opbench {
 
