@@ -17,7 +17,7 @@ class CountingClock : public Clock {
  public:
   void reserve(size_t) override {}
   void start(size_t) override {}
-  void stop(size_t) override {}
+  void end(size_t) override {}
   void sync() override {}
   double elapsed_ms(size_t) override { return 5.0; }
   void flush() override {}

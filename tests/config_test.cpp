@@ -143,7 +143,7 @@ TEST(Config, Rounds) {
 TEST(Config, StopRule) {
   const std::string base = "op: act\nx: {n: [16]}\n";
   const Timing d = parse_config(base, "a.yaml").timing;
-  EXPECT_EQ(d.stop, StopRule::noise);
+  EXPECT_EQ(d.stop_rule, StopRule::noise);
   EXPECT_DOUBLE_EQ(d.noise_pct, 0.5);
   EXPECT_EQ(d.min_rounds, 4);
   EXPECT_EQ(d.min_samples, 5);
@@ -154,7 +154,7 @@ TEST(Config, StopRule) {
   EXPECT_EQ(t.min_rounds, 6);
   EXPECT_EQ(t.min_samples, 20);
   EXPECT_EQ(t.rounds, 30);
-  EXPECT_EQ(parse_config(base + "timing: {stop: budget, rounds: 3}\n", "a.yaml").timing.stop, StopRule::budget);
+  EXPECT_EQ(parse_config(base + "timing: {stop: budget, rounds: 3}\n", "a.yaml").timing.stop_rule, StopRule::budget);
   expect_bad(base + "timing: {stop: never}\n", "timing.stop");
   expect_bad(base + "timing: {stop: 1}\n", "timing.stop");
   expect_bad(base + "timing: {noise: 0}\n", "timing.noise");

@@ -28,7 +28,7 @@ class QueuedClock : public VirtualClock {
 
 Timing round_budget() {
   Timing t;
-  t.stop = StopRule::budget;
+  t.stop_rule = StopRule::budget;
   t.warmup_ms = 1;
   t.rep_ms = 10;
   return t;

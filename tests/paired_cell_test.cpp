@@ -78,7 +78,7 @@ struct Pair {
 // Stop: noise at 0.5%, 4 to 16 rounds.
 Timing noise_timing() {
   Timing t;
-  t.stop = StopRule::noise;
+  t.stop_rule = StopRule::noise;
   t.rounds = 16;
   t.min_rounds = 4;
   t.noise_pct = 0.5;
@@ -98,7 +98,7 @@ std::vector<std::string> measures(const std::vector<std::string>& log) {
 TEST(PairedCell, BothSidesBackToBackTheFirstSideAlternatingByRound) {
   Pair p;
   Timing t;
-  t.stop = StopRule::budget;
+  t.stop_rule = StopRule::budget;
   t.rounds = 4;
   const auto got = measure_paired_cell(p.sides(), p.cell(), t);
   const std::vector<std::string> want = {
@@ -118,7 +118,7 @@ TEST(PairedCell, BothSidesBackToBackTheFirstSideAlternatingByRound) {
 TEST(PairedCell, EachSideLearnsTheRoundBeforeItsMeasures) {
   Pair p;
   Timing t;
-  t.stop = StopRule::budget;
+  t.stop_rule = StopRule::budget;
   t.rounds = 2;
   measure_paired_cell(p.sides(), p.cell(), t);
   ASSERT_GE(p.log.size(), 2u);
@@ -131,7 +131,7 @@ TEST(PairedCell, APlantedSideIsSlowerInEveryPairWhateverTheRoundsDrift) {
   SideRecorder base("base", log, 1.0, 0.05), head("head", log, 1.03, 0.05);  // rounds drift 5%, head 3% slower
   const std::vector<Point> points = {point("a")};
   Timing t;
-  t.stop = StopRule::budget;
+  t.stop_rule = StopRule::budget;
   t.rounds = 6;
   const auto got = measure_paired_cell({&base, &head}, {&points[0]}, t);
   const Result &b = got[kBase].results[0], &h = got[kHead].results[0];
@@ -159,7 +159,7 @@ TEST(PairedCell, UnderStopNoiseThePairStopsWhenItsIntervalIsNarrow) {
   for (size_t s : {kBase, kHead})
     for (const auto& r : got[s].results) {
       EXPECT_EQ(r.rounds.size(), 4u);
-      EXPECT_EQ(r.stop, "noise");
+      EXPECT_EQ(r.stop_reason, "noise");
     }
   EXPECT_EQ(measures(p.log).size(), 16u);
 }
@@ -174,13 +174,13 @@ TEST(PairedCell, APairWhoseIntervalLiesWithinTheThresholdStopsDecided) {
   for (size_t s : {kBase, kHead})
     for (const auto& r : got[s].results) {
       EXPECT_EQ(r.rounds.size(), 4u);
-      EXPECT_EQ(r.stop, "decided");
+      EXPECT_EQ(r.stop_reason, "decided");
     }
   Pair q;  // without a threshold the head's own rule keeps both measuring
   q.head.jitter = 0.008;
   const auto undecided = measure_paired_cell(q.sides(), q.cell(), t);
   EXPECT_GT(undecided[kHead].results[0].rounds.size(), 4u);
-  EXPECT_NE(undecided[kHead].results[0].stop, "decided");
+  EXPECT_NE(undecided[kHead].results[0].stop_reason, "decided");
 }
 
 TEST(PairedCell, APairThatMayHaveChangedIsNotDecided) {
@@ -192,7 +192,7 @@ TEST(PairedCell, APairThatMayHaveChangedIsNotDecided) {
     const std::vector<Point> points = {point("a")};
     const auto got = measure_paired_cell({&base, &head}, {&points[0]}, noise_timing(), 0.02);
     EXPECT_GT(got[kHead].results[0].rounds.size(), 4u) << factor;
-    EXPECT_NE(got[kHead].results[0].stop, "decided") << factor;
+    EXPECT_NE(got[kHead].results[0].stop_reason, "decided") << factor;
   }
 }
 
@@ -210,7 +210,7 @@ TEST(PairedCell, AFailedSideStopsItsPointButNotTheOthers) {
   Pair p;
   p.head.fail_ = "a";
   Timing t;
-  t.stop = StopRule::budget;
+  t.stop_rule = StopRule::budget;
   t.rounds = 3;
   const auto got = measure_paired_cell(p.sides(), p.cell(), t);
   EXPECT_FALSE(got[kHead].results[0].ok());

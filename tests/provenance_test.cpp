@@ -146,7 +146,7 @@ TEST(Provenance, AReportWithoutAGpuOrForAnImportShowsWhatIsKnown) {
   Timing t;
   t.threads = 0;
   t.flush_l2 = L2Flush::write;
-  t.stop = StopRule::budget;
+  t.stop_rule = StopRule::budget;
   t.rounds = 8;
   set_timing(r, t);
   std::string doc = render_report({{r, {}}});

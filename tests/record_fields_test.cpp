@@ -69,7 +69,7 @@ RunInfo full_run() {
   r.status = "done";
   r.stat = "median";
   r.op = "act";
-  r.stop = "budget";
+  r.stop_rule = "budget";
   return r;
 }
 

@@ -104,7 +104,7 @@ class StoppedSweep : public ::testing::Test {
     FakeExecutor ex;
     ex.stop = &stop;
     ex.stop_after = after;
-    opt.stop = &stop;
+    opt.interrupt = &stop;
     drop_unavailable(sw, ex, log);
     const SweepOutcome out = run_sweep(cfg, sw, ex, store, opt, log);
     stop = false;

@@ -134,7 +134,7 @@ timing: {rounds: 4}
   EXPECT_GE(run.stages[Stage::placement], 2 * 4 * 0.002);  // two speed points, four rounds
   EXPECT_GT(run.stages[Stage::store], 0.0);
   for (double s : run.stages.seconds) EXPECT_GE(s, 0.0);
-  EXPECT_EQ(run.stop, "noise");
+  EXPECT_EQ(run.stop_rule, "noise");
   EXPECT_EQ(run.min_rounds, 4);
   EXPECT_NE(time_line(run).find("time: "), std::string::npos);
 }

@@ -73,7 +73,7 @@ TEST(StopRule, ASamplerWithKnownNoiseStopsWhereTheIntervalSays) {
   const CellResult got = measure_cell(ex, {&p}, noise_timing());
   ASSERT_TRUE(got.finished());
   const Result& r = got.results[0];
-  EXPECT_EQ(r.stop, "noise");
+  EXPECT_EQ(r.stop_reason, "noise");
   EXPECT_EQ(r.rounds.size(), 6u);
   EXPECT_LT(r.precision, 0.005);
   EXPECT_GT(r.precision, 0.004);
@@ -86,7 +86,7 @@ TEST(StopRule, QuietRoundsStopAtTheMinimum) {
   const Point p = speed_point("a");
   SyntheticExecutor ex(rounds_at([](int) { return 0.0; }), 0.02);
   const Result r = measure_cell(ex, {&p}, noise_timing()).results[0];
-  EXPECT_EQ(r.stop, "noise");
+  EXPECT_EQ(r.stop_reason, "noise");
   EXPECT_EQ(r.rounds.size(), 4u);  // Timing::min_rounds
 }
 
@@ -94,7 +94,7 @@ TEST(StopRule, ANoisySamplerRunsToItsCeilingAndSaysSo) {
   const Point p = speed_point("a");
   SyntheticExecutor ex(rounds_at([](int r) { return r % 2 ? -0.05 : 0.05; }), 0.02);
   const Result r = measure_cell(ex, {&p}, noise_timing()).results[0];
-  EXPECT_EQ(r.stop, "ceiling");
+  EXPECT_EQ(r.stop_reason, "ceiling");
   EXPECT_EQ(r.rounds.size(), 16u);  // Timing::rounds: all of rep_ms spent
   EXPECT_GT(r.precision, 0.005);
 }
@@ -105,7 +105,7 @@ TEST(StopRule, ALongCallStopsAtTheRepeatBudgetAfterTheMinimum) {
   const Point p = speed_point("a");
   SyntheticExecutor ex([](const Point&, int round, size_t) { return 60.0 * (round % 2 ? 0.95 : 1.05); }, 0.02);
   const Result r = measure_cell(ex, {&p}, noise_timing()).results[0];
-  EXPECT_EQ(r.stop, "ceiling");
+  EXPECT_EQ(r.stop_reason, "ceiling");
   EXPECT_EQ(r.rounds, (std::vector<int64_t>{1, 1, 1, 1, 1}));
   // The first round: a first call, one more to confirm the estimate (not five), one warm-up
   // call and one sample; every later round a warm-up call and a sample.
@@ -123,9 +123,9 @@ TEST(StopRule, EachProviderStopsOnItsOwn) {
       0.02);
   const CellResult got = measure_cell(ex, {&quiet, &noisy}, noise_timing());
   EXPECT_EQ(got.results[0].rounds.size(), 4u);
-  EXPECT_EQ(got.results[0].stop, "noise");
+  EXPECT_EQ(got.results[0].stop_reason, "noise");
   EXPECT_EQ(got.results[1].rounds.size(), 16u);
-  EXPECT_EQ(got.results[1].stop, "ceiling");
+  EXPECT_EQ(got.results[1].stop_reason, "ceiling");
 }
 
 TEST(StopRule, AtLeastARoundPerProviderOfTheCell) {
@@ -136,7 +136,7 @@ TEST(StopRule, AtLeastARoundPerProviderOfTheCell) {
   const CellResult got = measure_cell(ex, {&points[0], &points[1], &points[2], &points[3], &points[4]}, noise_timing());
   for (const Result& r : got.results) {
     EXPECT_EQ(r.rounds.size(), 5u);
-    EXPECT_EQ(r.stop, "noise");
+    EXPECT_EQ(r.stop_reason, "noise");
   }
 }
 
@@ -148,7 +148,7 @@ TEST(StopRule, BudgetKeepsDoBenchsCountsInEveryRound) {
   const Point p = speed_point("a");
   SyntheticExecutor ex(rounds_at([](int) { return 0.0; }), 0.02);
   Timing t = noise_timing();
-  t.stop = StopRule::budget;
+  t.stop_rule = StopRule::budget;
   t.rounds = 8;
   const BenchCounts n = bench_counts(0.12, [] {
     Timing r;
@@ -159,7 +159,7 @@ TEST(StopRule, BudgetKeepsDoBenchsCountsInEveryRound) {
   EXPECT_EQ(n.warmup, 26u);
   EXPECT_EQ(n.repeat, 104u);
   const Result r = measure_cell(ex, {&p}, t).results[0];
-  EXPECT_EQ(r.stop, "budget");
+  EXPECT_EQ(r.stop_reason, "budget");
   EXPECT_EQ(r.rounds, std::vector<int64_t>(8, 104));
   std::vector<size_t> calls(8, 26 + 104);
   calls[0] += 1 + 5;
@@ -171,7 +171,7 @@ TEST(StopRule, BudgetKeepsALongCallsSingleSampleARound) {
   const Point p = speed_point("a");
   SyntheticExecutor ex([](const Point&, int, size_t) { return 60.0; }, 0.02);
   Timing t = noise_timing();
-  t.stop = StopRule::budget;
+  t.stop_rule = StopRule::budget;
   t.rounds = 8;
   const Result r = measure_cell(ex, {&p}, t).results[0];
   EXPECT_EQ(r.rounds, std::vector<int64_t>(8, 1));
@@ -186,7 +186,7 @@ TEST(StopRule, ALongCallThatSpeedsUpTakesTheFiveCallEstimate) {
   const Point p = speed_point("a");
   SyntheticExecutor ex([](const Point&, int round, size_t i) { return round == 0 && i == 0 ? 60.0 : 0.5; }, 0.02);
   Timing t = noise_timing();
-  t.stop = StopRule::budget;
+  t.stop_rule = StopRule::budget;
   t.rounds = 8;
   measure_cell(ex, {&p}, t);
   EXPECT_EQ(ex.calls_by_round[0] - ex.calls_by_round[1], 1u + 1 + 5);
@@ -196,7 +196,7 @@ TEST(StopRule, AWarmCallSkipsTheFirstCall) {
   // A call the check has run on this placement: no first call. A long one is confirmed by its
   // first estimate call; a short one takes four more, and do_bench's counts from their mean.
   Timing t;
-  t.stop = StopRule::budget;
+  t.stop_rule = StopRule::budget;
   t.warmup_ms = 25.0 / 8;
   t.rep_ms = 100.0 / 8;
   for (double call_ms : {60.0, 0.1}) {

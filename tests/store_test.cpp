@@ -415,8 +415,8 @@ TEST(Store, StopRulesStagesAndOlderSweepsAsBudget) {
   }
   Store s(path);
   EXPECT_EQ(s.version(), Store::schema_version());
-  EXPECT_EQ(s.run(1)->stop, "budget");  // every sweep before stop rules ran its whole budget
-  EXPECT_EQ(s.run(2)->stop, "");
+  EXPECT_EQ(s.run(1)->stop_rule, "budget");  // every sweep before stop rules ran its whole budget
+  EXPECT_EQ(s.run(2)->stop_rule, "");
   EXPECT_TRUE(s.run(1)->stages.empty());
 
   RunInfo r;
@@ -426,7 +426,7 @@ TEST(Store, StopRulesStagesAndOlderSweepsAsBudget) {
   r.stages[Stage::timed] = 2;
   s.begin_run(r);
   const RunInfo back = *s.run(r.id);
-  EXPECT_EQ(back.stop, "noise");
+  EXPECT_EQ(back.stop_rule, "noise");
   EXPECT_DOUBLE_EQ(back.noise_pct, 0.25);
   EXPECT_EQ(back.min_rounds, 4);
   EXPECT_EQ(back.min_samples, 5);
@@ -439,14 +439,14 @@ TEST(Store, StopRulesStagesAndOlderSweepsAsBudget) {
   EXPECT_DOUBLE_EQ(s.run(r.id)->stages.wall(), 3.5);
 
   auto p = make_point(r.id, 0, "torch", 256, 0.5);
-  p.result.stop = "ceiling";
+  p.result.stop_reason = "ceiling";
   p.result.precision = 0.031;
   s.add_point(p);
-  EXPECT_EQ(s.points(r.id)[0].result.stop, "ceiling");
+  EXPECT_EQ(s.points(r.id)[0].result.stop_reason, "ceiling");
   EXPECT_DOUBLE_EQ(s.points(r.id)[0].result.precision, 0.031);
   auto q = make_point(r.id, 1, "cuda", 256, 0.5);  // unknown: a memory point, an import
   s.add_point(q);
-  EXPECT_EQ(s.points(r.id)[1].result.stop, "");
+  EXPECT_EQ(s.points(r.id)[1].result.stop_reason, "");
   EXPECT_TRUE(std::isnan(s.points(r.id)[1].result.precision));
   EXPECT_EQ(s.stop_counts(r.id), (std::vector<std::pair<std::string, int64_t>>{{"ceiling", 1}}));
 }

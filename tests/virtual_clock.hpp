@@ -21,7 +21,7 @@ class VirtualClock : public Clock {
     if (marks_.size() < 2 * n) marks_.resize(2 * n);
   }
   void start(size_t i) override { marks_[2 * i] = now; }
-  void stop(size_t i) override { marks_[2 * i + 1] = now; }
+  void end(size_t i) override { marks_[2 * i + 1] = now; }
   void sync() override {}
   double elapsed_ms(size_t i) override { return marks_[2 * i + 1] - marks_[2 * i]; }
   void flush() override {

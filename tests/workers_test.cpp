@@ -265,7 +265,7 @@ TEST(WorkerPool, AStopFinishesTheCellsUnderWayAndHandsOutNoMore) {
   CellHooks h = got.hooks();
   auto begin = h.begin;
   h.begin = [&](const CellPoints& p, const std::string& d) { ++begun, begin(p, d); };
-  h.stop = [&] { return !got.times.empty(); };  // after the first cell came back
+  h.interrupted = [&] { return !got.times.empty(); };  // after the first cell came back
   st.pool->measure(s.cells, h);
   EXPECT_GE(begun, 2u);
   EXPECT_LT(begun, s.cells.size());

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <string>
 
+#include "diff/threshold.hpp"
 #include "exchange/run_record.hpp"
 #include "points/points.hpp"
 #include "core/progress.hpp"
@@ -62,7 +63,7 @@ std::string default_device();  // (opbench-measure only: it asks LibTorch)
 // markdown|json and --out; each command its flag for `fail`.
 // diff and history count a change from 5%; versus from 0 (any confirmed slowdown), which
 // its --help says.
-constexpr double kDefaultThresholdPct = 5;
+constexpr double kDefaultThresholdPct = kDefaultThreshold * 100;
 // ab's paired diff counts a change from 2%: the pairs cancel what moves the chip
 // (docs/measurement.md, paired rounds).
 constexpr double kAbThresholdPct = 2;
@@ -74,7 +75,7 @@ std::string threshold_help(const std::string& what, double default_pct);
 struct JudgeOptions {
   std::string metric, format = "markdown", out;
   std::string normalize;  // "" or "peak" (diff/normalize.hpp)
-  double threshold = kDefaultThresholdPct;  // percent
+  double threshold_pct = kDefaultThresholdPct;
   bool fail = false;
 };
 void add_judge_options(CLI::App* cmd, Cli& cli, JudgeOptions& o, const std::string& metric_help);

@@ -26,7 +26,7 @@ void add_diff_command(CLI::App& app, Cli& cli) {
     Store& store = *db;
     DiffOptions opt;
     opt.metric = o->metric;
-    opt.threshold = o->threshold / 100;
+    opt.threshold = o->threshold_pct / 100;
     opt.normalize_peak = o->normalize == "peak";
     if (!o->map.empty()) opt.map = parse_label_map(o->map);
     RunInfo b = store.select(o->base), h = store.select(o->head);

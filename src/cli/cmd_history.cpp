@@ -12,7 +12,7 @@ void add_history_command(CLI::App& app, Cli& cli) {
   struct Opts {
     std::string format = "markdown", plot, out;
     int64_t x = 0;
-    double threshold = kDefaultThresholdPct;
+    double threshold_pct = kDefaultThresholdPct;
     bool fail = false;
     HistoryQuery q;
   };
@@ -23,7 +23,7 @@ void add_history_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--provider", o->q.provider, "only this provider (name or column label)");
   cmd->add_option("--gpu", o->q.gpu, "only runs on a GPU whose name contains TEXT (case-insensitive); each GPU is its own series anyway");
   cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(db_arg());
-  cmd->add_option("--threshold", o->threshold, threshold_help("the smallest step that counts", kDefaultThresholdPct))
+  cmd->add_option("--threshold", o->threshold_pct, threshold_help("the smallest step that counts", kDefaultThresholdPct))
       ->check(finite_range(0, 1000));
   cmd->add_option("--format", o->format, "markdown or json")->check(CLI::IsMember({"markdown", "json"}))->capture_default_str();
   cmd->add_option("--out", o->out, "write to this file instead of stdout")->check(file_arg());
@@ -35,7 +35,7 @@ void add_history_command(CLI::App& app, Cli& cli) {
     auto db = open_existing_store(cli.db);
     HistoryQuery q = o->q;
     if (xopt->count()) q.x = o->x;
-    q.threshold = o->threshold / 100;
+    q.threshold = o->threshold_pct / 100;
     auto series = point_history(*db, q);
     write_output(o->format == "json" ? history_json(series, q.threshold) : history_markdown(series, q.threshold), o->out);
     if (!o->plot.empty()) std::cerr << run_plot_script(history_plot_json(series, q.threshold), o->plot);

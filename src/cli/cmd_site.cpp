@@ -42,7 +42,7 @@ void add_site_command(CLI::App& app, Cli& cli) {
   struct Opts {
     std::vector<std::string> dbs, jsons;
     std::string out;
-    double threshold = kDefaultThresholdPct;
+    double threshold_pct = kDefaultThresholdPct;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand(
@@ -54,7 +54,7 @@ void add_site_command(CLI::App& app, Cli& cli) {
                   "show as a page (repeatable)")
       ->check(file_arg());
   cmd->add_option("--out", o->out, "the site's folder: new, empty, or a site written before (replaced whole)")->required();
-  cmd->add_option("--threshold", o->threshold,
+  cmd->add_option("--threshold", o->threshold_pct,
                   threshold_help("the smallest change that counts in the latest verdicts and the history steps",
                                  kDefaultThresholdPct))
       ->check(finite_range(0, 1000));
@@ -66,7 +66,7 @@ void add_site_command(CLI::App& app, Cli& cli) {
     for (const auto& db : o->dbs) stores.push_back(open_existing_store(db));
     const SiteInput in = read_site_input(std::move(stores), o->jsons);
     SiteOptions opt;
-    opt.threshold = o->threshold / 100;
+    opt.threshold = o->threshold_pct / 100;
     const SiteContent content = build_site_content(in, opt);
     write_site(content, o->out);
     std::cerr << "site: " << content.pages.size() << " pages (" << in.runs.size() << " runs, "

@@ -16,7 +16,7 @@ void add_versus_command(CLI::App& app, Cli& cli) {
   };
   auto o = std::make_shared<Opts>();
   o->metric = "speed";
-  o->threshold = 0;
+  o->threshold_pct = 0;
   auto* cmd = app.add_subcommand("versus", "within one run, a provider against the best of others point by point (noise-aware verdicts)");
   cmd->add_option("run", o->run, "the run: ID, latest, label:TEXT or gpu:TEXT")->required();
   cmd->add_option("--provider", o->provider, "the provider to judge (name or column label)")->required();
@@ -31,7 +31,7 @@ void add_versus_command(CLI::App& app, Cli& cli) {
     auto db = open_existing_store(cli.db);
     Store& store = *db;
     RunInfo r = store.select(o->run);
-    DiffResult d = versus_run(ReportRun{r, store.points(r.id)}, VersusOptions{o->provider, o->against, o->metric, o->threshold / 100, o->normalize == "peak"});
+    DiffResult d = versus_run(ReportRun{r, store.points(r.id)}, VersusOptions{o->provider, o->against, o->metric, o->threshold_pct / 100, o->normalize == "peak"});
     write_output(o->format == "json" ? diff_json(d) : diff_markdown(d), o->out);
     const size_t slower = d.count(Verdict::Slower), errors = d.count(Verdict::Error);
     std::cerr << "versus run " << r.id << (r.label.empty() ? "" : " (" + r.label + ")") << ": " << d.opt.versus << ": "

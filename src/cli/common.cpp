@@ -155,7 +155,7 @@ std::string threshold_help(const std::string& what, double default_pct) {
 void add_judge_options(CLI::App* cmd, Cli& cli, JudgeOptions& o, const std::string& metric_help) {
   cmd->add_option("--db", cli.db, "the SQLite database")->capture_default_str()->check(db_arg());
   cmd->add_option("--metric", o.metric, metric_help)->check(CLI::IsMember({"speed", "memory"}))->capture_default_str();
-  cmd->add_option("--threshold", o.threshold, threshold_help("the smallest change that counts", o.threshold))
+  cmd->add_option("--threshold", o.threshold_pct, threshold_help("the smallest change that counts", o.threshold_pct))
       ->check(finite_range(0, 1000));
   cmd->add_option("--format", o.format, "markdown or json")->check(CLI::IsMember({"markdown", "json"}))->capture_default_str();
   cmd->add_option("--out", o.out, "write to this file instead of stdout")->check(file_arg());

@@ -418,16 +418,16 @@ int64_t timing_integer(const json& t, const char* key, int64_t lo, int64_t hi, c
 void parse_stop_rule(const json& t, const Checker& c, Timing& timing) {
   if (t.contains("stop")) {
     const json& s = t["stop"];
-    if (s == "noise") timing.stop = StopRule::noise;
-    else if (s == "budget") timing.stop = StopRule::budget;
-    else c.fail("timing.stop", "must be noise (stop once a median is known within timing.noise) or budget (every "
+    if (s == "noise") timing.stop_rule = StopRule::noise;
+    else if (s == "budget") timing.stop_rule = StopRule::budget;
+    else c.fail("timing.stop_rule", "must be noise (stop once a median is known within timing.noise) or budget (every "
                                "round, as do_bench), got " + show(s));
   }
   if (t.contains("noise")) timing.noise_pct = c.bounded(t["noise"], "timing.noise", 100, "percent");
   if (t.contains("min_rounds")) timing.min_rounds = int(timing_integer(t, "min_rounds", 1, 100, "1 to 100", c));
   if (t.contains("min_samples"))
     timing.min_samples = timing_integer(t, "min_samples", 1, 1000000, "1 to 1000000", c);
-  timing.rounds = timing.stop == StopRule::budget ? Timing::kBudgetRounds : Timing::kNoiseRounds;
+  timing.rounds = timing.stop_rule == StopRule::budget ? Timing::kBudgetRounds : Timing::kNoiseRounds;
   if (t.contains("rounds")) timing.rounds = int(timing_integer(t, "rounds", 1, 100, "1 to 100", c));
   if (t.contains("min_rounds") && timing.min_rounds > timing.rounds)
     c.fail("timing.min_rounds", std::to_string(timing.min_rounds) + " is more than timing.rounds (" +

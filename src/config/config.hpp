@@ -45,7 +45,7 @@ struct Timing {
   // that many (default kNoiseRounds), at least min_rounds, ending once the 95% interval of its
   // median is narrower than noise_pct percent of it (with min_samples samples or more).
   static constexpr int kNoiseRounds = 16, kBudgetRounds = 8;
-  StopRule stop = StopRule::noise;
+  StopRule stop_rule = StopRule::noise;
   int rounds = kNoiseRounds;
   double noise_pct = 0.5;
   // Four rounds a side let the verdicts' Mann-Whitney test on round medians decide (diff);

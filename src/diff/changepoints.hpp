@@ -29,6 +29,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "diff/threshold.hpp"
+
 namespace opbench {
 
 struct Segment {
@@ -38,7 +40,7 @@ struct Segment {
 };
 
 struct LevelFitOptions {
-  double threshold = 0.05;  // the smallest relative step that counts
+  double threshold = kDefaultThreshold;  // the smallest relative step that counts
   double point_noise = 0;   // relative noise the points show themselves (a floor for sigma)
 };
 

@@ -17,6 +17,7 @@
 
 #include "diff/device_verdict.hpp"
 #include "diff/provider_verdict.hpp"
+#include "diff/threshold.hpp"
 #include "diff/verdict.hpp"
 #include "report/report.hpp"
 
@@ -24,7 +25,7 @@ namespace opbench {
 
 struct DiffOptions {
   std::string metric;       // "" (every point), "speed" or "memory"
-  double threshold = 0.05;  // the smallest change that matters, as a fraction
+  double threshold = kDefaultThreshold;  // the smallest change that matters, as a fraction
   std::vector<std::pair<std::string, std::string>> map;  // base label/provider -> head provider/label
   // Set by versus_run: "cuda against the faster of torch, torch_compile". The renderings then
   // describe one run (base and head are the same run) and count SLOWER points as "slower".

@@ -41,7 +41,7 @@ struct HistoryQuery {
   std::optional<int64_t> x;
   std::string provider;  // a point's provider or its label; "" for every provider
   std::string gpu;       // runs whose GPU name contains this (case-insensitive); "" for all
-  double threshold = 0.05;
+  double threshold = kDefaultThreshold;
 };
 
 // Throws InputError when the database holds no point with that title (with the closest

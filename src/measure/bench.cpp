@@ -55,7 +55,7 @@ double first_call(Clock& clock, const std::function<void()>& fn, const Deadline&
     clock.start(0);
   }
   fn();
-  if (timed) clock.stop(0);
+  if (timed) clock.end(0);
   clock.sync();
   deadline.check("first call", 1, 1);
   return timed ? clock.elapsed_ms(0) : 0;
@@ -72,7 +72,7 @@ double estimate(Clock& clock, const std::function<void()>& fn, const Deadline& d
       clock.flush();
       fn();
     }
-    clock.stop(0);
+    clock.end(0);
     clock.sync();
     deadline.check("estimate", size_t(calls), size_t(calls));
     return clock.elapsed_ms(0) / calls;
@@ -82,7 +82,7 @@ double estimate(Clock& clock, const std::function<void()>& fn, const Deadline& d
     clock.flush();
     clock.start(i);
     fn();
-    clock.stop(i);
+    clock.end(i);
     deadline.check("estimate", i + 1, size_t(calls));
   }
   clock.sync();
@@ -118,16 +118,16 @@ std::vector<double> warm_up_and_repeat(Clock& clock, const std::function<void()>
     if (i == 0) host_call_ms = clock.host_ms() - h0;
     deadline.check("warm-up", i + 1, n.warmup);
   }
-  clock.stop(warm);
+  clock.end(warm);
   clock.start(all);
   for (size_t i = 0; i < n.repeat; ++i) {
     clock.flush();
     clock.start(i);
     fn();
-    clock.stop(i);
+    clock.end(i);
     deadline.check("repetitions", i + 1, n.repeat);
   }
-  clock.stop(all);
+  clock.end(all);
   clock.sync();
   std::vector<double> out(n.repeat);
   for (size_t i = 0; i < n.repeat; ++i) out[i] = clock.elapsed_ms(i);

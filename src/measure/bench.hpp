@@ -16,13 +16,13 @@
 
 namespace opbench {
 
-// A device's clock: start/stop mark sample i; elapsed_ms reads it after sync().
+// A device's clock: start/end mark sample i; elapsed_ms reads it after sync().
 class Clock {
  public:
   virtual ~Clock() = default;
   virtual void reserve(size_t n) = 0;
   virtual void start(size_t i) = 0;
-  virtual void stop(size_t i) = 0;
+  virtual void end(size_t i) = 0;
   virtual void sync() = 0;
   virtual double elapsed_ms(size_t i) = 0;
   virtual void flush() = 0;  // evict the caches (no-op when disabled)

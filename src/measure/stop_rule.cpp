@@ -163,7 +163,7 @@ StopDecision stop_after(const Timing& t, const std::vector<std::vector<double>>&
   size_t samples = 0;
   for (const auto& r : rounds) samples += r.size();
   d.precision = median_precision(rounds).width();
-  if (t.stop == StopRule::budget) {
+  if (t.stop_rule == StopRule::budget) {
     d.reason = done >= t.rounds ? StopReason::budget : StopReason::go_on;
     return d;
   }

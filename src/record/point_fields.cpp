@@ -150,7 +150,7 @@ std::vector<PointField> measure_rows() {
       text("created_at", of<&StoredPoint::created_at>).stored().stamp().exported().checked(PC::one_line),
       Row("state", PointKind::state).exported(2),
       text("device", of<&StoredPoint::device>).stored().exported(3).checked(PC::one_line),
-      text("stop", of<&Result::stop>).stored(kNullWhenUnknown).exported(5).in_csv(),
+      text("stop", of<&Result::stop_reason>).stored(kNullWhenUnknown).exported(5).in_csv(),
       real("precision", of<&Result::precision>).stored().exported(5).along("stop").in_csv(),
       real("host_share", of<&Result::host_share>).stored().exported(8).checked(PC::not_negative).in_csv(),
   };

@@ -34,7 +34,7 @@ struct Result {
   // A speed point's stop (measure/stop_rule.hpp): why its rounds ended ("noise", "ceiling",
   // "budget", "decided"; "" unknown: memory points, imports, older runs) and the width of the 95% interval
   // of its median then, relative to the median (NaN unknown).
-  std::string stop;
+  std::string stop_reason;
   double precision = std::nan("");
   // How close a speed point on a GPU came to being bound by the host: the host's time to queue
   // one call (its first warm-up call, on an empty queue) over the GPU's time per sample (flush

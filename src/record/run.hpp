@@ -73,7 +73,7 @@ struct RunInfo {
   // When its speed points stopped (schema 10): "noise" (once the 95% interval of the median was
   // under noise_pct percent, after min_rounds rounds and min_samples samples, rounds the
   // most), "budget" (every round: every sweep before schema 10), "" unknown (imports).
-  std::string stop;
+  std::string stop_rule;
   double noise_pct = 0;
   int64_t min_rounds = 0, min_samples = 0;
   // Where the run's wall time went, by stage (schema 10; empty: not recorded). A resumed run

@@ -88,7 +88,7 @@ Row real(const char* name, double& (*get)(RunInfo&)) {
 // --- phrases of the timing line and values diff compares
 std::string flush_phrase(const RunInfo& r) { return r.flush_l2.empty() ? "" : "L2 flush " + r.flush_l2; }
 std::string rounds_phrase(const RunInfo& r) {
-  return stop_rule_text(r.stop, r.noise_pct, r.min_rounds, r.min_samples, r.rounds);
+  return stop_rule_text(r.stop_rule, r.noise_pct, r.min_rounds, r.min_samples, r.rounds);
 }
 std::string interleave_phrase(const RunInfo& r) {
   return r.interleave > 1 ? "interleaved over " + std::to_string(r.interleave) + " table cells" : "";
@@ -106,7 +106,7 @@ std::string budgets_compared(const RunInfo& r) {
 }
 std::string threads_of(const RunInfo& r) { return threads_text(r.threads); }
 std::string identity_uuid(const RunInfo& r) { return r.env.identity.uuid; }
-std::string stop_compared(const RunInfo& r) { return r.stop == "noise" ? "noise " + number_text("%g", r.noise_pct) + "%" : r.stop; }
+std::string stop_compared(const RunInfo& r) { return r.stop_rule == "noise" ? "noise " + number_text("%g", r.noise_pct) + "%" : r.stop_rule; }
 
 const char* const kPointsCount = "(SELECT COUNT(*) FROM points WHERE points.run_id = runs.id)";
 const char* const kShard = "COALESCE((SELECT value FROM run_options WHERE run_id = runs.id AND name = 'shard'), '')";
@@ -157,7 +157,7 @@ std::vector<RunField> timing_rows() {
       real("warmup_ms", of_run<&RunInfo::warmup_ms>).stored("warmup_ms", true).exported("timing", "warmup_ms", 2)
           .timing(5, budgets_phrase).warns(8, "the runs had different timing budgets", "", budgets_compared),
       real("rep_ms", of_run<&RunInfo::rep_ms>).stored("rep_ms", true).exported("timing", "rep_ms", 2),
-      text("stop", of_run<&RunInfo::stop>).stored("stop", true).exported("timing", "stop", 5).in_listing()
+      text("stop", of_run<&RunInfo::stop_rule>).stored("stop", true).exported("timing", "stop", 5).in_listing()
           .timing(2, rounds_phrase)
           .warns(3, "the runs stopped their speed points by different rules",
                  ": one took every round of its budget, or they aimed at different precisions", stop_compared),

@@ -36,9 +36,9 @@ std::string stops_line(const std::vector<StoredPoint>& points) {
   std::map<std::string, size_t> by;
   double widest = 0;
   for (const auto& p : points)
-    if (!p.result.stop.empty()) {
-      ++by[p.result.stop];
-      if (p.result.stop == "ceiling" && p.result.precision > widest) widest = p.result.precision;
+    if (!p.result.stop_reason.empty()) {
+      ++by[p.result.stop_reason];
+      if (p.result.stop_reason == "ceiling" && p.result.precision > widest) widest = p.result.precision;
     }
   if (by.empty()) return "";
   std::string out = "speed points stopped: ";

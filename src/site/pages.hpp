@@ -19,12 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "diff/threshold.hpp"
 #include "site/input.hpp"
 
 namespace opbench {
 
 struct SiteOptions {
-  double threshold = 0.05;  // the smallest change that counts (diffs and history steps), a fraction
+  double threshold = kDefaultThreshold;  // the smallest change that counts (diffs and history steps), a fraction
 };
 
 struct SitePage {

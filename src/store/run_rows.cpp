@@ -194,8 +194,8 @@ void upsert_device(sqlite3* db, int64_t run_id, const RunDevice& d, const std::s
 void set_timing(RunInfo& run, const Timing& timing) {
   run.flush_l2 = l2_flush_name(timing.flush_l2);
   run.rounds = timing.rounds;
-  run.stop = stop_rule_name(timing.stop);
-  const bool noise = timing.stop == StopRule::noise;
+  run.stop_rule = stop_rule_name(timing.stop_rule);
+  const bool noise = timing.stop_rule == StopRule::noise;
   run.noise_pct = noise ? timing.noise_pct : 0;
   run.min_rounds = noise ? timing.min_rounds : 0;
   run.min_samples = noise ? timing.min_samples : 0;

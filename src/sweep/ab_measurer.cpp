@@ -53,13 +53,13 @@ AbMeasurer::~AbMeasurer() {
   ::signal(SIGPIPE, old_sigpipe_);
 }
 
-bool AbMeasurer::start(const std::function<bool()>& stop) {
+bool AbMeasurer::start(const std::function<bool()>& interrupted) {
   each_worker([](MeasureWorker& w) { w.launch(); });  // they open their devices side by side
   bool stopped = false;
   each_worker([&](MeasureWorker& w) {
-    if (!stopped && !(stopped = stop && stop())) w.await_hello();
+    if (!stopped && !(stopped = interrupted && interrupted())) w.await_hello();
   });
-  if (stopped || (stop && stop())) return false;
+  if (stopped || (interrupted && interrupted())) return false;
   for (size_t side : {kBase, kHead}) check_one_model(side_devices(side), opt_.allow_mixed, "--devices");
   return true;
 }
@@ -136,7 +136,7 @@ void AbMeasurer::serve(Slot& slot, Queue& q, const CellHooks& hooks) {
     CellPoints points;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (q.cells.empty() || q.failure || (hooks.stop && hooks.stop())) return;
+      if (q.cells.empty() || q.failure || (hooks.interrupted && hooks.interrupted())) return;
       points = q.cells.front();
       q.cells.pop_front();
       if (hooks.begin) hooks.begin(points, slot.slot.name);

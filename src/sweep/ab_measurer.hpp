@@ -45,9 +45,9 @@ class AbMeasurer final : public CellMeasurer {
   ~AbMeasurer() override;
 
   // Starts every worker (side by side) and waits for their hellos: what MeasureWorker::start
-  // throws, and InputError naming --devices for several GPU models. False when `stop` turned
+  // throws, and InputError naming --devices for several GPU models. False when `interrupted` turned
   // true first.
-  bool start(const std::function<bool()>& stop);
+  bool start(const std::function<bool()>& interrupted);
   // The providers of config `config` that a side cannot run: provider -> "base: DEVICE: why".
   std::map<std::string, std::string> unavailable(size_t config) const;
   // The config whose cells measure() gets next, and whose runs the shares count from here on.

@@ -139,7 +139,7 @@ struct CellRounds {
     for (size_t c = 0; c < got.size(); ++c) {
       Result pooled = pool_rounds(got[c]);
       if (speed && pooled.ok() && !got[c].empty()) {
-        pooled.stop = stop_reason_name(decision[c].reason);
+        pooled.stop_reason = stop_reason_name(decision[c].reason);
         pooled.precision = decision[c].precision;
       }
       out.results.push_back(std::move(pooled));
@@ -155,7 +155,7 @@ CellResult measure_cell(Executor& ex, const CellPoints& points, const Timing& ti
 }
 
 std::vector<CellResult> measure_cells(Executor& ex, const std::vector<CellPoints>& cells, const Timing& timing,
-                                      const MeasureGuard& guard, const std::function<bool()>& stop) {
+                                      const MeasureGuard& guard, const std::function<bool()>& interrupted) {
   std::vector<CellRounds> block;
   int passes = 0;
   for (const auto& c : cells) {
@@ -166,7 +166,7 @@ std::vector<CellResult> measure_cells(Executor& ex, const std::vector<CellPoints
   for (int r = 0; r < passes && !stopped; ++r)
     for (auto& cell : block) {
       if (r >= cell.rounds || cell.done()) continue;
-      if (!first && block.size() > 1 && stop && stop()) {  // one cell alone is finished
+      if (!first && block.size() > 1 && interrupted && interrupted()) {  // one cell alone is finished
         stopped = true;
         break;
       }

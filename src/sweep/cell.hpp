@@ -43,11 +43,11 @@ CellResult measure_cell(Executor& ex, const CellPoints& points, const Timing& ti
 // cell takes part in rounds until none of its points wants another (memory cells: one; a
 // point that stopped sits out the cell's later rounds). Before every cell's round
 // but the very first the executor places its memory anew (Executor::new_round). One result per
-// cell, in order. `stop` (when set) is asked before each cell's round in a block of several:
+// cell, in order. `interrupted` (when set) is asked before each cell's round in a block of several:
 // once it is true the block ends, and the cells whose rounds were not all measured come back
 // unfinished. A block of one cell is always finished, as a cell measured alone always was.
 std::vector<CellResult> measure_cells(Executor& ex, const std::vector<CellPoints>& cells, const Timing& timing,
-                                      const MeasureGuard& guard = {}, const std::function<bool()>& stop = {});
+                                      const MeasureGuard& guard = {}, const std::function<bool()>& interrupted = {});
 
 // The cells cut into consecutive blocks of at most `interleave` cells (at least one each).
 std::vector<std::vector<CellPoints>> interleave_blocks(const std::vector<CellPoints>& cells, int interleave);

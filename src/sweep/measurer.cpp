@@ -22,10 +22,10 @@ std::vector<RunDevice> LocalMeasurer::devices() {
 
 void LocalMeasurer::measure(const std::vector<CellPoints>& cells, const CellHooks& hooks) {
   for (const auto& block : interleave_blocks(cells, timing_.interleave)) {
-    if (hooks.stop && hooks.stop()) return;
+    if (hooks.interrupted && hooks.interrupted()) return;
     if (hooks.begin)
       for (const CellPoints& points : block) hooks.begin(points, device_);
-    const std::vector<CellResult> got = measure_cells(ex_, block, timing_, hooks.guard, hooks.stop);
+    const std::vector<CellResult> got = measure_cells(ex_, block, timing_, hooks.guard, hooks.interrupted);
     for (size_t i = 0; i < block.size(); ++i) {
       if (!got[i].finished()) continue;  // left for a resume
       ++share_.cells;

@@ -17,7 +17,7 @@ namespace opbench {
 
 struct CellHooks {
   // True once no more cells are to be started (the cells under way finish).
-  std::function<bool()> stop;
+  std::function<bool()> interrupted;
   // A cell starts on `device` (the name its points record); the cells of a block all start
   // together, before the block's first measure.
   std::function<void(const CellPoints& points, const std::string& device)> begin;

@@ -80,7 +80,7 @@ class PairedRounds {
   std::optional<PairedInterval> pair_interval(size_t c) const {
     const auto& b = side_[kBase].got[c];
     const auto& h = side_[kHead].got[c];
-    if (rule_.stop != StopRule::noise || b.size() != h.size() || int(b.size()) < std::min(rule_.min_rounds, rounds_) ||
+    if (rule_.stop_rule != StopRule::noise || b.size() != h.size() || int(b.size()) < std::min(rule_.min_rounds, rounds_) ||
         b.size() % size_t(processes_) != 0)  // every pair of processes as many rounds
       return std::nullopt;
     std::vector<double> mb, mh;
@@ -157,7 +157,7 @@ class PairedRounds {
         if (paired_precise_[c]) why = StopReason::noise;  // the pair's interval stopped it
         else if (decided_[c]) why = StopReason::decided;  // the pair's interval decided SAME
         else if (why == StopReason::go_on) why = StopReason::ceiling;  // the other side's ceiling
-        r.stop = stop_reason_name(why);
+        r.stop_reason = stop_reason_name(why);
         r.precision = side.decision[c].precision;
       }
       out.results.push_back(std::move(r));

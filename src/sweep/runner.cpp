@@ -77,7 +77,7 @@ class SweepLoop {
   }
 
   SweepOutcome run() {
-    if (stop_flag()) {  // before the run exists: nothing to store
+    if (interrupted()) {  // before the run exists: nothing to store
       out_.interrupted = true;
       return out_;
     }
@@ -229,7 +229,7 @@ class SweepLoop {
     Progress progress(opt_.progress, log_, total_, out_.skipped, "points");
     const bool several = measurer_.devices().size() > 1;
     CellHooks hooks;
-    hooks.stop = [this] { return stop_flag(); };
+    hooks.interrupted = [this] { return interrupted(); };
     hooks.begin = [&](const CellPoints& points, const std::string& device) {
       progress.begin(cell_name(*points.front()) + " (" + points_text(points.size(), "provider") +
                          (paired() ? ", both sides" : "") + (several ? " on " + device : "") + ")",
@@ -253,7 +253,7 @@ class SweepLoop {
     return out + (device.empty() ? "" : " on " + device);
   }
 
-  bool stop_flag() const { return opt_.stop && opt_.stop->load(); }
+  bool interrupted() const { return opt_.interrupt && opt_.interrupt->load(); }
 
   // What each cell is expected to take, from the calls' newest medians on this GPU model in the
   // database, else their minimal bytes at the measured peak (for every side).
@@ -362,7 +362,7 @@ class SweepLoop {
   // --- finish: the run's status, and let go of it. Interrupted: a stop left points unmeasured.
   // A point lost (its process ended while measuring it) leaves the run interrupted too.
   void finish() {
-    out_.interrupted = stop_flag() && out_.skipped + out_.measured < total_;
+    out_.interrupted = interrupted() && out_.skipped + out_.measured < total_;
     StageScope storing(Stage::store);
     for (size_t s = 0; s < runs_.size(); ++s) store_.add_device_shares(runs_[s].id, measurer_.side_devices(s));
     record_stages();

@@ -50,7 +50,7 @@ struct SweepOptions {
   bool allow_mixed = false;
   ProgressMode progress = ProgressMode::none;
   std::string host, git_commit;
-  const std::atomic<bool>* stop = nullptr;  // set by a signal: finish the table cell, then stop
+  const std::atomic<bool>* interrupt = nullptr;  // set by a signal: finish the table cell, then stop
   // Called once the run exists and is held, before anything else (the command learns its id).
   // The devices of a multi-device measurer are written with the run (RunInfo::devices).
   std::function<void(const RunInfo& run)> started;

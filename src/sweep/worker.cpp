@@ -77,7 +77,7 @@ class Server {
   }
 
  private:
-  bool stopped() const { return loop_.stop && loop_.stop->load(); }
+  bool stopped() const { return loop_.interrupt && loop_.interrupt->load(); }
 
   // One round of one point for a parent spreading its rounds over processes; unguarded here,
   // since the parent watches the call (a hung one ends the parent, and this process with it).

@@ -28,7 +28,7 @@ WorkerHello worker_hello(Executor& ex, const std::vector<WorkerConfig>& configs,
 
 struct WorkerLoop {
   int in = 0, out = 1;                       // the parent's cells come in, the answers go out
-  const std::atomic<bool>* stop = nullptr;   // a first signal
+  const std::atomic<bool>* interrupt = nullptr;   // a first signal
   double hang_grace_s = 30;                  // as SweepOptions::hang_grace_s
 };
 

@@ -61,16 +61,16 @@ void WorkerPool::spawn(const WorkerSlot& slot) {
   workers_.push_back(std::move(w));
 }
 
-bool WorkerPool::start(const std::function<bool()>& stop) {
+bool WorkerPool::start(const std::function<bool()>& interrupted) {
   StageScope starting(Stage::workers);
   const auto t0 = Clock::now();
   for (const auto& slot : opt_.slots) spawn(slot);
   std::deque<Job> none;
   const CellHooks no_hooks;
   while (any(Worker::starting)) {
-    if (stop && stop()) return false;
+    if (interrupted && interrupted()) return false;
     wait_and_read(none, no_hooks, false);
-    if (stop && stop()) return false;  // a signal to the group may end a worker not yet ready
+    if (interrupted && interrupted()) return false;  // a signal to the group may end a worker not yet ready
     for (const auto& w : workers_)
       if (w->state == Worker::ended && !w->hello)
         throw RuntimeFailure("the worker for " + w->slot.name + " ended before it was ready (" + w->end + ")");
@@ -166,7 +166,7 @@ void WorkerPool::measure(const std::vector<CellPoints>& cells, const CellHooks& 
   for (size_t i : handout_order(expected)) queue.push_back({cells[i], {}});
   bool stopping = false;
   for (;;) {
-    stopping = stopping || (hooks.stop && hooks.stop());
+    stopping = stopping || (hooks.interrupted && hooks.interrupted());
     if (!stopping) dispatch(queue, hooks);
     if (!any(Worker::busy)) {
       if (queue.empty() || stopping) break;
@@ -220,7 +220,7 @@ void WorkerPool::wait_and_read(std::deque<Job>& queue, const CellHooks& hooks, b
     if (!open) on_end(w, queue, hooks, stopping);
   }
   // The idle workers get their next cells before the answered ones are stored.
-  if (!answered.empty() && !stopping && !(hooks.stop && hooks.stop())) dispatch(queue, hooks);
+  if (!answered.empty() && !stopping && !(hooks.interrupted && hooks.interrupted())) dispatch(queue, hooks);
   for (const Answered& a : answered) hooks.done(a.points, a.got, a.device, a.seconds);
   const auto now = Clock::now();
   for (Worker* w : who)

@@ -61,8 +61,8 @@ class WorkerPool final : public CellMeasurer {
   // Starts the workers and waits for every hello. Throws what a worker reports (InputError for
   // bad input, RuntimeFailure for its device), InputError naming --devices for several GPU
   // models (unless allow_mixed), RuntimeFailure for a worker that ends first or another config.
-  // False when `stop` turned true first.
-  bool start(const std::function<bool()>& stop);
+  // False when `interrupted` turned true first.
+  bool start(const std::function<bool()>& interrupted);
 
   // The providers of config `config` some worker cannot run: provider -> "DEVICE: why".
   std::map<std::string, std::string> unavailable(size_t config = 0) const;

@@ -41,7 +41,7 @@ struct AbArgs {
   std::string label = "ab", device, devices, providers, filter, builds, base_bin, head_bin, tree, out, format = "markdown";
   std::string progress = "auto";
   std::vector<std::string> base_env, head_env;
-  double threshold = kAbThresholdPct;
+  double threshold_pct = kAbThresholdPct;
   int processes = kAbProcesses;
   bool fail = false, allow_mixed = false, devices_given = false;
   size_t max_points = kDefaultMaxPoints;
@@ -173,7 +173,7 @@ std::unique_ptr<AbMeasurer> start_measurer(const AbArgs& a, std::vector<Prepared
   };
   o.env = {a.base_env, a.head_env};
   o.processes = a.processes;
-  o.same_within = a.threshold / 100;
+  o.same_within = a.threshold_pct / 100;
   for (auto& env : o.env) env.push_back(worker_parent_env());
   o.cpus = [](const WorkerSlot& slot) { return local_cpus(slot.device); };
   for (const auto& p : ps) {
@@ -182,7 +182,7 @@ std::unique_ptr<AbMeasurer> start_measurer(const AbArgs& a, std::vector<Prepared
   }
   o.allow_mixed = a.allow_mixed;
   auto m = std::make_unique<AbMeasurer>(o);
-  if (!m->start([] { return stop_requested().load(); })) return nullptr;
+  if (!m->start([] { return interrupt_requested().load(); })) return nullptr;
   return m;
 }
 
@@ -202,7 +202,7 @@ SweepOutcome measure_config(const AbArgs& a, Cli& cli, Prepared& p, AbMeasurer& 
   opt.filter = a.filter;
   opt.progress = parse_progress(a.progress, isatty(STDERR_FILENO));
   opt.host = host_name();
-  opt.stop = &stop_requested();
+  opt.interrupt = &interrupt_requested();
   opt.started = [](const RunInfo& run) {
     std::lock_guard<std::mutex> lock(g_runs_mu);
     g_runs.push_back(run.id);
@@ -222,7 +222,7 @@ size_t report_diffs(const AbArgs& a, const Cli& cli, const std::vector<SweepOutc
   for (const auto& r : outcomes) {
     const RunInfo b = *store.run(r.run_ids.front()), h = *store.run(r.run_ids.back());
     DiffOptions opt;
-    opt.threshold = a.threshold / 100;
+    opt.threshold = a.threshold_pct / 100;
     opt.calibrations = calibrations_near(store.runs(), b, h);
     const DiffResult d = diff_runs({b, store.points(b.id)}, {h, store.points(h.id)}, opt);
     regressions += d.regressions;
@@ -231,7 +231,7 @@ size_t report_diffs(const AbArgs& a, const Cli& cli, const std::vector<SweepOutc
   }
   write_output(text, a.out);
   std::cerr << "ab: " << outcomes.size() << (outcomes.size() == 1 ? " config, " : " configs, ") << regressions
-            << (regressions == 1 ? " regression" : " regressions") << " (threshold " << a.threshold << "%)\n";
+            << (regressions == 1 ? " regression" : " regressions") << " (threshold " << a.threshold_pct << "%)\n";
   return regressions;
 }
 
@@ -259,7 +259,7 @@ void run_ab(const AbArgs& a, Cli& cli) {
   ensure_parent_dir(cli.db);
   const std::unique_ptr<AbMeasurer> m = start_measurer(a, ps, bins, slots);
   std::vector<SweepOutcome> outcomes;
-  for (size_t i = 0; m && i < ps.size() && !stop_requested().load(); ++i) {
+  for (size_t i = 0; m && i < ps.size() && !interrupt_requested().load(); ++i) {
     const SweepOutcome r = measure_config(a, cli, ps[i], *m, i, bins, slots);
     if (r.interrupted || r.lost || r.run_ids.size() != 2) {
       std::cerr << "ab: interrupted: the runs are left interrupted (a paired comparison is measured again whole)\n";
@@ -295,7 +295,7 @@ void add_ab_command(CLI::App& app, Cli& cli) {
   cmd->add_flag("--allow-mixed", a->allow_mixed, "with --devices: GPUs of different models");
   cmd->add_option("--providers", a->providers, "only these providers (comma-separated)");
   cmd->add_option("--filter", a->filter, "only tables whose title matches this regular expression");
-  cmd->add_option("--threshold", a->threshold, threshold_help("the smallest change the paired diff counts", kAbThresholdPct))
+  cmd->add_option("--threshold", a->threshold_pct, threshold_help("the smallest change the paired diff counts", kAbThresholdPct))
       ->check(finite_range(0, 1000));
   cmd->add_option("--processes", a->processes,
                   "worker processes a side on every device, the rounds spread over them (1 to 16)")

@@ -212,7 +212,7 @@ void stop_now(const std::string& db) {
 // A call that never returned: its point is stored as failed; the run goes on in a new process
 // (or, after a first signal, ends interrupted).
 void on_hung(const std::string& db, int64_t run_id) {
-  if (!stop_requested().load()) reexec_resuming(run_id);
+  if (!interrupt_requested().load()) reexec_resuming(run_id);
   stop_now(db);
   _exit(130);
 }
@@ -335,7 +335,7 @@ SweepOutcome measure_config(const SweepArgs& a, Cli& cli, Prepared& p, CellMeasu
   opt.progress = progress;
   opt.host = host_name();
   opt.git_commit = commit;
-  opt.stop = &stop_requested();
+  opt.interrupt = &interrupt_requested();
   opt.started = [](const RunInfo& run) { g_run = run.id, g_began = true; };
   if (watch_hangs) opt.on_hung = [db = cli.db](int64_t run_id) { on_hung(db, run_id); };
   opt.before_measure = [&](int64_t run_id) {
@@ -413,7 +413,7 @@ void dry_run(const std::vector<Prepared>& ps, const std::string& db, const std::
 
 // Drops what cannot run here from every config; a config of a suite left with nothing is
 // skipped (a line; its index stays, as the workers know it), one alone is an input error.
-void drop_unavailable_everywhere(std::vector<Prepared>& ps, Measuring& m, bool suite) {
+void drop_unavailable_everywhere(std::vector<Prepared>& ps, Where& m, bool suite) {
   for (size_t i = 0; i < ps.size(); ++i) {
     Prepared& p = ps[i];
     refuse_dropped(p.resume, m.drop_unavailable(i, p.sw, std::cerr));
@@ -428,17 +428,17 @@ void drop_unavailable_everywhere(std::vector<Prepared>& ps, Measuring& m, bool s
 
 // Measures each config's run in turn (one process, one measurer; `commit` the tree's, for every
 // run); stops at the first run interrupted (exit 130) or failed (the failure goes on up).
-void measure_configs(const SweepArgs& a, Cli& cli, std::vector<Prepared>& ps, Measuring& m, ProgressMode progress,
+void measure_configs(const SweepArgs& a, Cli& cli, std::vector<Prepared>& ps, Where& m, ProgressMode progress,
                      const std::string& commit) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<ConfigTables> tables = prepare_tables(ps, m.table_devices(), progress);
-  if (stop_requested().load()) return stopped_before_runs(cli);
+  if (interrupt_requested().load()) return stopped_before_runs(cli);
   std::vector<SweepOutcome> runs;
   std::string reports;
   for (size_t i = 0; i < ps.size(); ++i) {
     if (ps[i].sw.points.empty()) continue;
-    if (stop_requested().load() && !g_began.load()) return stopped_before_runs(cli);
-    if (stop_requested().load()) return stopped_between_runs(cli, a, ps, i);
+    if (interrupt_requested().load() && !g_began.load()) return stopped_before_runs(cli);
+    if (interrupt_requested().load()) return stopped_between_runs(cli, a, ps, i);
     const SweepOutcome r =
         measure_config(a, cli, ps[i], m.measurer(i, ps[i].cfg), tables[i], m.watch_hangs(), progress, commit, reports);
     if (!r.run_id) return stopped_before_runs(cli);
@@ -471,7 +471,7 @@ void sweep_command_line(const SweepArgs& a, Cli& cli) {
   // The tree's commit, read once (git runs as a child process) and before any worker starts.
   const std::string commit = a.dry_run ? "" : git_commit();
   WhereArgs where{options.devices, options.device, a.max_points, a.allow_mixed, a.dry_run};
-  const std::unique_ptr<Measuring> m = open_measuring(ps, where);
+  const std::unique_ptr<Where> m = open_where(ps, where);
   if (!m->start(ps)) return stopped_before_runs(cli);
   drop_unavailable_everywhere(ps, *m, suite);
   if (a.dry_run) {
@@ -496,7 +496,7 @@ void run_command(const SweepArgs& a, Cli& cli) {
   try {
     sweep_command_line(a, cli);
   } catch (const std::exception&) {
-    if (!stop_requested().load() || g_began.load()) throw;
+    if (!interrupt_requested().load() || g_began.load()) throw;
     stopped_before_runs(cli);
   }
 }

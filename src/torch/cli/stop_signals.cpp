@@ -48,7 +48,7 @@ void on_signal(int signo, siginfo_t* info, void*) {
 
 }  // namespace
 
-const std::atomic<bool>& stop_requested() { return g_stop; }
+const std::atomic<bool>& interrupt_requested() { return g_stop; }
 
 void install_stop_signals(std::function<void()> on_second) {
   if (g_pipe[0] >= 0) return;

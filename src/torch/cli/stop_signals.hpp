@@ -1,5 +1,5 @@
 // SIGINT and SIGTERM during a sweep. The first asks the sweep to finish its table cell and
-// stop (`stop_requested()` turns true; the run ends interrupted). A second stops the process
+// stop (`interrupt_requested()` turns true; the run ends interrupted). A second stops the process
 // within a moment: `on_second` runs on a thread of its own (it marks the run interrupted),
 // then the process exits with 130; a third exits at once. Copies of one signal that one
 // sender delivers within a quarter of a second count once: timeout(1) signals the process and
@@ -12,6 +12,6 @@ namespace opbench {
 
 // Installs the handlers (once per process); `on_second` must not return.
 void install_stop_signals(std::function<void()> on_second);
-const std::atomic<bool>& stop_requested();
+const std::atomic<bool>& interrupt_requested();
 
 }  // namespace opbench

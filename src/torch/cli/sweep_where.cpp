@@ -52,7 +52,7 @@ std::vector<std::string> all_providers(const std::vector<Prepared>& ps) {
 }
 
 // In this process: the device opened once, its rounds spread over the round processes.
-class InProcess final : public Measuring {
+class InProcess final : public Where {
  public:
   InProcess(std::vector<Prepared>& ps, const std::string& device, const WhereArgs& where)
       : device_(canonical_device(device)), where_(where) {
@@ -105,7 +105,7 @@ class InProcess final : public Measuring {
 };
 
 // A worker per device, each pinned to the CPUs local to its GPU.
-class OnWorkers final : public Measuring {
+class OnWorkers final : public Where {
  public:
   OnWorkers(std::vector<Prepared>& ps, std::vector<WorkerSlot> slots, const WhereArgs& where)
       : slots_(std::move(slots)), where_(where) {
@@ -137,7 +137,7 @@ class OnWorkers final : public Measuring {
     o.allow_mixed = where_.allow_mixed;
     o.point_timeout_s = max_point_s + 2 * SweepOptions().hang_grace_s;
     pool_ = std::make_unique<WorkerPool>(o);
-    return pool_->start([] { return stop_requested().load(); });
+    return pool_->start([] { return interrupt_requested().load(); });
   }
   std::vector<std::string> drop_unavailable(size_t i, Sweep& sw, std::ostream& log) override {
     return drop_providers(sw, pool_->unavailable(i), log);
@@ -180,7 +180,7 @@ std::vector<std::string> worker_command(const std::vector<Prepared>& configs, co
   return cmd;
 }
 
-std::unique_ptr<Measuring> open_measuring(std::vector<Prepared>& ps, const WhereArgs& where) {
+std::unique_ptr<Where> open_where(std::vector<Prepared>& ps, const WhereArgs& where) {
   const std::string device = !where.devices.empty() ? where.devices.front()
                              : where.device.empty() ? default_device()
                                                     : where.device;

@@ -28,9 +28,10 @@ struct Prepared {
   int64_t resume = 0;          // the run it continues (--resume), 0: a new run
 };
 
-class Measuring {
+// Where the configs are measured: in this process, or on worker processes (open_where decides).
+class Where {
  public:
-  virtual ~Measuring() = default;
+  virtual ~Where() = default;
   // Starts what measures (the workers, the round processes) once every config is known; false
   // when a signal came first.
   virtual bool start(const std::vector<Prepared>& configs) = 0;
@@ -60,7 +61,7 @@ struct WhereArgs {
 // Decides how the configs are measured, resolves what their timing leaves to the device (the
 // same for every config: one command times with one thread count and one set of round
 // processes; InputError naming the config otherwise) and opens it.
-std::unique_ptr<Measuring> open_measuring(std::vector<Prepared>& configs, const WhereArgs& where);
+std::unique_ptr<Where> open_where(std::vector<Prepared>& configs, const WhereArgs& where);
 
 // The command line of a worker or round process: this opbench (or `binary`), `sweep CONFIG...
 // --worker --device D --max-points N [--providers LIST]`.

@@ -39,7 +39,7 @@ int protocol_output() {
   return out;
 }
 
-struct Measuring {
+struct WorkerState {
   std::vector<WorkerConfig> configs;
   std::unique_ptr<TorchExecutor> ex;
 };
@@ -55,7 +55,7 @@ void keep_providers(Sweep& sw, const std::vector<std::string>& providers) {
 
 // Reads every config, opens the device once (with the first config's threads: a suite's
 // configs agree on them) and says hello for them all.
-WorkerHello open_device(Measuring& m, const WorkerArgs& a) {
+WorkerHello open_device(WorkerState& m, const WorkerArgs& a) {
   for (const auto& path : a.configs) {
     WorkerConfig c{load_config(path), {}};
     c.sw = expand(c.cfg, a.max_points);
@@ -93,7 +93,7 @@ int run_sweep_worker(const WorkerArgs& a) {
   end_with_parent();
   const int out = protocol_output();
   install_stop_signals([] {});  // a second signal: the process ends at once
-  Measuring m;
+  WorkerState m;
   WorkerHello hello;
   hello.device = a.device;
   int failed = 0;
@@ -110,7 +110,7 @@ int run_sweep_worker(const WorkerArgs& a) {
   if (!write_all(out, hello_line(hello)) || failed) return failed ? failed : kExitRuntime;
   WorkerLoop loop;
   loop.out = out;
-  loop.stop = &stop_requested();
+  loop.interrupt = &interrupt_requested();
   return serve_cells(*m.ex, m.configs, loop);
 }
 

@@ -73,7 +73,7 @@ class CpuClock final : public Clock {
   bool estimate_includes_flush() const override { return false; }
   size_t min_repeat() const override { return 10; }
   void start(size_t i) override { t_[2 * i] = std::chrono::steady_clock::now(); }
-  void stop(size_t i) override { t_[2 * i + 1] = std::chrono::steady_clock::now(); }
+  void end(size_t i) override { t_[2 * i + 1] = std::chrono::steady_clock::now(); }
   void sync() override {}
   double elapsed_ms(size_t i) override {
     return std::chrono::duration<double, std::milli>(t_[2 * i + 1] - t_[2 * i]).count();

@@ -66,7 +66,7 @@ class CudaClock final : public Clock {
       : device_(device), read_(flush == L2Flush::read), flush_(flush_buf), flush_bytes_(bytes), events_(events) {}
   void reserve(size_t n) override { events_.reserve(2 * n); }
   void start(size_t i) override { check(cudaEventRecord(events_[2 * i], stream()), "cudaEventRecord"); }
-  void stop(size_t i) override { check(cudaEventRecord(events_[2 * i + 1], stream()), "cudaEventRecord"); }
+  void end(size_t i) override { check(cudaEventRecord(events_[2 * i + 1], stream()), "cudaEventRecord"); }
   void sync() override { check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize"); }
   bool queued() const override { return true; }
   double elapsed_ms(size_t i) override {

@@ -37,7 +37,7 @@ std::vector<double> ControlWorkload::samples(Clock& clock) {
     clock.flush();
     clock.start(i);
     call();
-    clock.stop(i);
+    clock.end(i);
   }
   clock.sync();
   std::vector<double> out(kSamples);
