@@ -50,7 +50,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "baselines", "python"))
 
 # The representative cells, one config per op (the reference documents' shapes), the most
 # wanted first: they are swept and timed in this order. Every op of `opbench list` has its
-# entry (tests/docs_test.py fails when one is missing).
+# entry (tests/cli/docs_test.py fails when one is missing).
 _BIG = {"batch": 12, "head": 12, "dim": 128, "dtype": "bf16", "metric": "speed"}
 CELLS = {
     "tpa_decode": {"x": {"m": [32768, 4096, 1024]},

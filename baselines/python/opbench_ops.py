@@ -8,7 +8,7 @@ that its softmax runs over the last dimension. docs/baselines.md gives the reaso
 baselines/eager/*.cpp make the same ATen calls in the same order.
 
 scripts/export_aoti.py exports these with torch.export and compiles them with AOTInductor
-(providers torch_compile and torch_naive_compile); tests/baselines_py_test.py checks them
+(providers torch_compile and torch_naive_compile); tests/unit/baselines_py_test.py checks them
 against float64 numpy written from docs/ops.md's formulas. Backward functions take
 (x, [theta,] grad_out) and return dx, computed with torch.autograd.grad inside.
 

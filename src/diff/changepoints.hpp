@@ -22,7 +22,7 @@
 //   - adjacent segments whose levels differ by less than the threshold (a fraction), or by
 //     less than three standard errors of the difference (sigma * sqrt(1/len_a + 1/len_b)), are
 //     merged, the closest pair first, until every remaining step passes both.
-// Seeded simulations in tests/history_test.cpp hold the constants to account: noise-only
+// Seeded simulations in tests/unit/history_test.cpp hold the constants to account: noise-only
 // series of 4 to 100 values at 2% noise under a 5% threshold show a step in at most 3 of 100,
 // and a shift of three sigmas in the middle of 20 values is found at least 8 times in 10.
 #pragma once

@@ -1,7 +1,7 @@
 // toy_scale: o = scale * x, x (b, n, d) -> o, same shape. A test-only op, laid out as a real op's
 // files are (docs/adding-an-op.md): this file is its src/ops/<op>.cpp, toy_scale_eager.cpp
 // its baselines/eager/ function and provider, toy_scale.yaml its configs/<op>.yaml. Linked only
-// into opbench_toy (tests/CMakeLists.txt), which tests/toy_op_test.sh sweeps on the CPU.
+// into opbench_toy (tests/CMakeLists.txt), which tests/cli/toy_op_test.sh sweeps on the CPU.
 // Minimal bytes: forward 2|x| (read x, write o), backward 2|x| (read do, write dx).
 #include "ops/op.hpp"
 

@@ -18,7 +18,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "baselines", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "baselines", "python"))
 import opbench_ops as ops  # noqa: E402
 
 VERBOSE = "-v" in sys.argv

@@ -184,7 +184,7 @@ TEST(ReferenceDocs, KnownContents) {
   EXPECT_EQ(rot.tables[0].table.title, "lrpe_rotate-speed-fwd-batch12-head12-dim128-act_none-bf16");
 }
 
-// (b) Frames rendered by real pandas (tests/gen_pandas_cases.py).
+// (b) Frames rendered by real pandas (tests/support/gen_pandas_cases.py).
 namespace {
 
 struct PandasCase {

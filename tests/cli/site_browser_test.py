@@ -1,5 +1,5 @@
 """The site in a browser: headless Chromium (scripts/site_browser.py) opens the site of the fixture
-runs (two GPUs, three commits, a planted step; tests/site_fixture.hpp) from the file system, and
+runs (two GPUs, three commits, a planted step; tests/support/site_fixture.hpp) from the file system, and
 finds no console error on the index, a table page and a diff page; the table page's lines of every
 provider and GPU, its floors, the planted step marked and the two GPUs side by side; the diff page's
 filters; the page of the two GPUs at equal peaks (its peaks and the points that scale worst); and
@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 from site_browser import Browser  # noqa: E402
 
 STEPPED = "act-speed-fwd-t0-bf16"

@@ -5,7 +5,7 @@
 # side); with three worker processes a side and the head slowed in two of them
 # only (an offset of processes, not of the code) no point is SLOWER: judged over the pairs of
 # processes (on a loaded 2-core machine the three pairs scatter too much to test detection
-# here: tests/device_verdict_test.cpp does, on synthetic rounds); the bandwidth probe waits
+# here: tests/unit/device_verdict_test.cpp does, on synthetic rounds); the bandwidth probe waits
 # while another process holds its lock; a base revision that
 # does not build is refused (exit 2, naming the build's log) with nothing stored; a revision
 # that names no commit too.

@@ -1,5 +1,5 @@
-// Writes the site's fixture runs (tests/site_fixture.hpp) into a new database, at any scale: the
-// site's browser test and its scale benchmark (studies/site-bench) build their sites from it.
+// Writes the site's fixture runs (tests/support/site_fixture.hpp) into a new database, at any
+// scale: the site's browser test and its scale benchmark (studies/site-bench) build their sites from it.
 //   site_fixture_db DB [--commits N] [--ops N] [--tables N] [--xs N] [--providers N] [--samples N]
 //                      [--points N]
 #include <cstdio>
