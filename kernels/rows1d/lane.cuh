@@ -1,5 +1,6 @@
 // The 1d row machinery's Lane: one thread's view of a tile, its head, its units, its angle
-// constants and the rows of a step. Its operations are defined by idea: loads and prefetch
+// constants and the rows of a step; Lane::each runs a function for every (unit, piece, element)
+// of a thread's values, the loops unrolled. Its operations are defined by idea: loads and prefetch
 // (lane_io.cuh), the math and stores of a step (lane_step.cuh), column statistics
 // (lane_stats.cuh).
 #pragma once
@@ -18,6 +19,18 @@ struct Lane {
   static constexpr int UPT = 8 / V;  // units per thread: 8 elements per piece
   static constexpr int P = OP::P, Q = OP::Q, kV = V;
   using Vals = float[UPT][P][V];
+
+  // f(i, p, e) for every value of a Vals, the three loops unrolled, in the order i, p, e (e
+  // innermost): a reduction over the values through it keeps the loops' order.
+  template <class F>
+  static __device__ __forceinline__ void each(F f) {
+#pragma unroll
+    for (int i = 0; i < UPT; ++i)
+#pragma unroll
+      for (int p = 0; p < P; ++p)
+#pragma unroll
+        for (int e = 0; e < V; ++e) f(i, p, e);
+  }
 
   const Args& a;
   const float* tab;            // theta table in shared memory (kAngle)

@@ -42,21 +42,16 @@ __device__ __forceinline__ void Lane<OP, T, V>::accumulate_rows(int64_t s0,
       }
   }
   float mn[UPT][P][V];
+  each([&](int i, int p, int e) {
+    float v = m[i][p][e];
 #pragma unroll
-  for (int i = 0; i < UPT; ++i)
-#pragma unroll
-    for (int p = 0; p < P; ++p)
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        float v = m[i][p][e];
-#pragma unroll
-        for (int j = 0; j < RPT; ++j) v = fmaxf(v, xv[j][i][p][e]);
-        mn[i][p][e] = v;
-        const float scale = __expf(m[i][p][e] - v);
-        l[i][p][e] *= scale;
-        if constexpr (BWD) t[i][p][e] *= scale;
-        m[i][p][e] = v;
-      }
+    for (int j = 0; j < RPT; ++j) v = fmaxf(v, xv[j][i][p][e]);
+    mn[i][p][e] = v;
+    const float scale = __expf(m[i][p][e] - v);
+    l[i][p][e] *= scale;
+    if constexpr (BWD) t[i][p][e] *= scale;
+    m[i][p][e] = v;
+  });
 #pragma unroll
   for (int j = 0; j < RPT; ++j) {
     float g[UPT][P][V];
@@ -71,16 +66,11 @@ __device__ __forceinline__ void Lane<OP, T, V>::accumulate_rows(int64_t s0,
         OP::template bwd<V>(dv, c[i], s[i], g[i]);
       }
     }
-#pragma unroll
-    for (int i = 0; i < UPT; ++i)
-#pragma unroll
-      for (int p = 0; p < P; ++p)
-#pragma unroll
-        for (int e = 0; e < V; ++e) {
-          const float ex = __expf(xv[j][i][p][e] - mn[i][p][e]);
-          l[i][p][e] += ex;
-          if constexpr (BWD) t[i][p][e] = fmaf(ex, g[i][p][e], t[i][p][e]);
-        }
+    each([&](int i, int p, int e) {
+      const float ex = __expf(xv[j][i][p][e] - mn[i][p][e]);
+      l[i][p][e] += ex;
+      if constexpr (BWD) t[i][p][e] = fmaf(ex, g[i][p][e], t[i][p][e]);
+    });
   }
 }
 

@@ -14,31 +14,17 @@ namespace opbench::kernels::rows1d {
 template <class OP, typename T, int V>
 __device__ __forceinline__ void Lane<OP, T, V>::row_softmax(const Vals& x, Vals& o) const {
   float mx = -FLT_MAX;
-#pragma unroll
-  for (int i = 0; i < UPT; ++i)
-#pragma unroll
-    for (int p = 0; p < P; ++p)
-#pragma unroll
-      for (int e = 0; e < V; ++e)
-        if (uv[i]) mx = fmaxf(mx, x[i][p][e]);
+  each([&](int i, int p, int e) {
+    if (uv[i]) mx = fmaxf(mx, x[i][p][e]);
+  });
   mx = group_max(mx, tprc);
   float sum = 0.f;
-#pragma unroll
-  for (int i = 0; i < UPT; ++i)
-#pragma unroll
-    for (int p = 0; p < P; ++p)
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        o[i][p][e] = uv[i] ? __expf(x[i][p][e] - mx) : 0.f;
-        sum += o[i][p][e];
-      }
+  each([&](int i, int p, int e) {
+    o[i][p][e] = uv[i] ? __expf(x[i][p][e] - mx) : 0.f;
+    sum += o[i][p][e];
+  });
   const float inv = 1.f / group_sum(sum, tprc);
-#pragma unroll
-  for (int i = 0; i < UPT; ++i)
-#pragma unroll
-    for (int p = 0; p < P; ++p)
-#pragma unroll
-      for (int e = 0; e < V; ++e) o[i][p][e] *= inv;
+  each([&](int i, int p, int e) { o[i][p][e] *= inv; });
 }
 
 // One step: RPT rows s0 + j * ds, forward (o from x) or backward (dx from x and dout).
@@ -83,15 +69,10 @@ __device__ __forceinline__ void Lane<OP, T, V>::process(int64_t s0, const Raw<T,
       if constexpr (S == Soft::feat) {
         row_softmax(xv, xa);
       } else {
-#pragma unroll
-        for (int i = 0; i < UPT; ++i)
-#pragma unroll
-          for (int p = 0; p < P; ++p)
-#pragma unroll
-            for (int e = 0; e < V; ++e) {
-              if constexpr (S == Soft::seq) xa[i][p][e] = __expf(xv[i][p][e] - Mp[i][p][e]);
-              else xa[i][p][e] = fact_fwd<A>(xv[i][p][e]);
-            }
+        each([&](int i, int p, int e) {
+          if constexpr (S == Soft::seq) xa[i][p][e] = __expf(xv[i][p][e] - Mp[i][p][e]);
+          else xa[i][p][e] = fact_fwd<A>(xv[i][p][e]);
+        });
       }
 #pragma unroll
       for (int i = 0; i < UPT; ++i) {
@@ -114,39 +95,19 @@ __device__ __forceinline__ void Lane<OP, T, V>::process(int64_t s0, const Raw<T,
       }
       float dx[UPT][P][V];
       if constexpr (S == Soft::elem) {
-#pragma unroll
-        for (int i = 0; i < UPT; ++i)
-#pragma unroll
-          for (int p = 0; p < P; ++p)
-#pragma unroll
-            for (int e = 0; e < V; ++e) dx[i][p][e] = fact_bwd<A>(xv[i][p][e], g[i][p][e]);
+        each([&](int i, int p, int e) { dx[i][p][e] = fact_bwd<A>(xv[i][p][e], g[i][p][e]); });
       } else if constexpr (S == Soft::feat) {
         float o[UPT][P][V];
         row_softmax(xv, o);
         float dot = 0.f;
-#pragma unroll
-        for (int i = 0; i < UPT; ++i)
-#pragma unroll
-          for (int p = 0; p < P; ++p)
-#pragma unroll
-            for (int e = 0; e < V; ++e) dot += o[i][p][e] * g[i][p][e];  // o = 0 off the row
+        each([&](int i, int p, int e) { dot += o[i][p][e] * g[i][p][e]; });  // o = 0 off the row
         dot = group_sum(dot, tprc);
-#pragma unroll
-        for (int i = 0; i < UPT; ++i)
-#pragma unroll
-          for (int p = 0; p < P; ++p)
-#pragma unroll
-            for (int e = 0; e < V; ++e) dx[i][p][e] = o[i][p][e] * (g[i][p][e] - dot);
+        each([&](int i, int p, int e) { dx[i][p][e] = o[i][p][e] * (g[i][p][e] - dot); });
       } else {
-#pragma unroll
-        for (int i = 0; i < UPT; ++i)
-#pragma unroll
-          for (int p = 0; p < P; ++p)
-#pragma unroll
-            for (int e = 0; e < V; ++e) {
-              const float o = __expf(xv[i][p][e] - Mp[i][p][e]);
-              dx[i][p][e] = o * (g[i][p][e] - R[i][p][e]);
-            }
+        each([&](int i, int p, int e) {
+          const float o = __expf(xv[i][p][e] - Mp[i][p][e]);
+          dx[i][p][e] = o * (g[i][p][e] - R[i][p][e]);
+        });
       }
 #pragma unroll
       for (int i = 0; i < UPT; ++i)

@@ -105,16 +105,11 @@ __global__ void __launch_bounds__(kThreads, (BWD || S == Soft::seq) ? 2 : 3) row
   typename L::Vals Mp, R;
   if constexpr (S == Soft::seq) {
     const int64_t bh = tl.b * a.H + tl.h;
-#pragma unroll
-    for (int i = 0; i < L::UPT; ++i)
-#pragma unroll
-      for (int p = 0; p < L::P; ++p)
-#pragma unroll
-        for (int e = 0; e < V; ++e) {
-          const int64_t c = lane.col(bh, i, p, e);
-          Mp[i][p][e] = lane.uv[i] ? a.stats[c] : 0.f;
-          R[i][p][e] = (BWD && lane.uv[i]) ? a.stats[a.ncols + c] : 0.f;
-        }
+    L::each([&](int i, int p, int e) {
+      const int64_t c = lane.col(bh, i, p, e);
+      Mp[i][p][e] = lane.uv[i] ? a.stats[c] : 0.f;
+      R[i][p][e] = (BWD && lane.uv[i]) ? a.stats[a.ncols + c] : 0.f;
+    });
   }
   const int64_t stride = int64_t(tl.ds) * (BR ? 1 : RPT);
   int64_t s0 = tl.s0;  // uniform in the block: so is the loop condition (shuffles inside)

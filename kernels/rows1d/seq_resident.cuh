@@ -134,16 +134,6 @@ struct ResBlock {
   }
   // Local column of statistic (i, p, e) of this thread within its group.
   __device__ __forceinline__ int col(int i, int p, int e) const { return t * K + (i * P + p) * V + e; }
-  // f(i, p, e) for every statistic of this thread.
-  template <class F>
-  static __device__ __forceinline__ void each(F f) {
-#pragma unroll
-    for (int i = 0; i < UPT; ++i)
-#pragma unroll
-      for (int p = 0; p < P; ++p)
-#pragma unroll
-        for (int e = 0; e < V; ++e) f(i, p, e);
-  }
 
   // The theta table of the k-th item's head (lrpe), in its half, by this team; its previous
   // readers finished before the block barrier that ends each item.
@@ -184,11 +174,11 @@ struct ResBlock {
     // Over the row groups of a warp (lanes t, t + tprc, ...), then over the team's warps: W
     // lanes a column, one warp's partial each.
     for (int off = tprc; off < 32; off <<= 1)
-      each([&](int i, int p, int e) { xor_merge<BWD>(m[i][p][e], l[i][p][e], tt[i][p][e], off); });
+      L::each([&](int i, int p, int e) { xor_merge<BWD>(m[i][p][e], l[i][p][e], tt[i][p][e], off); });
     const int W = tn / 32, ncg = r.ncg, rs = W * ncg;
     if ((tid & 31) < tprc) {
       const int w0 = (tid >> 5) * ncg;
-      each([&](int i, int p, int e) {
+      L::each([&](int i, int p, int e) {
         red[w0 + col(i, p, e)] = m[i][p][e];
         red[rs + w0 + col(i, p, e)] = l[i][p][e];
         if constexpr (BWD) red[2 * rs + w0 + col(i, p, e)] = tt[i][p][e];
@@ -264,7 +254,7 @@ struct ResBlock {
     const L ln = lane(it, k);
     const float* f = fin + (k & 1) * 2 * r.ncg;
     Vals Mp, R;
-    each([&](int i, int p, int e) {
+    L::each([&](int i, int p, int e) {
       Mp[i][p][e] = f[col(i, p, e)];
       R[i][p][e] = BWD ? f[r.ncg + col(i, p, e)] : 0.f;
     });

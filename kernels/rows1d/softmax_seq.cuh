@@ -45,31 +45,21 @@ __device__ __forceinline__ void reduce_rows(typename L::Vals& m, typename L::Val
   for (int half = ds >> 1; half > 0; half >>= 1) {
     if (sl >= half && sl < 2 * half) {
       const int slot = ((sl - half) << slot_shift) | slot_lo;
-#pragma unroll
-      for (int i = 0; i < UPT; ++i)
-#pragma unroll
-        for (int p = 0; p < P; ++p)
-#pragma unroll
-          for (int e = 0; e < V; ++e) {
-            const int k = (i * P + p) * V + e;
-            red[0][k][slot] = m[i][p][e];
-            red[1][k][slot] = l[i][p][e];
-            if constexpr (BWD) red[2][k][slot] = t[i][p][e];
-          }
+      L::each([&](int i, int p, int e) {
+        const int k = (i * P + p) * V + e;
+        red[0][k][slot] = m[i][p][e];
+        red[1][k][slot] = l[i][p][e];
+        if constexpr (BWD) red[2][k][slot] = t[i][p][e];
+      });
     }
     __syncthreads();
     if (sl < half) {
       const int slot = (sl << slot_shift) | slot_lo;
-#pragma unroll
-      for (int i = 0; i < UPT; ++i)
-#pragma unroll
-        for (int p = 0; p < P; ++p)
-#pragma unroll
-          for (int e = 0; e < V; ++e) {
-            const int k = (i * P + p) * V + e;
-            merge_stats(m[i][p][e], l[i][p][e], t[i][p][e], red[0][k][slot], red[1][k][slot],
-                        BWD ? red[2][k][slot] : 0.f);
-          }
+      L::each([&](int i, int p, int e) {
+        const int k = (i * P + p) * V + e;
+        merge_stats(m[i][p][e], l[i][p][e], t[i][p][e], red[0][k][slot], red[1][k][slot],
+                    BWD ? red[2][k][slot] : 0.f);
+      });
     }
     __syncthreads();
   }
@@ -78,16 +68,11 @@ __device__ __forceinline__ void reduce_rows(typename L::Vals& m, typename L::Val
 template <class L>
 __device__ __forceinline__ void init_stats(typename L::Vals& m, typename L::Vals& l,
                                            typename L::Vals& t) {
-#pragma unroll
-  for (int i = 0; i < L::UPT; ++i)
-#pragma unroll
-    for (int p = 0; p < L::P; ++p)
-#pragma unroll
-      for (int e = 0; e < L::kV; ++e) {
-        m[i][p][e] = -FLT_MAX;
-        l[i][p][e] = 0.f;
-        t[i][p][e] = 0.f;
-      }
+  L::each([&](int i, int p, int e) {
+    m[i][p][e] = -FLT_MAX;
+    l[i][p][e] = 0.f;
+    t[i][p][e] = 0.f;
+  });
 }
 
 // Split strategy, pass 1: partial statistics of one chunk of n for HB heads.
@@ -117,18 +102,14 @@ __global__ void __launch_bounds__(kThreads, 2) seq_stats_kernel(const Args a, in
     const int64_t bh = tl.b * a.H + tl.h;
     const int64_t plane = a.B * a.H * a.nchunks * a.D;
     const int64_t row = (bh * a.nchunks + chunk) * a.D;
-#pragma unroll
-    for (int i = 0; i < L::UPT; ++i)
-#pragma unroll
-      for (int p = 0; p < L::P; ++p)
-#pragma unroll
-        for (int e = 0; e < V; ++e)
-          if (lane.uv[i]) {
-            const int64_t idx = row + lane.u[i] * V + e + p * a.xhalf;
-            a.partial[idx] = m[i][p][e];
-            a.partial[plane + idx] = l[i][p][e];
-            if constexpr (BWD) a.partial[2 * plane + idx] = t[i][p][e];
-          }
+    L::each([&](int i, int p, int e) {
+      if (lane.uv[i]) {
+        const int64_t idx = row + lane.u[i] * V + e + p * a.xhalf;
+        a.partial[idx] = m[i][p][e];
+        a.partial[plane + idx] = l[i][p][e];
+        if constexpr (BWD) a.partial[2 * plane + idx] = t[i][p][e];
+      }
+    });
   }
 }
 
@@ -180,29 +161,19 @@ __global__ void __launch_bounds__(kThreads, 2) seq_block_kernel(const Args a) {
   reduce_rows<L, BWD>(m, l, tt, g, ds, t, a.tprc_shift);
   __shared__ float fin[2][K][32];
   if (g == 0) {
-#pragma unroll
-    for (int i = 0; i < L::UPT; ++i)
-#pragma unroll
-      for (int p = 0; p < L::P; ++p)
-#pragma unroll
-        for (int e = 0; e < V; ++e) {
-          const int k = (i * L::P + p) * V + e;
-          fin[0][k][t] = m[i][p][e] + logf(l[i][p][e]);
-          if constexpr (BWD) fin[1][k][t] = tt[i][p][e] / l[i][p][e];
-        }
+    L::each([&](int i, int p, int e) {
+      const int k = (i * L::P + p) * V + e;
+      fin[0][k][t] = m[i][p][e] + logf(l[i][p][e]);
+      if constexpr (BWD) fin[1][k][t] = tt[i][p][e] / l[i][p][e];
+    });
   }
   __syncthreads();
   typename L::Vals Mp, R;
-#pragma unroll
-  for (int i = 0; i < L::UPT; ++i)
-#pragma unroll
-    for (int p = 0; p < L::P; ++p)
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        const int k = (i * L::P + p) * V + e;
-        Mp[i][p][e] = fin[0][k][t];
-        R[i][p][e] = BWD ? fin[1][k][t] : 0.f;
-      }
+  L::each([&](int i, int p, int e) {
+    const int k = (i * L::P + p) * V + e;
+    Mp[i][p][e] = fin[0][k][t];
+    R[i][p][e] = BWD ? fin[1][k][t] : 0.f;
+  });
   for (int64_t s0 = 0; s0 < a.N; s0 += stride) {
     if constexpr (PF)
       if (s0 + stride < a.N) lane.template prefetch<RPT, true, BWD>(s0 + stride + g);
