@@ -34,8 +34,7 @@ class PairedRounds {
   PairedRounds(const std::array<Executor*, 2>& sides, const CellPoints& points, const Timing& timing,
                double same_within)
       : ex_(sides), points_(points), timing_(timing), same_within_(same_within),
-        side_{SideRounds(points.size()), SideRounds(points.size())}, paired_precise_(points.size(), false),
-        decided_(points.size(), false) {
+        side_{SideRounds(points.size()), SideRounds(points.size())}, pair_stop_(points.size(), StopReason::go_on) {
     speed_ = points.front()->metric() != "memory";
     processes_ = std::max(1, timing.processes);
     rounds_ = speed_ ? std::max({1, timing.rounds, processes_}) : 1;
@@ -72,7 +71,7 @@ class PairedRounds {
   // The pair takes another round while either side wants one (both sides measure it), unless
   // its paired interval is precise enough already or has decided that the sides are the same.
   bool pair_wants(size_t c) const {
-    return !paired_precise_[c] && !decided_[c] && (side_wants(kBase, c) || side_wants(kHead, c));
+    return pair_stop_[c] == StopReason::go_on && (side_wants(kBase, c) || side_wants(kHead, c));
   }
 
   // Under stop: noise, after min_rounds and whole turns through the processes, the pair's
@@ -118,10 +117,10 @@ class PairedRounds {
       for (size_t s : {first, 1 - first})
         if (!side_[s].failed(c)) measure_point(s, c, r);
       if (!speed_) continue;
-      if (const auto e = pair_interval(c)) {
-        paired_precise_[c] = precise(*e, rule_.noise_pct);
-        decided_[c] = !paired_precise_[c] && same(c, *e);
-      }
+      if (const auto e = pair_interval(c))
+        pair_stop_[c] = precise(*e, rule_.noise_pct) ? StopReason::noise
+                        : same(c, *e)                ? StopReason::decided
+                                                     : StopReason::go_on;
     }
   }
 
@@ -154,8 +153,7 @@ class PairedRounds {
       Result r = pool_rounds(side.got[c]);
       if (speed_ && r.ok() && !side.got[c].empty()) {
         StopReason why = side.decision[c].reason;
-        if (paired_precise_[c]) why = StopReason::noise;  // the pair's interval stopped it
-        else if (decided_[c]) why = StopReason::decided;  // the pair's interval decided SAME
+        if (pair_stop_[c] != StopReason::go_on) why = pair_stop_[c];  // the pair's interval stopped it
         else if (why == StopReason::go_on) why = StopReason::ceiling;  // the other side's ceiling
         r.stop_reason = stop_reason_name(why);
         r.precision = side.decision[c].precision;
@@ -174,8 +172,9 @@ class PairedRounds {
   const Timing& timing_;
   double same_within_;  // the diff's threshold (a fraction); 0: no decision stops a pair
   std::array<SideRounds, 2> side_;
-  std::vector<bool> paired_precise_;  // each pair's interval narrower than the noise target
-  std::vector<bool> decided_;         // each pair's interval within the threshold (SAME)
+  // What stopped each pair's interval: noise (narrower than the noise target), decided (within
+  // the threshold: SAME), or nothing yet (go_on).
+  std::vector<StopReason> pair_stop_;
   bool speed_ = true;
   int rounds_ = 1, processes_ = 1;
   Timing per_round_, rule_;
