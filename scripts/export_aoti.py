@@ -35,8 +35,8 @@ the C++ wrapper's and kernels' compile and link) and triton_s (async_compile.wai
 Triton compiles and autotuning), check_s (running the package against eager), and metrics (every
 timer torch's compile_times keeps, summed over this package).
 
-OPBENCH_AOTI_CONFIGS, a JSON object of Inductor settings, is merged over the exporter's own
-(INDUCTOR_CONFIGS, torch's defaults) for every package it builds.
+OPBENCH_AOTI_CONFIGS, a JSON object of Inductor settings, is passed over torch's defaults to
+every package it builds (docs/baselines.md, "The compiler's settings").
 
 The last line printed is "opbench-export: ok ..." (exit 0) or "opbench-export: error: ..."
 (exit 1, one line). The dynamic axis: every dynamic dimension gets a torch.export.Dim, one per
@@ -54,10 +54,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "baselines", "python"))
 
 PREFIX = "opbench-export:"
-
-# Inductor settings of every package beyond torch's defaults (none: docs/baselines.md, "The
-# compiler's settings"); OPBENCH_AOTI_CONFIGS adds to them or overrides them.
-INDUCTOR_CONFIGS = {}
 
 
 class ExportError(Exception):
@@ -231,8 +227,7 @@ class Exporter:
         before = {k: sum(v) for k, v in timers.items()}
         try:
             t0 = time.time()
-            configs = dict(INDUCTOR_CONFIGS)
-            configs.update(json.loads(os.environ.get("OPBENCH_AOTI_CONFIGS") or "{}"))
+            configs = json.loads(os.environ.get("OPBENCH_AOTI_CONFIGS") or "{}")
             configs["aot_inductor.metadata"] = {k: str(v) for k, v in metadata.items()}
             torch._inductor.aoti_compile_and_package(ep, package_path=tmp, inductor_configs=configs)
             t1 = time.time()
