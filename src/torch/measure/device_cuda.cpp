@@ -3,12 +3,15 @@
 // do_bench's) or our read kernel (read, l2_flush.h), peak memory from the caching
 // allocator, bandwidth from a 1 GiB device-to-device copy.
 //
-// The flush buffer belongs to the device, made once: where the buffer lies decides which dirty
-// lines the write flush leaves in L2 and what their write-back costs the timed call. A round
-// flushes through one window of the flush arena for all the cell's providers; the next round
-// through another window, at a random 2 MiB step within an arena kFlushSlide larger than the
-// flush (OPBENCH_FLUSH_WINDOWS=N: N windows evenly spaced instead). The clocks' events are made
-// once too, and reused.
+// The flush buffers belong to the device, made once: where the buffer lies decides which dirty
+// lines the write flush leaves in L2 and what their write-back costs the timed call. With a
+// buffer per point, consecutive allocations alternated between two places and a 11-26 us
+// call's median between two levels 0.7 us apart (tests/gpu/episodes_bench.cu,
+// docs/findings/2026-11-25-placement-episodes-h100.md), so two providers of one point could differ by the flush alone. A round
+// flushes through one buffer for all the cell's providers; the next round through another of a
+// pool of kFlushPool allocations made while the others are held (so each lies elsewhere),
+// drawn at random: the placements of the rounds without an allocation and a free (a device
+// synchronisation) per round. The clocks' events are made once too, and reused.
 #include "torch/measure/device.hpp"
 
 #ifdef OPBENCH_TORCH_CUDA
@@ -18,7 +21,6 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime.h>
 
-#include <cstdlib>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -100,21 +102,31 @@ class CudaDevice final : public Device {
     const std::string why = flush_unsupported(flush);
     if (!why.empty()) throw InputError("timing", "flush_l2", why);
     if (flush == L2Flush::none) return std::make_unique<CudaClock>(index_, flush, nullptr, 0, events_);
-    if (!arena_) make_arena();
-    return std::make_unique<CudaClock>(index_, flush, static_cast<char*>(arena_) + offset_, kFlushBytes, events_);
+    if (buffers_.empty()) {
+      void* first = nullptr;
+      check(cudaMalloc(&first, kFlushBytes), "cudaMalloc(L2 flush buffer)");
+      buffers_.push_back(first);
+    }
+    return std::make_unique<CudaClock>(index_, flush, buffers_[current_], kFlushBytes, events_);
   }
   ~CudaDevice() override {
-    if (arena_) cudaFree(arena_);
+    for (void* b : buffers_) cudaFree(b);
   }
+  // Another buffer of the pool, at random; the pool is made at the first new round (as much of
+  // it as there is room for: with one buffer, the rounds flush through it).
   void new_flush_buffer() override {
-    size_t windows = arena_slide_ / kFlushStep + 1, stride = kFlushStep;
-    if (const char* e = std::getenv("OPBENCH_FLUSH_WINDOWS")) {
-      windows = std::strtoul(e, nullptr, 10);
-      stride = arena_slide_ / (windows - 1);
+    if (buffers_.empty()) return;
+    while (buffers_.size() < kFlushPool) {
+      void* more = nullptr;
+      if (cudaMalloc(&more, kFlushBytes) != cudaSuccess) {
+        cudaGetLastError();
+        break;
+      }
+      buffers_.push_back(more);
     }
-    if (windows < 2) return;
-    const size_t step = 1 + size_t(pick_() % (windows - 1));
-    offset_ = (offset_ / stride + step) % windows * stride;
+    if (buffers_.size() < 2) return;
+    const size_t step = 1 + size_t(pick_() % (buffers_.size() - 1));  // never the same one
+    current_ = (current_ + step) % buffers_.size();
   }
   std::string flush_unsupported(L2Flush flush) const override {
 #ifdef OPBENCH_WITH_CUDA
@@ -208,24 +220,12 @@ class CudaDevice final : public Device {
     return true;
   }
 
-  void make_arena() {
-    if (cudaMalloc(&arena_, kFlushBytes + kFlushSlide) == cudaSuccess) {
-      arena_slide_ = kFlushSlide;
-      return;
-    }
-    cudaGetLastError();
-    arena_ = nullptr;
-    check(cudaMalloc(&arena_, kFlushBytes), "cudaMalloc(L2 flush buffer)");
-  }
-
   static constexpr size_t kFlushBytes = size_t(256) << 20;
-  static constexpr size_t kFlushSlide = size_t(256) << 20;
-  static constexpr size_t kFlushStep = size_t(2) << 20;
+  static constexpr size_t kFlushPool = 4;
   int index_;
   c10::cuda::CUDAGuard guard_;
-  void* arena_ = nullptr;
-  size_t arena_slide_ = 0;
-  size_t offset_ = 0;
+  std::vector<void*> buffers_;  // the flush buffers: the first made by the first flushing clock
+  size_t current_ = 0;          // the one the clocks flush through now
   std::mt19937_64 pick_;
   EventPool events_;
   std::string bus_;
