@@ -204,8 +204,9 @@ Evidence both_measured(const StoredPoint& base, const StoredPoint& head, double 
           (clear.down || near.down) && (rounds.single || rounds.down)};
 }
 
-// Rule 7: the two sides of a paired comparison, round against round.
-Evidence paired_measured(const PairedInterval& e, Judgement& j) {
+// Rule 7: the two sides of a paired comparison, round against round: the pairs' geometric mean
+// beyond the threshold and their interval beyond half of it.
+Evidence paired_measured(const PairedInterval& e, double threshold, Judgement& j) {
   j.tested = true;
   j.pairs = e.ratios.size();
   j.pair_units = e.units;
@@ -213,7 +214,8 @@ Evidence paired_measured(const PairedInterval& e, Judgement& j) {
   j.ci_lo = e.lo;
   j.ci_hi = e.hi;
   j.round_p = e.p;
-  return {e.lo > 1, e.hi < 1};
+  const double mean = std::sqrt(e.lo * e.hi);  // the interval is symmetric in the logs
+  return {e.lo > 1 + threshold / 2 && mean > 1 + threshold, e.hi < 1 - threshold / 2 && mean < 1 - threshold};
 }
 
 // One side kept samples, the other is a single value (an imported document's).
@@ -274,7 +276,7 @@ Judgement judge_samples(const StoredPoint& base, const StoredPoint& head, double
   const PairedInterval pairs =
       paired_processes > 0 && !deterministic ? paired_evidence(base.result, head.result, paired_processes)
                                              : paired_interval({}, {});
-  if (!pairs.ratios.empty()) confirmed = paired_measured(pairs, j);
+  if (!pairs.ratios.empty()) confirmed = paired_measured(pairs, threshold, j);
   else if (!deterministic && has_b && has_h) confirmed = both_measured(base, head, threshold, j);
   else if (!deterministic && (has_b || has_h)) confirmed = one_measured(base, head, threshold, j);
 

@@ -69,9 +69,13 @@
 //      the same cells measured on the same device by both sides, round r of one beside round r
 //      of the other, judge's `paired`) and the point holds the same number of rounds (>= 2) on
 //      both sides, rule 3's evidence is the pairs instead: the ratios of the round medians,
-//      head over base, round by round, whose geometric mean's 95% interval (Student's t over
-//      the log ratios, as the stop rule's) must lie wholly above 1 for SLOWER, below 1 for
-//      FASTER (the threshold of rule 2 still applies to the shown values). Whatever moved both
+//      head over base, round by round, whose geometric mean must itself pass the threshold and
+//      whose 95% interval (Student's t over the log ratios, as the stop rule's) must lie wholly
+//      beyond half of it: above 1 + T/2 for SLOWER, below 1 - T/2 for FASTER (the threshold of
+//      rule 2 still applies to the shown values). The pooled medians can pass the threshold
+//      where the pairs do not (rounds of unequal sample counts at two levels), and an interval
+//      that barely leaves 1 on a call of 10-20 us is what placement and process offsets give
+//      the same code about once in a suite of 720 points. Whatever moved both
 //      sides of a round together (the chip's clock, its temperature, another tenant) cancels in
 //      the pair; what the pairs show is the code's change and each round's own noise. Where
 //      each side spread its rounds over P >= 2 worker processes (round r in process r mod P),

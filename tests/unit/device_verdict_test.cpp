@@ -223,3 +223,51 @@ TEST(PairedVerdict, AnOffsetSomeProcessesCarryIsUnsureAChangeAllShowIsSlower) {
   EXPECT_EQ(all.rows[0].j.pair_units, 3u);
   EXPECT_EQ(all.rows[0].j.verdict, Verdict::Slower);
 }
+
+TEST(PairedVerdict, APairedChangeMustPassTheThresholdByItsPairsNotByThePooledMedians) {
+  // Every round of the head 0.1% slower than the base's, and the head took more samples in its
+  // slow rounds: the pooled medians differ by 6%, the pairs by 0.1% (an interval wholly above 1).
+  std::vector<double> bs, hs;
+  std::vector<int64_t> counts_b, counts_h;
+  for (int r = 0; r < 8; ++r) {
+    const double level = 0.014 * (r % 2 ? 1.06 : 1.0);
+    const int nb = r % 2 ? 4 : 12, nh = r % 2 ? 12 : 4;
+    for (int i = 0; i < nb; ++i) bs.push_back(level * (1 + 0.0001 * (i - (nb - 1) / 2.0)));  // median: level
+    for (int i = 0; i < nh; ++i) hs.push_back(level * 1.001 * (1 + 0.0001 * (i - (nh - 1) / 2.0)));
+    counts_b.push_back(nb);
+    counts_h.push_back(nh);
+  }
+  StoredPoint pb = speed_point(kTitle, 1, "cuda", "cuda", bs), ph = speed_point(kTitle, 1, "cuda", "cuda", hs);
+  pb.result.rounds = counts_b;
+  ph.result.rounds = counts_h;
+  ReportRun b = run_on(1, "GPU-aaaa", calibration(600, 3000), {pb});
+  ReportRun h = run_on(2, "GPU-aaaa", calibration(600, 3000), {ph});
+  pair_up(b, h);
+  const DiffResult d = diff_runs(b, h, at_2pct());
+  EXPECT_GT(d.rows[0].j.ratio, 1.04);
+  EXPECT_GT(d.rows[0].j.ci_lo, 1);
+  EXPECT_NEAR(std::sqrt(d.rows[0].j.ci_lo * d.rows[0].j.ci_hi), 1.001, 0.0005);
+  EXPECT_NE(d.rows[0].j.verdict, Verdict::Slower);
+  EXPECT_EQ(d.regressions, 0u);
+}
+
+TEST(PairedVerdict, AnIntervalThatLeavesOneButNotHalfTheThresholdIsUnsure) {
+  // Four processes a side; the head's pairs of processes show +1%, +2%, +4% and +3%: a mean of
+  // 2.5%, but an interval (t with 3 degrees of freedom) reaching below +1%, half the threshold.
+  ReportRun b = run_on(1, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 51, 0.002, 8)});
+  ReportRun h = run_on(2, "GPU-aaaa", calibration(600, 3000),
+                       {rounds_point(1, 0.014, 52, 0.002, 8, {0.01, 0.02, 0.04, 0.03})});
+  pair_up(b, h);
+  b.run.processes = h.run.processes = 4;
+  const DiffResult d = diff_runs(b, h, at_2pct());
+  EXPECT_EQ(d.rows[0].j.pair_units, 4u);
+  EXPECT_GT(d.rows[0].j.ci_lo, 1);
+  EXPECT_LT(d.rows[0].j.ci_lo, 1.01);
+  EXPECT_EQ(d.rows[0].j.verdict, Verdict::Unsure);
+  // The same change shown evenly by every pair of processes: SLOWER.
+  ReportRun even = run_on(2, "GPU-aaaa", calibration(600, 3000),
+                          {rounds_point(1, 0.014 * 1.025, 52, 0.002, 8)});
+  pair_up(b, even);
+  even.run.processes = 4;
+  EXPECT_EQ(diff_runs(b, even, at_2pct()).rows[0].j.verdict, Verdict::Slower);
+}
