@@ -195,11 +195,11 @@ SweepOutcome measure_config(const AbArgs& a, Cli& cli, Prepared& p, AbMeasurer& 
   Store store(cli.db);
   SweepOptions opt;
   opt.sides = {{a.label + "/base", bins[kBase].commit}, {a.label + "/head", bins[kHead].commit}};
-  opt.label = a.label;
+  opt.shape.label = a.label;
   if (slots.size() > 1)
-    for (const auto& s : slots) opt.devices.push_back(s.name);
-  else opt.device = slots.front().name;
-  opt.filter = a.filter;
+    for (const auto& s : slots) opt.shape.devices.push_back(s.name);
+  else opt.shape.device = slots.front().name;
+  opt.shape.filter = a.filter;
   opt.progress = parse_progress(a.progress, isatty(STDERR_FILENO));
   opt.host = host_name();
   opt.interrupt = &interrupt_requested();

@@ -13,7 +13,6 @@
 #include "sweep/outcome_lines.hpp"
 #include "sweep/resume.hpp"
 #include "sweep/runner.hpp"
-#include "sweep/shard.hpp"
 #include "sweep/stop_signals.hpp"
 #include "torch/sweep/prepare_tables.hpp"
 
@@ -31,15 +30,10 @@ struct Runs {
   std::string reports;
 };
 
-// The run loop's options for config `p`'s run, stored in `store`.
-SweepOptions loop_options(const Runs& c, const Prepared& p, Store& store, const ConfigTables& tables,
-                          bool watch_hangs) {
+// The run loop's options for config `p`'s run.
+SweepOptions loop_options(const Runs& c, const Prepared& p, const ConfigTables& tables, bool watch_hangs) {
   SweepOptions opt;
-  opt.label = p.options.label;
-  opt.device = p.options.device;
-  opt.devices = p.options.devices;
-  opt.filter = p.options.filter;
-  opt.shard = shard_of(p.options);
+  opt.shape = p.options;
   opt.resume = p.resume;
   opt.allow_mixed = c.request.allow_mixed;
   opt.progress = c.progress;
@@ -48,11 +42,9 @@ SweepOptions loop_options(const Runs& c, const Prepared& p, Store& store, const 
   opt.interrupt = &interrupt_requested();
   opt.started = [&stops = c.stops](const RunInfo& run) { stops.began(run.id); };
   if (watch_hangs) opt.on_hung = [&stops = c.stops](int64_t run_id) { stops.hung(run_id); };
-  opt.before_measure = [&store, &tables](int64_t run_id) {
-    for (size_t i = 0; i < tables.jobs.size(); ++i)
-      store.add_compile({run_id, tables.jobs[i].task.title, tables.jobs[i].task.provider, tables.outcomes[i].key,
-                         tables.outcomes[i].seconds, tables.outcomes[i].cached, tables.outcomes[i].error});
-  };
+  for (size_t i = 0; i < tables.jobs.size(); ++i)
+    opt.compiles.push_back({0, tables.jobs[i].task.title, tables.jobs[i].task.provider, tables.outcomes[i].key,
+                            tables.outcomes[i].seconds, tables.outcomes[i].cached, tables.outcomes[i].error});
   return opt;
 }
 
@@ -74,7 +66,7 @@ SweepOutcome measure_config(Runs& c, Prepared& p, CellMeasurer& measurer, const 
   const std::string& db = c.request.db;
   fs::make_parent_dirs(db);
   Store store(db);
-  const SweepOptions opt = loop_options(c, p, store, tables, watch_hangs);
+  const SweepOptions opt = loop_options(c, p, tables, watch_hangs);
   SweepOutcome r;
   try {
     r = run_sweep(p.cfg, p.sw, measurer, store, opt, std::cerr);
