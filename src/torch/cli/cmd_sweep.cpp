@@ -52,6 +52,8 @@ void add_course_options(CLI::App* cmd, SweepRequest& a) {
       ->capture_default_str();
 }
 
+// A worker of a parent sweep (--worker), else the sweep, its database and --out checked first;
+// the exit status.
 int run_command(SweepRequest& a, const std::string& providers) {
   a.shape.providers = split_list(providers);
   if (a.worker) return run_sweep_worker(a);

@@ -78,6 +78,8 @@ int dry_run(const std::vector<Prepared>& ps, const std::string& db) {
   return kExitOk;
 }
 
+// The configs planned, where they are measured opened, then each run measured (or, for a dry
+// run, listed); the exit status.
 int plan_and_measure(SweepRequest& a, SweepStops& stops, const std::string& source_dir) {
   const bool suite = command_configs(a.configs).size() > 1;
   std::vector<Prepared> ps = narrowed_configs(a, stops, suite);
