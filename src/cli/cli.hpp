@@ -14,6 +14,7 @@
 #include "diff/threshold.hpp"
 #include "exchange/run_record.hpp"
 #include "points/points.hpp"
+#include "core/output.hpp"
 #include "core/progress.hpp"
 #include "core/title_filter.hpp"
 #include "report/plot_data.hpp"
@@ -52,12 +53,7 @@ void add_compile_command(CLI::App& app, Cli& cli);
 void add_ab_command(CLI::App& app, Cli& cli);
 
 // Helpers shared by the commands.
-void write_output(const std::string& text, const std::string& out_path);  // stdout when empty
-// "cannot write to standard output", with errno's cause when there is one (a closed descriptor
-// fails without one).
-std::string output_lost(int err);
 void ensure_parent_dir(const std::string& path);
-std::string default_device();  // (opbench-measure only: it asks LibTorch)
 // The options of the commands that judge points (diff, versus); add_judge_options registers
 // --db, --metric speed|memory (described by `metric_help`), --threshold (percent), --format
 // markdown|json and --out; each command its flag for `fail`.

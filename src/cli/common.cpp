@@ -191,19 +191,4 @@ Show parse_show(const std::string& show) {
   return show == "gbps" ? Show::GBps : show == "pct" ? Show::PctPeak : Show::Value;
 }
 
-std::string output_lost(int err) {
-  return std::string("cannot write to standard output") + (err ? std::string(": ") + std::strerror(err) : "");
-}
-
-void write_output(const std::string& text, const std::string& out_path) {
-  if (out_path.empty()) {
-    errno = 0;  // a closed standard output fails without a cause of its own
-    std::cout << text << std::flush;
-    if (!std::cout) throw RuntimeFailure(output_lost(errno));
-    return;
-  }
-  fs::write_file(out_path, text);
-}
-
-
 }  // namespace opbench

@@ -86,7 +86,7 @@ class SweepLoop {
     start_or_resume();
     try {
       watch_ = std::make_unique<Watch>(opt_.heartbeat_s, [this] { heartbeat(); });
-      if (opt_.before_measure) opt_.before_measure(run_().id);
+      record_compiles();
       measure(drop_done(sw_, planned_, done_));
       watch_.reset();
       finish();
@@ -106,7 +106,7 @@ class SweepLoop {
   void start_or_resume() {
     if (opt_.resume) resume();
     else start();
-    planned_ = shard_cells(sw_, cfg_.timing, opt_.shard);
+    planned_ = shard_cells(sw_, cfg_.timing, shard_of(opt_.shape));
     for (const auto& c : planned_)
       for (size_t i : c.points) {
         ++total_;
@@ -126,14 +126,17 @@ class SweepLoop {
   }
 
   RunOptions run_options() const {
-    return {cfg_.path, opt_.devices.empty() ? opt_.device : "", sweep_providers(cfg_, sw_), opt_.label,
-            opt_.filter, opt_.devices, opt_.shard.on() ? opt_.shard.text() : ""};
+    RunOptions options = opt_.shape;
+    options.config = cfg_.path;
+    if (!options.devices.empty()) options.device = "";
+    options.providers = sweep_providers(cfg_, sw_);
+    return options;
   }
 
   // Side `side`'s run as it begins: the config, how it is timed, its environment and devices.
   RunInfo new_run(size_t side, const RunOptions& options) {
     RunInfo r;
-    r.label = paired() ? opt_.sides.at(side).label : opt_.label;
+    r.label = paired() ? opt_.sides.at(side).label : opt_.shape.label;
     r.host = opt_.host;
     r.git_commit = paired() ? opt_.sides.at(side).git_commit : opt_.git_commit;
     r.config_path = cfg_.path;
@@ -215,7 +218,7 @@ class SweepLoop {
     if (out.empty()) out.push_back(run_device(run.env.device, run.env.gpu, run.env.peak_gbps, run.env.identity));
     if (opt_.host != run.host) suffix_ = "@" + opt_.host;
     else suffix_ = "#" + std::to_string(out.size() + 1);  // the same host, another model: cuda:0#2
-    if (here.empty()) out.push_back(run_device(device_name(opt_.device), env.gpu, env.peak_gbps, env.identity));
+    if (here.empty()) out.push_back(run_device(device_name(opt_.shape.device), env.gpu, env.peak_gbps, env.identity));
     for (const auto& d : here) out.push_back(run_device(device_name(d.device), d.gpu, d.peak_gbps, d.identity));
     return out;
   }
@@ -223,6 +226,13 @@ class SweepLoop {
   // The name a device's points record: this machine's devices carry its host when the run was
   // begun on another.
   std::string device_name(const std::string& device) const { return device + suffix_; }
+
+  void record_compiles() {
+    for (CompileRecord c : opt_.compiles) {
+      c.run_id = run_().id;
+      store_.add_compile(c);
+    }
+  }
 
   // --- have the cells measured; store and report each as it comes back
   void measure(const std::vector<Cell>& cells) {
@@ -284,7 +294,7 @@ class SweepLoop {
     return [this](const Point& p, double seconds, const std::function<void()>& measure) {
       return watch_->within(seconds + opt_.hang_grace_s, measure, [this, &p] {
         const Result r = failed_result(p, hung_error(cfg_.timing, opt_.hang_grace_s));
-        store_.add_point(stored_point(p, r, device_name(opt_.device), 0));
+        store_.add_point(stored_point(p, r, device_name(opt_.shape.device), 0));
         log_ << "point failed: " << cell_name(p) << " " << p.provider << ": " << r.error << "\n" << std::flush;
         opt_.on_hung(run_().id);
       });
@@ -413,9 +423,9 @@ class SweepLoop {
 SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store, const SweepOptions& opt,
                        std::ostream& log) {
   Config resolved = cfg;
-  resolve_device_defaults(resolved.timing, opt.device);
+  resolve_device_defaults(resolved.timing, opt.shape.device);
   resolved.timing.processes = 1;  // every round on `ex`
-  LocalMeasurer local(ex, opt.device, resolved.timing);
+  LocalMeasurer local(ex, opt.shape.device, resolved.timing);
   return SweepLoop(resolved, sw, local, store, opt, log).run();
 }
 

@@ -18,6 +18,7 @@
 #include "core/progress.hpp"
 #include "measure/executor.hpp"
 #include "points/points.hpp"
+#include "record/run_options.hpp"
 #include "sweep/cell.hpp"
 #include "sweep/measurer.hpp"
 #include "sweep/shard.hpp"
@@ -36,15 +37,14 @@ constexpr const char* kPairOption = "pair";
 struct SweepOptions {
   // The sides of a paired comparison, base then head: one run each, measured together by a
   // measurer of two sides (CellMeasurer::sides), linked to each other. Empty: one run, of
-  // `label` and `git_commit` below. A run of two sides cannot be resumed.
+  // `shape.label` and `git_commit` below. A run of two sides cannot be resumed.
   std::vector<RunSide> sides;
-  std::string label;
-  std::vector<std::string> providers;  // empty: the config's
-  std::string device;                  // stored with the run: what --resume measures on
-  std::vector<std::string> devices;    // --devices, stored with the run instead of `device`
-  std::string filter;                  // --filter on table titles, stored with the run
-  Shard shard;                         // --shard: the slice of the cells this run measures
-  int64_t resume = 0;                  // run id to continue, 0: a new run
+  // The run's shape, stored with it: its label, the device (what --resume measures on) or the
+  // devices of its workers (--devices, stored instead of the device), the filter on table
+  // titles, the shard (the slice of the cells this run measures). Its config and providers are
+  // the sweep's own.
+  RunOptions shape;
+  int64_t resume = 0;  // run id to continue, 0: a new run
   // A resume on another GPU model or host adds its points (its devices recorded as a run on
   // several devices records them) instead of being refused.
   bool allow_mixed = false;
@@ -54,9 +54,9 @@ struct SweepOptions {
   // Called once the run exists and is held, before anything else (the command learns its id).
   // The devices of a multi-device measurer are written with the run (RunInfo::devices).
   std::function<void(const RunInfo& run)> started;
-  // Called once the run exists and before any point is measured (building the compiled
-  // baselines' packages, outside every timed region); may record into the store.
-  std::function<void(int64_t run_id)> before_measure;
+  // The providers' once-per-table work done for the run before it began (the compiled
+  // baselines' packages, built outside every timed region), recorded with it once it exists.
+  std::vector<CompileRecord> compiles;
   // A measure that has not returned `hang_grace_s` after its point's budget ran out (a call
   // that never finishes): its point is stored as failed, then on_hung runs on another thread
   // (the command re-executes itself to go on, since the hung call cannot be taken back). If
@@ -86,7 +86,7 @@ std::vector<std::string> drop_providers(Sweep& sw, const std::map<std::string, s
 // it: RunBusy, another GPU model or host without opt.allow_mixed), for a run the store must
 // not take (exchange/run_check.hpp); RuntimeFailure for a database failure (the run is then left interrupted, or
 // abandoned when even that cannot be written). With an Executor, what the config leaves to the
-// device is decided for opt.device (resolve_device_defaults), and every round runs on `ex`
+// device is decided for opt.shape.device (resolve_device_defaults), and every round runs on `ex`
 // (the run records one process).
 SweepOutcome run_sweep(const Config& cfg, Sweep sw, Executor& ex, Store& store, const SweepOptions& opt,
                        std::ostream& log);

@@ -37,6 +37,8 @@ Shard parse_shard(const std::string& text, const std::string& option) {
   return s;
 }
 
+Shard shard_of(const RunOptions& options) { return options.shard.empty() ? Shard{} : parse_shard(options.shard); }
+
 std::vector<int> slice_of_cells(const std::vector<double>& seconds, int n) {
   std::vector<size_t> order(seconds.size());
   std::iota(order.begin(), order.end(), 0);

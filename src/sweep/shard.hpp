@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "record/run_options.hpp"
 #include "sweep/plan.hpp"
 
 namespace opbench {
@@ -20,6 +21,8 @@ struct Shard {
 
 // "i/N" with 1 <= i <= N; InputError naming `option` (and the text) otherwise.
 Shard parse_shard(const std::string& text, const std::string& option = "--shard");
+// The shard a run's options name (RunOptions::shard; off when it names none).
+Shard shard_of(const RunOptions& options);
 
 // Which of `n` slices each cell goes to (0-based), by a deterministic greedy: the cells sorted
 // by estimated seconds, longest first (ties in sweep order), each to the slice with the least

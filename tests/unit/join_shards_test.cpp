@@ -43,11 +43,11 @@ SourcedRun sweep(const std::string& name, const Shard& shard, const std::string&
   Store store(path);
   QuickExecutor ex(gpu);
   SweepOptions opt;
-  opt.device = "cuda:0";
-  opt.shard = shard;
+  opt.shape.device = "cuda:0";
+  opt.shape.shard = shard.on() ? shard.text() : "";
   opt.host = host;
   opt.git_commit = "abc123";
-  opt.label = "nightly";
+  opt.shape.label = "nightly";
   std::ostringstream log;
   const SweepOutcome out = run_sweep(cfg, sw, ex, store, opt, log);
   return {path, load_run(store, *store.run(out.run_id))};

@@ -121,7 +121,7 @@ TEST(RoundProcesses, ALostPointIsLeftForTheResume) {
   cfg.timing.rounds = 2;  // round 1 in the worker
   Store store(fresh_db_path("rounds", "lost.db"));
   SweepOptions opt;
-  opt.device = "cpu";
+  opt.shape.device = "cpu";
   std::ostringstream log;
   int64_t run = 0;
   {

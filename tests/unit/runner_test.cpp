@@ -171,7 +171,7 @@ TEST_F(StoppedSweep, InterruptedRunResumes) {
 // allowed: the run then records both machines' devices, and the points measured here name
 // theirs with the host.
 TEST_F(StoppedSweep, AResumeOnAnotherMachineIsRefusedUnlessAllowed) {
-  opt.device = "cpu";
+  opt.shape.device = "cpu";
   opt.host = "gpu-a";
   const int64_t run = stopped_after(5).run_id;
   opt.resume = run;
@@ -311,8 +311,8 @@ TEST(Runner, ProvidersFilter) {
 }
 
 TEST_F(StoppedSweep, StoresTheOptionsThatShapedTheRunAndResumesWithThem) {
-  opt.device = "cpu";
-  opt.label = "base";
+  opt.shape.device = "cpu";
+  opt.shape.label = "base";
   int64_t started = 0;
   opt.started = [&](const RunInfo& r) { started = r.id; };
   SweepOutcome first = stopped_after(2);

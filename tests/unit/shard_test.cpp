@@ -125,8 +125,8 @@ TEST(Shard, ARunOfOneShardStoresItsCellsAndRecordsTheShard) {
     Store store(temp_db(std::to_string(i)));
     QuickExecutor ex;
     SweepOptions opt;
-    opt.device = "cpu";
-    opt.shard = Shard{i, 2};
+    opt.shape.device = "cpu";
+    opt.shape.shard = Shard{i, 2}.text();
     std::ostringstream log;
     const SweepOutcome out = run_sweep(cfg, sw, ex, store, opt, log);
     const RunInfo run = *store.run(out.run_id);
@@ -134,7 +134,7 @@ TEST(Shard, ARunOfOneShardStoresItsCellsAndRecordsTheShard) {
     EXPECT_EQ(stored_options(store, run).shard, std::to_string(i) + "/2");
     EXPECT_NE(resume_command(stored_options(store, run), "r.db", run.id).find(" --shard " + run.shard), std::string::npos);
     size_t want = 0;
-    for (const auto& c : shard_cells(sw, cfg.timing, opt.shard)) want += c.points.size();
+    for (const auto& c : shard_cells(sw, cfg.timing, shard_of(opt.shape))) want += c.points.size();
     const auto points = store.points(out.run_id);
     EXPECT_EQ(points.size(), want);
     for (const auto& p : points) {

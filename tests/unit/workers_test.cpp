@@ -315,7 +315,7 @@ TEST(WorkerPool, TheSweepStoresEachPointWithItsDevice) {
   const SweepSetup& s = st.s;
   Store store(temp_path("sweep.db"));
   SweepOptions opt;
-  opt.devices = {"cpu", "cpu"};
+  opt.shape.devices = {"cpu", "cpu"};
   opt.progress = ProgressMode::lines;
   std::ostringstream log;
   const SweepOutcome out = run_sweep(s.cfg, s.sw, *st.pool, store, opt, log);

@@ -20,16 +20,17 @@
 #include "diff/diff.hpp"
 #include "sweep/ab_measurer.hpp"
 #include "sweep/builds.hpp"
+#include "sweep/config_filter.hpp"
 #include "sweep/devices.hpp"
 #include "sweep/resume.hpp"
 #include "sweep/runner.hpp"
-#include "torch/cli/stop_signals.hpp"
-#include "torch/cli/sweep_configs.hpp"
-#include "torch/cli/sweep_where.hpp"
-#include "torch/cli/sweep_worker.hpp"
+#include "sweep/stop_signals.hpp"
+#include "torch/measure/default_device.hpp"
 #include "torch/measure/device.hpp"
 #include "torch/measure/threads.hpp"
 #include "torch/providers/table_jobs.hpp"
+#include "torch/sweep/where.hpp"
+#include "torch/sweep/worker_process.hpp"
 
 namespace opbench {
 
@@ -167,9 +168,8 @@ std::unique_ptr<AbMeasurer> start_measurer(const AbArgs& a, std::vector<Prepared
                                            const std::array<SideBinary, 2>& bins, const std::vector<WorkerSlot>& slots) {
   AbOptions o;
   o.slots = slots;
-  WhereArgs where{{}, "", a.max_points, a.allow_mixed, false};
-  o.command = [&ps, bins, where](size_t side, const WorkerSlot& slot) {
-    return worker_command(ps, slot.device, where, bins[side].binary);
+  o.command = [&ps, bins, max_points = a.max_points](size_t side, const WorkerSlot& slot) {
+    return worker_command(ps, slot.device, max_points, bins[side].binary);
   };
   o.env = {a.base_env, a.head_env};
   o.processes = a.processes;
@@ -195,11 +195,11 @@ SweepOutcome measure_config(const AbArgs& a, Cli& cli, Prepared& p, AbMeasurer& 
   Store store(cli.db);
   SweepOptions opt;
   opt.sides = {{a.label + "/base", bins[kBase].commit}, {a.label + "/head", bins[kHead].commit}};
-  opt.label = a.label;
+  opt.shape.label = a.label;
   if (slots.size() > 1)
-    for (const auto& s : slots) opt.devices.push_back(s.name);
-  else opt.device = slots.front().name;
-  opt.filter = a.filter;
+    for (const auto& s : slots) opt.shape.devices.push_back(s.name);
+  else opt.shape.device = slots.front().name;
+  opt.shape.filter = a.filter;
   opt.progress = parse_progress(a.progress, isatty(STDERR_FILENO));
   opt.host = host_name();
   opt.interrupt = &interrupt_requested();

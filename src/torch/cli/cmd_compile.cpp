@@ -10,6 +10,7 @@
 #include "cli/cli.hpp"
 #include "core/error.hpp"
 #include "points/points.hpp"
+#include "torch/measure/default_device.hpp"
 #include "torch/measure/threads.hpp"
 #include "torch/providers/table_jobs.hpp"
 

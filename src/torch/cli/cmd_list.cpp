@@ -8,6 +8,7 @@
 #include "ops/describe.hpp"
 #include "ops/op.hpp"
 #include "sweep/resume.hpp"
+#include "torch/measure/default_device.hpp"
 #include "torch/measure/torch_executor.hpp"
 
 namespace opbench {

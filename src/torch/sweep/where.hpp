@@ -8,25 +8,16 @@
 #include <map>
 #include <memory>
 #include <ostream>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "config/config.hpp"
 #include "points/points.hpp"
 #include "sweep/measurer.hpp"
-#include "sweep/resume.hpp"
+#include "sweep/prepared.hpp"
+#include "sweep/sweep_request.hpp"
 
 namespace opbench {
-
-// One config of a command, as far as the command shapes it.
-struct Prepared {
-  Config cfg;
-  Sweep sw;
-  RunOptions options;
-  std::set<std::string> done;  // the keys of the points a resumed run stores already
-  int64_t resume = 0;          // the run it continues (--resume), 0: a new run
-};
 
 // Where the configs are measured: in this process, or on worker processes (open_where decides).
 class Where {
@@ -48,24 +39,16 @@ class Where {
   virtual std::vector<RunDevice> shares() = 0;
 };
 
-// What the command line asked for where: --devices (several, or one through a worker) or
-// --device (empty: the default device).
-struct WhereArgs {
-  std::vector<std::string> devices;  // --devices, parsed
-  std::string device;                // --device, or the resumed run's
-  size_t max_points = 0;
-  bool allow_mixed = false;
-  bool dry_run = false;  // nothing is measured: the first device, in this process
-};
-
-// Decides how the configs are measured, resolves what their timing leaves to the device (the
-// same for every config: one command times with one thread count and one set of round
-// processes; InputError naming the config otherwise) and opens it.
-std::unique_ptr<Where> open_where(std::vector<Prepared>& configs, const WhereArgs& where);
+// Decides how the configs are measured (on the devices or device of the first one's options:
+// a resumed run's own; with `request.dry_run` the first device, in this process), resolves
+// what their timing leaves to the device (the same for every config: one command times with
+// one thread count and one set of round processes; InputError naming the config otherwise)
+// and opens it.
+std::unique_ptr<Where> open_where(std::vector<Prepared>& configs, const SweepRequest& request);
 
 // The command line of a worker or round process: this opbench (or `binary`), `sweep CONFIG...
 // --worker --device D --max-points N [--providers LIST]`.
 std::vector<std::string> worker_command(const std::vector<Prepared>& configs, const std::string& device,
-                                        const WhereArgs& where, const std::string& binary = "/proc/self/exe");
+                                        size_t max_points, const std::string& binary = "/proc/self/exe");
 
 }  // namespace opbench

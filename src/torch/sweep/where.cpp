@@ -1,4 +1,4 @@
-#include "torch/cli/sweep_where.hpp"
+#include "torch/sweep/where.hpp"
 
 #include <ATen/Parallel.h>
 
@@ -6,18 +6,20 @@
 #include <iostream>
 #include <set>
 
-#include "cli/cli.hpp"
 #include "core/error.hpp"
 #include "core/placement.hpp"
 #include "sweep/devices.hpp"
+#include "sweep/resume.hpp"
 #include "sweep/round_processes.hpp"
 #include "sweep/runner.hpp"
+#include "sweep/stop_signals.hpp"
 #include "sweep/workers.hpp"
-#include "torch/cli/stop_signals.hpp"
-#include "torch/cli/sweep_worker.hpp"
+#include "torch/measure/default_device.hpp"
 #include "torch/measure/device.hpp"
 #include "torch/measure/threads.hpp"
 #include "torch/measure/torch_executor.hpp"
+#include "torch/sweep/open_executor.hpp"
+#include "torch/sweep/worker_process.hpp"
 
 namespace opbench {
 
@@ -54,8 +56,8 @@ std::vector<std::string> all_providers(const std::vector<Prepared>& ps) {
 // In this process: the device opened once, its rounds spread over the round processes.
 class InProcess final : public Where {
  public:
-  InProcess(std::vector<Prepared>& ps, const std::string& device, const WhereArgs& where)
-      : device_(canonical_device(device)), where_(where) {
+  InProcess(std::vector<Prepared>& ps, const std::string& device, size_t max_points)
+      : device_(canonical_device(device)), max_points_(max_points) {
     ex_ = open_executor(ps.front().cfg, device);
     for (size_t i = 1; i < ps.size(); ++i) adopt_config(ps[i].cfg, *ex_, device, ps.front().cfg.timing.threads);
     check_same(ps, &Timing::processes, "timing.processes", "one command spreads its rounds over one set of processes");
@@ -86,7 +88,7 @@ class InProcess final : public Where {
   void start_round_processes(int n) {
     RoundProcessOptions o;
     o.processes = n;
-    o.command = worker_command(*configs_, device_, where_);
+    o.command = worker_command(*configs_, device_, max_points_);
     o.env = {worker_parent_env()};
     for (const auto& p : *configs_) {
       o.config_hashes.push_back(p.cfg.hash);
@@ -97,7 +99,7 @@ class InProcess final : public Where {
 
   const std::vector<Prepared>* configs_ = nullptr;
   std::string device_;
-  WhereArgs where_;
+  size_t max_points_;
   std::unique_ptr<TorchExecutor> ex_;
   std::unique_ptr<RoundProcesses> spread_;
   std::unique_ptr<LocalMeasurer> local_;
@@ -107,8 +109,8 @@ class InProcess final : public Where {
 // A worker per device, each pinned to the CPUs local to its GPU.
 class OnWorkers final : public Where {
  public:
-  OnWorkers(std::vector<Prepared>& ps, std::vector<WorkerSlot> slots, const WhereArgs& where)
-      : slots_(std::move(slots)), where_(where) {
+  OnWorkers(std::vector<Prepared>& ps, std::vector<WorkerSlot> slots, const SweepRequest& request)
+      : slots_(std::move(slots)), max_points_(request.max_points), allow_mixed_(request.allow_mixed) {
     for (auto& p : ps) {
       if (slots_.size() > 1 && (p.cfg.timing.interleave > 1 || p.cfg.timing.processes > 1))
         std::cerr << "note: " << p.cfg.path
@@ -125,7 +127,7 @@ class OnWorkers final : public Where {
     PoolOptions o;
     o.slots = slots_;
     std::map<std::string, std::vector<std::string>> commands;
-    for (const auto& slot : slots_) commands[slot.device] = worker_command(ps, slot.device, where_);
+    for (const auto& slot : slots_) commands[slot.device] = worker_command(ps, slot.device, max_points_);
     o.command = [commands](const WorkerSlot& slot) { return commands.at(slot.device); };
     o.cpus = [](const WorkerSlot& slot) { return local_cpus(slot.device); };
     o.env = {worker_parent_env()};
@@ -134,7 +136,7 @@ class OnWorkers final : public Where {
       o.config_hashes.push_back(p.cfg.hash);
       max_point_s = std::max(max_point_s, p.cfg.timing.max_point_s);
     }
-    o.allow_mixed = where_.allow_mixed;
+    o.allow_mixed = allow_mixed_;
     o.point_timeout_s = max_point_s + 2 * SweepOptions().hang_grace_s;
     pool_ = std::make_unique<WorkerPool>(o);
     return pool_->start([] { return interrupt_requested().load(); });
@@ -160,7 +162,8 @@ class OnWorkers final : public Where {
 
  private:
   std::vector<WorkerSlot> slots_;
-  WhereArgs where_;
+  size_t max_points_;
+  bool allow_mixed_;
   std::unique_ptr<WorkerPool> pool_;
 };
 
@@ -169,34 +172,35 @@ bool on_gpu(const std::string& device) { return device.rfind("cuda", 0) == 0; }
 }  // namespace
 
 std::vector<std::string> worker_command(const std::vector<Prepared>& configs, const std::string& device,
-                                        const WhereArgs& where, const std::string& binary) {
+                                        size_t max_points, const std::string& binary) {
   std::vector<std::string> cmd = {binary, "sweep"};
   for (const auto& p : configs) cmd.push_back(p.cfg.path);
   for (const std::string& arg : {std::string("--worker"), std::string("--device"), device, std::string("--max-points"),
-                                 std::to_string(where.max_points)})
+                                 std::to_string(max_points)})
     cmd.push_back(arg);
   const std::vector<std::string> providers = all_providers(configs);
   if (!providers.empty()) cmd.insert(cmd.end(), {"--providers", join_list(providers)});
   return cmd;
 }
 
-std::unique_ptr<Where> open_where(std::vector<Prepared>& ps, const WhereArgs& where) {
+std::unique_ptr<Where> open_where(std::vector<Prepared>& ps, const SweepRequest& request) {
+  const RunOptions& where = ps.front().options;
   const std::string device = !where.devices.empty() ? where.devices.front()
                              : where.device.empty() ? default_device()
                                                     : where.device;
-  if (where.dry_run) return std::make_unique<InProcess>(ps, device, where);
+  if (request.dry_run) return std::make_unique<InProcess>(ps, device, request.max_points);
   if (!where.devices.empty())
-    return std::make_unique<OnWorkers>(ps, parse_devices(join_list(where.devices), cuda_device_count()), where);
+    return std::make_unique<OnWorkers>(ps, parse_devices(join_list(where.devices), cuda_device_count()), request);
   size_t whole = 0;
   for (const auto& p : ps) whole += cells_whole(p.cfg, device);
-  if (!on_gpu(device) || whole == 0) return std::make_unique<InProcess>(ps, device, where);
+  if (!on_gpu(device) || whole == 0) return std::make_unique<InProcess>(ps, device, request.max_points);
   if (whole < ps.size())
     for (const auto& p : ps)
       if (!cells_whole(p.cfg, device))
         throw InputError(p.cfg.path, "timing",
                          "interleaves table cells or spreads rounds over processes, which the other configs do not: "
                          "one command measures its configs one way (sweep it apart)");
-  return std::make_unique<OnWorkers>(ps, parse_devices(device, cuda_device_count()), where);
+  return std::make_unique<OnWorkers>(ps, parse_devices(device, cuda_device_count()), request);
 }
 
 }  // namespace opbench

@@ -1,4 +1,4 @@
-#include "torch/cli/stop_signals.hpp"
+#include "sweep/stop_signals.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

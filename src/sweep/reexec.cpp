@@ -1,4 +1,4 @@
-#include "torch/cli/reexec.hpp"
+#include "sweep/reexec.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
 // within a moment: `on_second` runs on a thread of its own (it marks the run interrupted),
 // then the process exits with 130; a third exits at once. Copies of one signal that one
 // sender delivers within a quarter of a second count once: timeout(1) signals the process and
-// then its process group, which holds the process again.
+// then its process group, which holds the process again. Torch-free.
 #pragma once
 #include <atomic>
 #include <functional>

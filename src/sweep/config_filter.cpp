@@ -1,4 +1,4 @@
-#include "torch/cli/sweep_configs.hpp"
+#include "sweep/config_filter.hpp"
 
 #include <algorithm>
 

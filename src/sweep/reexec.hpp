@@ -1,7 +1,7 @@
 // Goes on with a run in a fresh process image: the same command line with `--resume RUN`
 // (a sweep whose call never returned cannot take that call back; its point is stored as
 // failed, and the sweep starts again from the points stored). The pid stays, so the run's
-// lock stays this process's.
+// lock stays this process's. Torch-free.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -5,7 +5,7 @@
 #include <ostream>
 #include <vector>
 
-#include "torch/cli/sweep_where.hpp"
+#include "sweep/prepared.hpp"
 
 namespace opbench {
 

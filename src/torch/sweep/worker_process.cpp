@@ -1,4 +1,4 @@
-#include "torch/cli/sweep_worker.hpp"
+#include "torch/sweep/worker_process.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -13,10 +13,10 @@
 
 #include "core/error.hpp"
 #include "core/lines.hpp"
+#include "sweep/stop_signals.hpp"
 #include "sweep/worker.hpp"
-#include "torch/cli/stop_signals.hpp"
-#include "torch/measure/threads.hpp"
 #include "torch/measure/torch_executor.hpp"
+#include "torch/sweep/open_executor.hpp"
 
 namespace opbench {
 
@@ -55,47 +55,33 @@ void keep_providers(Sweep& sw, const std::vector<std::string>& providers) {
 
 // Reads every config, opens the device once (with the first config's threads: a suite's
 // configs agree on them) and says hello for them all.
-WorkerHello open_device(WorkerState& m, const WorkerArgs& a) {
+WorkerHello open_device(WorkerState& m, const SweepRequest& a) {
+  const std::string& device = a.shape.device;
   for (const auto& path : a.configs) {
     WorkerConfig c{load_config(path), {}};
     c.sw = expand(c.cfg, a.max_points);
-    keep_providers(c.sw, a.providers);
+    keep_providers(c.sw, a.shape.providers);
     m.configs.push_back(std::move(c));
   }
-  m.ex = open_executor(m.configs.front().cfg, a.device);
+  m.ex = open_executor(m.configs.front().cfg, device);
   for (size_t i = 1; i < m.configs.size(); ++i)
-    adopt_config(m.configs[i].cfg, *m.ex, a.device, m.configs.front().cfg.timing.threads);
-  WorkerHello hello = worker_hello(*m.ex, m.configs, a.device);
+    adopt_config(m.configs[i].cfg, *m.ex, device, m.configs.front().cfg.timing.threads);
+  WorkerHello hello = worker_hello(*m.ex, m.configs, device);
   hello.placement.threads = at::get_num_threads();
   return hello;
 }
 
 }  // namespace
 
-std::unique_ptr<TorchExecutor> open_executor(Config& cfg, const std::string& device) {
-  resolve_device_defaults(cfg.timing, device);
-  cfg.timing.threads = pin_threads(cfg.timing.threads);  // before any LibTorch work
-  auto ex = std::make_unique<TorchExecutor>(device);
-  adopt_config(cfg, *ex, device, cfg.timing.threads);
-  return ex;
-}
-
-void adopt_config(Config& cfg, TorchExecutor& ex, const std::string& device, int threads) {
-  resolve_device_defaults(cfg.timing, device);
-  cfg.timing.threads = threads;
-  const std::string no_flush = ex.device().flush_unsupported(cfg.timing.flush_l2);
-  if (!no_flush.empty()) throw InputError(cfg.path, "timing.flush_l2", no_flush);
-}
-
 std::string worker_parent_env() { return std::string(kParentVariable) + "=" + std::to_string(::getpid()); }
 
-int run_sweep_worker(const WorkerArgs& a) {
+int run_sweep_worker(const SweepRequest& a) {
   end_with_parent();
   const int out = protocol_output();
   install_stop_signals([] {});  // a second signal: the process ends at once
   WorkerState m;
   WorkerHello hello;
-  hello.device = a.device;
+  hello.device = a.shape.device;
   int failed = 0;
   try {
     hello = open_device(m, a);
