@@ -3,7 +3,7 @@
 // must store as it says (each run holds as many points in a store as the file gives it: no
 // point replaces another) and export again (runs_to_json) into text it reads back as the same
 // runs: an accepted file round-trips.
-#include "exchange/run_record.hpp"
+#include "store/whole_run.hpp"
 #include "exchange/runs_json.hpp"
 #include "fuzz/fuzz_input.hpp"
 

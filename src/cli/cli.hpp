@@ -12,7 +12,7 @@
 #include <string>
 
 #include "diff/threshold.hpp"
-#include "exchange/run_record.hpp"
+#include "store/whole_run.hpp"
 #include "points/points.hpp"
 #include "core/progress.hpp"
 #include "core/title_filter.hpp"

@@ -18,6 +18,7 @@
 #include "exchange/markdown_parser.hpp"
 #include "exchange/run_check.hpp"
 #include "ops/op.hpp"
+#include "store/whole_run.hpp"
 
 namespace opbench {
 

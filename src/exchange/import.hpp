@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "core/value.hpp"
-#include "exchange/run_record.hpp"
+#include "record/run_record.hpp"
 #include "store/store.hpp"
 
 namespace opbench {

@@ -7,7 +7,7 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "exchange/run_check.hpp"
-#include "exchange/run_record.hpp"
+#include "store/whole_run.hpp"
 
 namespace opbench {
 

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "exchange/run_record.hpp"
+#include "record/run_record.hpp"
 #include "record/point_fields.hpp"
 #include "record/run_fields.hpp"
 

@@ -16,6 +16,7 @@
 #include "exchange/runs_json.hpp"
 #include "report/csv.hpp"
 #include "report/table.hpp"
+#include "store/whole_run.hpp"
 #include "temp_db.hpp"
 
 using namespace opbench;
