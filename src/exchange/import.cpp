@@ -16,7 +16,7 @@
 #include "core/hash.hpp"
 #include "core/text.hpp"
 #include "exchange/markdown_parser.hpp"
-#include "exchange/run_check.hpp"
+#include "record/run_check.hpp"
 #include "ops/op.hpp"
 #include "store/whole_run.hpp"
 
@@ -341,7 +341,7 @@ class Importer final : public DocumentVisitor {
   }
 
   // The point of one cell: -1 a failed point, NaN one with no value; checked as every point
-  // the store takes is (exchange/run_check.hpp), then handed on.
+  // the store takes is (record/run_check.hpp), then handed on.
   void emit(const TableHead& h, size_t col, double v, const std::string& at) {
     StoredPoint sp = cell_;
     sp.seq = seq_++;

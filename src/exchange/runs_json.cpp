@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/value_json.hpp"
-#include "exchange/run_check.hpp"
+#include "record/run_check.hpp"
 #include "record/run_fields.hpp"
 
 namespace opbench {

@@ -64,7 +64,7 @@ std::string export_document(const std::vector<RunRecord>& runs, long long max_by
 
 // Reads a document; throws InputError(path, "runs[i].field", why) for anything it cannot
 // take (not JSON, another format or version, a missing or mistyped field, a run or point the
-// store must not take: exchange/run_check.hpp, a run given twice).
+// store must not take: record/run_check.hpp, a run given twice).
 std::vector<RunRecord> runs_from_json(const std::string& text, const std::string& path);
 
 // Whether the text looks like such a document (a JSON object naming the format), so that

@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "exchange/run_check.hpp"
+#include "record/run_check.hpp"
 #include "exchange/runs_json.hpp"
 #include "record/point_fields.hpp"
 #include "record/run_fields.hpp"
