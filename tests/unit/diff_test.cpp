@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "diff/diff.hpp"
 #include "exchange/merge.hpp"
+#include "record/median_interval.hpp"
 #include "sql_file.hpp"
 #include "stored_points.hpp"
 #include "temp_db.hpp"
