@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "core/text.hpp"
-#include "measure/check_rule.hpp"
+#include "record/check_note.hpp"
 #include "report/noise.hpp"
 
 namespace opbench {

@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "record/run_check.hpp"
-#include "measure/check_rule.hpp"
+#include "record/check_note.hpp"
 #include "measure/stages.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/resume.hpp"
