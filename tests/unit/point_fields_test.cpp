@@ -17,6 +17,7 @@
 #include "record/run_check.hpp"
 #include "exchange/runs_json.hpp"
 #include "record/point_fields.hpp"
+#include "record/point_json.hpp"
 #include "record/run_fields.hpp"
 #include "report/csv.hpp"
 #include "store/store.hpp"
