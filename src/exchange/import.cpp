@@ -425,7 +425,7 @@ std::string read_document(const std::string& path) {
 
 std::vector<RunRecord> import_records(const ImportResult& res) {
   std::vector<RunRecord> out;
-  for (const auto& ir : res.runs) out.push_back({ir.run, ir.points, {}, {}});
+  for (const RunRecord& ir : res.runs) out.push_back(ir);
   return out;
 }
 

@@ -57,9 +57,9 @@ constexpr size_t kDefaultMaxImportPoints = 10000000;
 // Points written to the store at a time while a document is stored.
 constexpr size_t kImportBatch = 4096;
 
-struct ImportedRun {
-  RunInfo run;
-  std::vector<StoredPoint> points;  // empty when the points went to a sink
+// A run read from a document (its points empty when they went to a sink), and what the reading
+// counted of it.
+struct ImportedRun : RunRecord {
   size_t tables = 0;
   size_t count = 0;    // the points read into the run
   bool added = false;  // stored by store_document / store_import (false: the run was there)

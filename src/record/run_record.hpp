@@ -13,10 +13,10 @@
 namespace opbench {
 
 struct RunRecord {
-  RunInfo run;
-  std::vector<StoredPoint> points;
-  std::vector<CompileRecord> compiles;
-  std::vector<std::pair<std::string, std::string>> options;  // the options that shaped it (run_options)
+  RunInfo run = {};
+  std::vector<StoredPoint> points = {};
+  std::vector<CompileRecord> compiles = {};
+  std::vector<std::pair<std::string, std::string>> options = {};  // the options that shaped it (run_options)
 };
 
 }  // namespace opbench

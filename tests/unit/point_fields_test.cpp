@@ -276,7 +276,7 @@ TEST(PointFields, TheCheckRefusesEachFieldByItsRowsRule) {
 }
 
 TEST(PointFields, TheCsvHasAColumnForEachRowMarkedForIt) {
-  ReportRun run;
+  RunRecord run;
   run.run.id = 1;
   run.run.env.gpu = "a GPU";
   run.points = {full_point()};
