@@ -1,9 +1,9 @@
 // Fuzz target: the JSON run importer (runs_from_json, what `opbench import FILE.json` reads),
-// its checks of every run and point included (exchange/run_check.hpp). Whatever it accepts
+// its checks of every run and point included (record/run_check.hpp). Whatever it accepts
 // must store as it says (each run holds as many points in a store as the file gives it: no
 // point replaces another) and export again (runs_to_json) into text it reads back as the same
 // runs: an accepted file round-trips.
-#include "exchange/run_record.hpp"
+#include "store/whole_run.hpp"
 #include "exchange/runs_json.hpp"
 #include "fuzz/fuzz_input.hpp"
 

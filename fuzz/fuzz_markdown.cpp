@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (plan.runs.size() != first.runs.size()) __builtin_trap();
     Store store(":memory:");
     store_document(store, text, "fuzz.md", "", plan);
-    std::vector<ReportRun> runs;
+    std::vector<RunRecord> runs;
     size_t points = 0;
     for (size_t i = 0; i < first.runs.size(); ++i) {
       const ImportedRun& ir = first.runs[i];

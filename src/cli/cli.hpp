@@ -12,7 +12,7 @@
 #include <string>
 
 #include "diff/threshold.hpp"
-#include "exchange/run_record.hpp"
+#include "store/whole_run.hpp"
 #include "points/points.hpp"
 #include "core/output.hpp"
 #include "core/progress.hpp"
@@ -113,7 +113,7 @@ void check_out_dir(const std::string& dir, const std::string& option, const std:
 
 // The runs of selectors (default: latest), each holding only the points whose table title the
 // filter matches; throws InputError when the filter leaves no point in any run.
-std::vector<ReportRun> load_runs(const Store& store, const std::vector<std::string>& selectors, const TitleFilter& filter);
+std::vector<RunRecord> load_runs(const Store& store, const std::vector<std::string>& selectors, const TitleFilter& filter);
 // --show value|gbps|pct
 Show parse_show(const std::string& show);
 // Runs scripts/plot.py on plot data (report/plot_data.hpp, history_plot_json) writing to
@@ -122,7 +122,7 @@ Show parse_show(const std::string& show);
 std::string run_plot_script(const std::string& data_json, const std::string& out);
 // One PNG per table of the runs into `dir`; returns title -> image path (dir/file). `option`
 // and `databases`: none of the files may be a database the command has open (check_out_dir).
-std::map<std::string, std::string> make_plots(const std::vector<ReportRun>& runs, Show show, const std::string& dir,
+std::map<std::string, std::string> make_plots(const std::vector<RunRecord>& runs, Show show, const std::string& dir,
                                               std::ostream& log, const std::string& option,
                                               const std::vector<std::string>& databases);
 // The run with its status as it stands now: "abandoned" when its process died.

@@ -30,7 +30,7 @@ void add_diff_command(CLI::App& app, Cli& cli) {
     opt.normalize_peak = o->normalize == "peak";
     if (!o->map.empty()) opt.map = parse_label_map(o->map);
     RunInfo b = store.select(o->base), h = store.select(o->head);
-    ReportRun base{b, store.points(b.id)}, head{h, store.points(h.id)};
+    RunRecord base{b, store.points(b.id)}, head{h, store.points(h.id)};
     opt.calibrations = calibrations_near(store.runs(), b, h);
     DiffResult d = diff_runs(base, head, opt);
     write_output(o->format == "json" ? diff_json(d) : diff_markdown(d), o->out);

@@ -41,7 +41,7 @@ void report_runs(const std::vector<Imported>& runs, const Store& store, const st
   }
 }
 
-// An export: its runs, each checked (exchange/run_check.hpp), stored in one transaction.
+// An export: its runs, each checked (record/run_check.hpp), stored in one transaction.
 std::vector<Imported> import_json(const std::string& text, const std::string& file, const std::string& db) {
   std::vector<RunRecord> runs = runs_from_json(text, file);
   if (runs.empty()) throw InputError(file, "runs", "holds no runs: nothing to import");

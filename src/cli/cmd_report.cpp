@@ -85,7 +85,7 @@ void add_report_command(CLI::App& app, Cli& cli) {
       cli.status = kExitOk;
       return;
     }
-    std::vector<ReportRun> runs = load_runs(*store, o->runs, filter);
+    std::vector<RunRecord> runs = load_runs(*store, o->runs, filter);
     for (auto& rr : runs) {
       rr.run = as_it_stands(*store, rr.run);
       const std::string hint = resume_hint(*store, rr.run, cli.db);

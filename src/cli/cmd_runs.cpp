@@ -3,7 +3,8 @@
 
 #include "cli/cli.hpp"
 #include "core/text.hpp"
-#include "exchange/runs_json.hpp"
+#include "record/run_device_json.hpp"
+#include "record/run_json.hpp"
 
 namespace opbench {
 

@@ -31,7 +31,7 @@ void add_versus_command(CLI::App& app, Cli& cli) {
     auto db = open_existing_store(cli.db);
     Store& store = *db;
     RunInfo r = store.select(o->run);
-    DiffResult d = versus_run(ReportRun{r, store.points(r.id)}, VersusOptions{o->provider, o->against, o->metric, o->threshold_pct / 100, o->normalize == "peak"});
+    DiffResult d = versus_run(RunRecord{r, store.points(r.id)}, VersusOptions{o->provider, o->against, o->metric, o->threshold_pct / 100, o->normalize == "peak"});
     write_output(o->format == "json" ? diff_json(d) : diff_markdown(d), o->out);
     const size_t slower = d.count(Verdict::Slower), errors = d.count(Verdict::Error);
     std::cerr << "versus run " << r.id << (r.label.empty() ? "" : " (" + r.label + ")") << ": " << d.opt.versus << ": "

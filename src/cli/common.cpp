@@ -164,13 +164,13 @@ void add_judge_options(CLI::App* cmd, Cli& cli, JudgeOptions& o, const std::stri
       ->check(CLI::IsMember({"peak"}));
 }
 
-std::vector<ReportRun> load_runs(const Store& store, const std::vector<std::string>& selectors, const TitleFilter& filter) {
-  std::vector<ReportRun> runs;
+std::vector<RunRecord> load_runs(const Store& store, const std::vector<std::string>& selectors, const TitleFilter& filter) {
+  std::vector<RunRecord> runs;
   std::vector<std::string> titles;
   size_t kept = 0;
   for (const auto& s : selectors.empty() ? std::vector<std::string>{"latest"} : selectors) {
     RunInfo r = store.select(s);
-    ReportRun rr{r, {}};
+    RunRecord rr{r, {}};
     for (auto& p : store.points(r.id)) {
       if (titles.empty() || titles.back() != p.point.title) titles.push_back(p.point.title);
       if (filter(p.point.title)) rr.points.push_back(std::move(p));

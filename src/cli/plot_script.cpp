@@ -107,7 +107,7 @@ std::string run_plot_script(const std::string& data_json, const std::string& out
   return sout.read();
 }
 
-std::map<std::string, std::string> make_plots(const std::vector<ReportRun>& runs, Show show, const std::string& dir,
+std::map<std::string, std::string> make_plots(const std::vector<RunRecord>& runs, Show show, const std::string& dir,
                                               std::ostream& log, const std::string& option,
                                               const std::vector<std::string>& databases) {
   auto tables = plot_tables(runs, show);

@@ -168,7 +168,7 @@ struct SidePoints {
   std::set<std::string> metrics;
 };
 
-SidePoints points_of_metric(const ReportRun& run, const std::string& metric) {
+SidePoints points_of_metric(const RunRecord& run, const std::string& metric) {
   SidePoints s;
   for (const auto& p : run.points) {
     s.metrics.insert(point_metric(p));
@@ -178,7 +178,7 @@ SidePoints points_of_metric(const ReportRun& run, const std::string& metric) {
 }
 
 // Both runs hold points, and points of --metric.
-void require_points(const ReportRun& base, const SidePoints& bp, const ReportRun& head, const SidePoints& hp,
+void require_points(const RunRecord& base, const SidePoints& bp, const RunRecord& head, const SidePoints& hp,
                     const std::string& metric) {
   const std::string base_where = "run " + std::to_string(base.run.id);
   const std::string head_where = "run " + std::to_string(head.run.id);
@@ -189,7 +189,7 @@ void require_points(const ReportRun& base, const SidePoints& bp, const ReportRun
 }
 
 // "run B vs run H": where an error of the pair is.
-std::string pair_where(const ReportRun& base, const ReportRun& head) {
+std::string pair_where(const RunRecord& base, const RunRecord& head) {
   return "run " + std::to_string(base.run.id) + " vs run " + std::to_string(head.run.id);
 }
 
@@ -261,7 +261,7 @@ void require_same_metric(const StoredPoint& b, const StoredPoint& h, const DiffR
 // need them (device_verdict.hpp); d.shifts lists those between different physical GPUs.
 class DeviceShifts {
  public:
-  DeviceShifts(const ReportRun& base, const ReportRun& head, DiffResult& d) : base_(base), head_(head), d_(d) {}
+  DeviceShifts(const RunRecord& base, const RunRecord& head, DiffResult& d) : base_(base), head_(head), d_(d) {}
   const DeviceShift& of(const StoredPoint& b, const StoredPoint& h) {
     const auto key = std::make_pair(b.device, h.device);
     auto it = known_.find(key);
@@ -280,14 +280,14 @@ class DeviceShifts {
     return d;
   }
 
-  const ReportRun& base_;
-  const ReportRun& head_;
+  const RunRecord& base_;
+  const RunRecord& head_;
   DiffResult& d_;
   std::map<std::pair<std::string, std::string>, DeviceShift> known_;
 };
 
 // The row of a matched pair: what each side measured, and the verdict.
-DiffRow matched_row(const StoredPoint& b, const StoredPoint& h, const ReportRun& base, const ReportRun& head,
+DiffRow matched_row(const StoredPoint& b, const StoredPoint& h, const RunRecord& base, const RunRecord& head,
                     const DiffResult& d, DeviceShifts& shifts) {
   DiffRow r;
   r.title = b.point.title;
@@ -433,7 +433,7 @@ void summary_worst_first(DiffResult& d) {
 
 }  // namespace
 
-DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOptions& opt) {
+DiffResult diff_runs(const RunRecord& base, const RunRecord& head, const DiffOptions& opt) {
   DiffResult d;
   d.base = base.run;
   d.head = head.run;

@@ -106,7 +106,7 @@ struct DiffResult {
 
 // Throws InputError for a metric a run does not hold, a matched pair whose metrics (or units)
 // differ, and when nothing matches.
-DiffResult diff_runs(const ReportRun& base, const ReportRun& head, const DiffOptions& opt);
+DiffResult diff_runs(const RunRecord& base, const RunRecord& head, const DiffOptions& opt);
 
 // opbench versus: within one run, `provider` against `against`. For every (title, x) with a
 // point of the provider and at least one of the against providers, the base side is the
@@ -124,7 +124,7 @@ struct VersusOptions {
   double threshold = 0;          // as a fraction: by default any confirmed slowdown counts
   bool normalize_peak = false;   // as DiffOptions's
 };
-DiffResult versus_run(const ReportRun& run, const VersusOptions& opt);
+DiffResult versus_run(const RunRecord& run, const VersusOptions& opt);
 
 std::string diff_markdown(const DiffResult& d);
 std::string diff_json(const DiffResult& d);

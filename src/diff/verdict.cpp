@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "record/median_interval.hpp"
+
 namespace opbench {
 
 const char* verdict_name(Verdict v) {

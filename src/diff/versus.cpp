@@ -55,13 +55,13 @@ std::vector<std::string> against_names(const VersusOptions& opt, const std::stri
 // The run's points split in two: the head side holds the provider's points; the base side's
 // candidates are the against providers' points by (title, x), in run order.
 struct Split {
-  ReportRun head;
+  RunRecord head;
   std::map<std::pair<std::string, int64_t>, size_t> slot;  // (title, x) -> its candidates
   std::vector<std::vector<const StoredPoint*>> candidates;
   std::vector<bool> present;  // per against provider: it has a point
 };
 
-Split split_points(const ReportRun& run, const std::vector<const StoredPoint*>& pts, const std::string& provider,
+Split split_points(const RunRecord& run, const std::vector<const StoredPoint*>& pts, const std::string& provider,
                    const std::vector<std::string>& against, const std::string& where) {
   Split s{{run.run, {}}, {}, {}, std::vector<bool>(against.size(), false)};
   for (const StoredPoint* p : pts) {
@@ -94,8 +94,8 @@ std::vector<std::string> missing_against(const Split& s, const std::vector<std::
 
 // The base side: per (title, x) the against point with the lowest shown value; a failed point
 // only when every candidate failed.
-ReportRun best_against(const ReportRun& run, const Split& s) {
-  ReportRun base{run.run, {}};
+RunRecord best_against(const RunRecord& run, const Split& s) {
+  RunRecord base{run.run, {}};
   for (const auto& c : s.candidates) {
     const StoredPoint* best = c.front();
     for (const StoredPoint* p : c)
@@ -123,7 +123,7 @@ DiffOptions versus_diff_options(const VersusOptions& opt, const std::vector<std:
 
 }  // namespace
 
-DiffResult versus_run(const ReportRun& run, const VersusOptions& opt) {
+DiffResult versus_run(const RunRecord& run, const VersusOptions& opt) {
   const std::string where = "run " + std::to_string(run.run.id);
   const std::vector<std::string> against = against_names(opt, where);
   const std::string what = opt.metric.empty() ? "points" : opt.metric + " points";
@@ -136,7 +136,7 @@ DiffResult versus_run(const ReportRun& run, const VersusOptions& opt) {
   if (s.head.points.empty())
     throw InputError(where, "--provider", "the run holds no " + what + " of " + opt.provider + " (it holds " + held(pts) + ")");
   const std::vector<std::string> missing = missing_against(s, against, pts, what, where);
-  const ReportRun base = best_against(run, s);
+  const RunRecord base = best_against(run, s);
   bool any_pair = false;
   for (const auto& p : s.head.points) any_pair = any_pair || s.slot.count({p.point.title, p.point.x_value});
   if (!any_pair)

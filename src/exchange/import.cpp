@@ -16,8 +16,9 @@
 #include "core/hash.hpp"
 #include "core/text.hpp"
 #include "exchange/markdown_parser.hpp"
-#include "exchange/run_check.hpp"
+#include "record/run_check.hpp"
 #include "ops/op.hpp"
+#include "store/whole_run.hpp"
 
 namespace opbench {
 
@@ -340,7 +341,7 @@ class Importer final : public DocumentVisitor {
   }
 
   // The point of one cell: -1 a failed point, NaN one with no value; checked as every point
-  // the store takes is (exchange/run_check.hpp), then handed on.
+  // the store takes is (record/run_check.hpp), then handed on.
   void emit(const TableHead& h, size_t col, double v, const std::string& at) {
     StoredPoint sp = cell_;
     sp.seq = seq_++;
@@ -424,7 +425,7 @@ std::string read_document(const std::string& path) {
 
 std::vector<RunRecord> import_records(const ImportResult& res) {
   std::vector<RunRecord> out;
-  for (const auto& ir : res.runs) out.push_back({ir.run, ir.points, {}, {}});
+  for (const RunRecord& ir : res.runs) out.push_back(ir);
   return out;
 }
 

@@ -23,7 +23,7 @@
 //     "imported as -1", NaN = a point with no value; section = the nearest heading above;
 //   - a table no heading above names a GPU for is refused (a run is measured on one device),
 //     as is a run heading (one followed by a run line) with no name;
-//   - each run and point is checked as every one the store takes (exchange/run_check.hpp).
+//   - each run and point is checked as every one the store takes (record/run_check.hpp).
 //
 // A document is read as it is parsed (exchange/markdown_parser.hpp): no more than the table
 // being read is held beside the text, and points go to the store in batches as they are read,
@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "core/value.hpp"
-#include "exchange/run_record.hpp"
+#include "record/run_record.hpp"
 #include "store/store.hpp"
 
 namespace opbench {
@@ -57,9 +57,9 @@ constexpr size_t kDefaultMaxImportPoints = 10000000;
 // Points written to the store at a time while a document is stored.
 constexpr size_t kImportBatch = 4096;
 
-struct ImportedRun {
-  RunInfo run;
-  std::vector<StoredPoint> points;  // empty when the points went to a sink
+// A run read from a document (its points empty when they went to a sink), and what the reading
+// counted of it.
+struct ImportedRun : RunRecord {
   size_t tables = 0;
   size_t count = 0;    // the points read into the run
   bool added = false;  // stored by store_document / store_import (false: the run was there)
@@ -82,7 +82,7 @@ using PointSink = std::function<void(size_t run, StoredPoint&& point)>;
 // heading that is not a printable name (core/text.hpp: a report of it could not be read back),
 // two columns of one table standing for one provider, a non-integer x value, an x value twice
 // in one table, a table whose GPU no heading names, a run or point the store must not take
-// (exchange/run_check.hpp), a document with no tables.
+// (record/run_check.hpp), a document with no tables.
 ImportResult import_document(const std::string& text, const std::string& path, const std::string& label,
                              const PointSink& sink, const std::string& now = "");
 

@@ -6,8 +6,8 @@
 
 #include "core/error.hpp"
 #include "core/fs.hpp"
-#include "exchange/run_check.hpp"
-#include "exchange/run_record.hpp"
+#include "record/run_check.hpp"
+#include "store/whole_run.hpp"
 
 namespace opbench {
 
@@ -62,7 +62,7 @@ MergeStats merge_runs(Store& dest, const Store& src) {
 
 namespace {
 
-// Every run of a source must be one the store may take (exchange/run_check.hpp), and none may
+// Every run of a source must be one the store may take (record/run_check.hpp), and none may
 // be under way: a sweep measuring it would add points after the copy (InputError naming it).
 void check_source(const Store& src, const std::string& path) {
   for (const RunInfo& r : src.runs()) {

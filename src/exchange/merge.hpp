@@ -5,7 +5,7 @@
 // A run the destination holds unfinished (copied while interrupted or abandoned) is completed
 // from a source that holds more of it: the points it lacks are added and its status and end
 // follow the source's. A source run that a live sweep is measuring (its lock held) is
-// refused, as is a run the store must not take (exchange/run_check.hpp): nothing is copied.
+// refused, as is a run the store must not take (record/run_check.hpp): nothing is copied.
 // Sources are opened read-only: one written by an older opbench is migrated in memory (the
 // file stays as it was), its runs getting uuids derived from their content, so two copies of
 // one old database agree on them.

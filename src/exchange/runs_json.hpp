@@ -18,42 +18,15 @@
 // imported point's statistics) is null; an infinite one the string "inf" or "-inf". Versions 1
 // to 6 are read too (1 and 2 without devices, up to 4 without stop rules and stages, up to 5
 // without the devices' shares and placement, up to 6 without the check's reference figures and
-// the control). A run's own fields (its row of the store) are written and read as their rows
-// of record/run_fields.hpp say: the object each sits in, its key, the version that added it;
-// a point's as theirs of record/point_fields.hpp say.
+// the control). A run is written and read by its record's codec (record/run_json.hpp), a point
+// by its own (record/point_json.hpp); this file holds the document around them.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "exchange/run_record.hpp"
-#include "record/point_fields.hpp"
-#include "record/run_fields.hpp"
+#include "record/run_record.hpp"
 
 namespace opbench {
-
-// One point, one environment, one device state as the document writes them; the readers throw
-// InputError(where, "field", why). What the workers of a sweep on several devices send their
-// parent (sweep/worker_protocol.hpp).
-nlohmann::ordered_json point_to_json(const StoredPoint& p);
-// A device of a run with its share and placement, as the document's `devices` list holds it.
-nlohmann::ordered_json run_device_to_json(const RunDevice& d);
-StoredPoint point_from_json(const nlohmann::ordered_json& j, const std::string& where, const std::string& path);
-nlohmann::ordered_json environment_to_json(const Environment& e);
-Environment environment_from_json(const nlohmann::ordered_json& j, const std::string& where, const std::string& path);
-nlohmann::ordered_json state_to_json(const DeviceState& d);  // null when nothing was read
-DeviceState state_from_json(const nlohmann::ordered_json& j, const std::string& where, const std::string& path);
-// A run's stages (measure/stages.hpp: stages_json writes them): an object of numbers by stage
-// key, or null; a key this build does not know is skipped (a newer opbench's stage).
-StageTimes stages_from_json(const nlohmann::ordered_json& j, const std::string& where, const std::string& path);
-
-// A field of a point as the document writes it (a text, an integer, a number or null, true or
-// false, or the kind's own array or object).
-nlohmann::ordered_json point_field_to_json(const PointField& f, const StoredPoint& p);
-
-// A field of a run as the document writes it (a text, an integer, a number or null, or the
-// kind's own object): what `opbench runs --format json` lists too.
-nlohmann::ordered_json run_field_to_json(const RunField& f, const RunInfo& r);
 
 // The document for these runs, pretty-printed (two spaces), ending in a newline.
 std::string runs_to_json(const std::vector<RunRecord>& runs);
@@ -64,7 +37,7 @@ std::string export_document(const std::vector<RunRecord>& runs, long long max_by
 
 // Reads a document; throws InputError(path, "runs[i].field", why) for anything it cannot
 // take (not JSON, another format or version, a missing or mistyped field, a run or point the
-// store must not take: exchange/run_check.hpp, a run given twice).
+// store must not take: record/run_check.hpp, a run given twice).
 std::vector<RunRecord> runs_from_json(const std::string& text, const std::string& path);
 
 // Whether the text looks like such a document (a JSON object naming the format), so that

@@ -24,10 +24,6 @@
 
 namespace opbench {
 
-// Distribution-free interval [lo, hi] of the median of `v` at confidence `conf`, from order
-// statistics (normal approximation to the binomial); the whole range for small samples.
-std::pair<double, double> median_interval(std::vector<double> v, double conf);
-
 // The 97.5% quantile of Student's t with `df` degrees of freedom (df >= 1).
 double student_t_975(int df);
 

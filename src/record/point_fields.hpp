@@ -1,7 +1,7 @@
 // The fields of a stored point, one row each: the one place that says how a field of
 // StoredPoint (its Point, Result and Stats included) is stored (its column of the `points`
 // table), exported (its key in a point of `opbench export`, the version that added it) and
-// checked before the store takes it (exchange/run_check.hpp). The store's SQL for points, the
+// checked before the store takes it (record/run_check.hpp). The store's SQL for points, the
 // export and import of a point and the check's uniform rules all read these rows; a new field
 // of a point is one row here and one migration of the store.
 //
@@ -33,7 +33,7 @@ enum class PointKind {
   state,    // StoredPoint::state: the state_fields columns, exported as an object (or null)
 };
 
-// What the check of a point (exchange/run_check.hpp) asks of a field by itself.
+// What the check of a point (record/run_check.hpp) asks of a field by itself.
 enum class PointCheck {
   none,
   name,           // a name printed back into documents, or empty

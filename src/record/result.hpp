@@ -21,7 +21,7 @@ struct Result {
   double bytes = 0;              // minimal bytes of one call (docs/ops.md)
   double gbps = 0;               // bytes / median time (speed points)
   double pct_peak = 0;           // gbps / measured peak bandwidth * 100
-  // The check against the op's reference computed in a wider dtype (measure/check_rule.hpp);
+  // The check against the op's reference computed in a wider dtype (record/check_rule.hpp);
   // -1 when not checked (memory points, no reference, stored before the figure existed).
   double rel_err = -1;           // ||out - ref|| / ||ref||
   double max_err = -1;           // max|out - ref| / max|ref|

@@ -66,7 +66,7 @@ std::string field_cell(const PointField& f, const StoredPoint& p) {
 }
 
 // The axes of every point's params, in the order first seen.
-std::vector<std::string> param_axes(const std::vector<ReportRun>& runs) {
+std::vector<std::string> param_axes(const std::vector<RunRecord>& runs) {
   std::vector<std::string> axes;
   std::set<std::string> seen;
   for (const auto& r : runs)
@@ -78,7 +78,7 @@ std::vector<std::string> param_axes(const std::vector<ReportRun>& runs) {
 
 }  // namespace
 
-std::string render_csv(const std::vector<ReportRun>& runs) {
+std::string render_csv(const std::vector<RunRecord>& runs) {
   const std::vector<std::string> axes = param_axes(runs);
   std::vector<const PointField*> columns;
   for (const PointField& f : point_fields())

@@ -18,6 +18,6 @@
 
 namespace opbench {
 
-std::string render_csv(const std::vector<ReportRun>& runs);
+std::string render_csv(const std::vector<RunRecord>& runs);
 
 }  // namespace opbench

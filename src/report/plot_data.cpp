@@ -72,7 +72,7 @@ std::string FileNames::take(const std::string& name) {
   return out;
 }
 
-std::vector<PlotTable> plot_tables(const std::vector<ReportRun>& runs, Show show) {
+std::vector<PlotTable> plot_tables(const std::vector<RunRecord>& runs, Show show) {
   std::vector<PlotTable> out;
   std::map<std::string, size_t> index;
   FileNames names;

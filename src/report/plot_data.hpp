@@ -30,7 +30,7 @@ struct PlotTable {
 };
 
 // The figures, in the order the titles first appear in the runs.
-std::vector<PlotTable> plot_tables(const std::vector<ReportRun>& runs, Show show);
+std::vector<PlotTable> plot_tables(const std::vector<RunRecord>& runs, Show show);
 
 // The bandwidth floor of a point of `bytes` minimal bytes on a GPU of `peak_gbps`, as `show`
 // shows it: the time at the peak (ms), the peak itself (GB/s), or 100 (% of peak).

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "core/text.hpp"
-#include "measure/check_rule.hpp"
+#include "record/check_note.hpp"
 #include "report/noise.hpp"
 
 namespace opbench {
@@ -86,7 +86,7 @@ void fill_table(Table& t, TableCells& a, const std::vector<std::string>& order, 
 
 }  // namespace
 
-std::vector<Section> build_sections(const ReportRun& r, Show show) {
+std::vector<Section> build_sections(const RunRecord& r, Show show) {
   std::vector<Section> out;
   std::map<std::string, size_t> section_index;
   std::set<std::string> titles;
@@ -146,9 +146,9 @@ static std::string describe_run(const RunInfo& r) {
   return one_line(o.str());
 }
 
-std::string render_report(const std::vector<ReportRun>& runs, Show show) { return render_report(runs, show, {}); }
+std::string render_report(const std::vector<RunRecord>& runs, Show show) { return render_report(runs, show, {}); }
 
-std::string render_report(const std::vector<ReportRun>& runs, Show show,
+std::string render_report(const std::vector<RunRecord>& runs, Show show,
                           const std::map<std::string, std::string>& plots) {
   std::ostringstream o;
   std::string op = runs.empty() ? "" : runs.front().run.op;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "record/run_record.hpp"
 #include "report/table.hpp"
 #include "store/store.hpp"
 
@@ -13,21 +14,16 @@ namespace opbench {
 
 enum class Show { Value, GBps, PctPeak };  // what the cells hold
 
-struct ReportRun {
-  RunInfo run;
-  std::vector<StoredPoint> points;
-};
-
 // The tables of one run, in stored order: section -> tables.
 struct Section {
   std::string name;
   std::vector<Table> tables;
 };
-std::vector<Section> build_sections(const ReportRun& r, Show show = Show::Value);
+std::vector<Section> build_sections(const RunRecord& r, Show show = Show::Value);
 
-std::string render_report(const std::vector<ReportRun>& runs, Show show = Show::Value);
+std::string render_report(const std::vector<RunRecord>& runs, Show show = Show::Value);
 // The same, each section followed by links to its tables' plots (title -> image path).
-std::string render_report(const std::vector<ReportRun>& runs, Show show,
+std::string render_report(const std::vector<RunRecord>& runs, Show show,
                           const std::map<std::string, std::string>& plots);
 
 // What a cell shows for a point: its stored statistic, GB/s or % of peak; -1 for a failure.

@@ -101,13 +101,13 @@ SiteInput read_site_input(std::vector<std::unique_ptr<Store>> stores, const std:
   for (const auto& store : stores) {
     in.sources.push_back(store->path());
     for (const auto& r : store->runs())
-      runs.add(SiteRun{r, store->points_without_samples(r.id), store.get(), r.id});
+      runs.add(SiteRun{{r, store->points_without_samples(r.id)}, store.get(), r.id});
   }
   for (const auto& path : jsons) {
     in.sources.push_back(path);
     const std::string text = read_document(path);
     if (is_runs_json(text)) {
-      for (auto& rec : runs_from_json(text, path)) runs.add(SiteRun{rec.run, std::move(rec.points), nullptr, 0});
+      for (auto& rec : runs_from_json(text, path)) runs.add(SiteRun{{rec.run, std::move(rec.points)}, nullptr, 0});
       continue;
     }
     SiteDocument doc{path, "", json::parse(text, nullptr, /*allow_exceptions=*/false)};

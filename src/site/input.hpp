@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "record/run_record.hpp"
 #include "store/store.hpp"
 
 namespace opbench {
 
-struct SiteRun {
-  RunInfo run;
-  std::vector<StoredPoint> points;
+// A run and where it was read from.
+struct SiteRun : RunRecord {
   const Store* store = nullptr;  // the database it was read from, without samples; null: read whole
   int64_t stored_id = 0;         // its id there
 };

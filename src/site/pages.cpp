@@ -183,9 +183,9 @@ json views_of(const TitleGroup& g) {
 
 // The markdown report of the latest runs on each GPU, this table alone.
 std::string table_markdown(const TitleGroup& g, const std::vector<size_t>& latest) {
-  std::vector<ReportRun> runs;
+  std::vector<RunRecord> runs;
   for (size_t i : latest) {
-    ReportRun rr{g.runs[i]->run, {}};
+    RunRecord rr{g.runs[i]->run, {}};
     for (const StoredPoint* p : g.points[i]) rr.points.push_back(*p);
     runs.push_back(std::move(rr));
   }
@@ -293,10 +293,10 @@ std::vector<std::pair<std::pair<std::string, std::string>, std::vector<const Sit
 // The runs' points with their samples, each run read once for all its ops' verdicts.
 class SampledRuns {
  public:
-  ReportRun op_points(const SiteRun& r, const std::string& op) {
+  RunRecord op_points(const SiteRun& r, const std::string& op) {
     auto it = read_.find(r.run.id);
     if (it == read_.end()) it = read_.emplace(r.run.id, points_with_samples(r)).first;
-    ReportRun rr{r.run, {}};
+    RunRecord rr{r.run, {}};
     for (const auto& p : it->second)
       if (p.point.op == op) rr.points.push_back(p);
     return rr;
@@ -407,7 +407,7 @@ json runs_list(const SiteInput& in, SiteContent& out) {
     std::set<std::string> ops;
     for (const auto& p : it->points) ops.insert(p.point.op);
     const std::string report = "runs/" + std::to_string(r.id) + ".md";
-    out.files.push_back({report, render_report({ReportRun{r, it->points}}, Show::Value)});
+    out.files.push_back({report, render_report({RunRecord{r, it->points}}, Show::Value)});
     json j = run_json(r);
     j["report"] = report;
     j["points"] = it->points.size();

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "measure/check_rule.hpp"
+#include "record/check_rule.hpp"
 #include "measure/stop_rule.hpp"
 
 namespace opbench {

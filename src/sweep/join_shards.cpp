@@ -9,6 +9,7 @@
 #include "core/hash.hpp"
 #include "exchange/merge.hpp"
 #include "exchange/runs_json.hpp"
+#include "store/whole_run.hpp"
 #include "sweep/devices.hpp"
 #include "sweep/resume.hpp"
 #include "sweep/shard.hpp"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "exchange/run_record.hpp"
+#include "record/run_record.hpp"
 
 namespace opbench {
 

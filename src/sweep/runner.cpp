@@ -7,8 +7,8 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "exchange/run_check.hpp"
-#include "measure/check_rule.hpp"
+#include "record/run_check.hpp"
+#include "record/check_note.hpp"
 #include "measure/stages.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/resume.hpp"
@@ -325,7 +325,7 @@ class SweepLoop {
   }
 
   // A point whose process ended while measuring it (lost) is not stored: --resume measures it.
-  // One the store must not take (exchange/run_check.hpp: an impossible number) is stored failed.
+  // One the store must not take (record/run_check.hpp: an impossible number) is stored failed.
   void store_cell(const CellPoints& points, const CellResult& got, const std::string& device) {
     StageScope storing(Stage::store);
     std::vector<StoredPoint> batch;

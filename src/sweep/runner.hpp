@@ -84,7 +84,7 @@ std::vector<std::string> drop_providers(Sweep& sw, const std::map<std::string, s
 
 // Throws InputError for a resume the run cannot take (another config, another process holding
 // it: RunBusy, another GPU model or host without opt.allow_mixed), for a run the store must
-// not take (exchange/run_check.hpp); RuntimeFailure for a database failure (the run is then left interrupted, or
+// not take (record/run_check.hpp); RuntimeFailure for a database failure (the run is then left interrupted, or
 // abandoned when even that cannot be written). With an Executor, what the config leaves to the
 // device is decided for opt.shape.device (resolve_device_defaults), and every round runs on `ex`
 // (the run records one process).

@@ -3,7 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "exchange/runs_json.hpp"
+#include "record/point_json.hpp"
+#include "record/run_json.hpp"
+#include "record/state_json.hpp"
 
 namespace opbench {
 

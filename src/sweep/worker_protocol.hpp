@@ -1,7 +1,8 @@
 // The lines a sweep's parent and its workers exchange (`sweep --devices`, a sweep's round
 // processes), one JSON object a line; points, results, environments and device states as the
-// runs document writes them (exchange/runs_json.hpp). A worker reads every config of its
-// command (a suite's), in order; a request names its config by that index.
+// runs document writes them (record/point_json.hpp, record/run_json.hpp, record/state_json.hpp).
+// A worker reads every config of its command (a suite's), in order; a request names its config
+// by that index.
 //
 //   worker -> parent, first:  {"hello": {"protocol", "device", "configs": [{"hash", "unavailable"}...],
 //                                        "environment", "placement": {"cpus", "memory", "threads"}}}

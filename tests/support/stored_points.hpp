@@ -30,8 +30,8 @@ inline StoredPoint speed_point(const std::string& title, int64_t x, const std::s
   return sp;
 }
 
-inline ReportRun gpu_run(int64_t id, const std::string& gpu, double peak_gbps, std::vector<StoredPoint> points) {
-  ReportRun r;
+inline RunRecord gpu_run(int64_t id, const std::string& gpu, double peak_gbps, std::vector<StoredPoint> points) {
+  RunRecord r;
   r.run.id = id;
   r.run.env.gpu = gpu;
   r.run.env.peak_gbps = peak_gbps;

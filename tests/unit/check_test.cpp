@@ -1,4 +1,5 @@
-// The check against the truth (measure/check_rule.hpp, torch/measure/torch_check.hpp) on the CPU:
+// The check against the truth (record/check_rule.hpp, record/check_note.hpp,
+// torch/measure/torch_check.hpp) on the CPU:
 // the rule on synthetic outputs, every op's torch provider at odd shapes in bf16, fp16 and fp32
 // (it passes, and is checked itself), faulty fake providers (one wrong element, a wrong scale,
 // a dropped tail block: torch's output with the fault planted) failing wherever the fault
@@ -11,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "measure/check_rule.hpp"
+#include "record/check_note.hpp"
+#include "record/check_rule.hpp"
 #include "ops/op.hpp"
 #include "torch/measure/torch_check.hpp"
 #include "torch/measure/torch_executor.hpp"

@@ -117,7 +117,7 @@ TEST(Control, PooledPerRound) {
 }
 
 TEST(Control, DiffShowsTheReason) {
-  ReportRun a, b;
+  RunRecord a, b;
   a.run.id = 1;
   b.run.id = 2;
   a.points = {drifting(kLevels, kControl, 11)};

@@ -61,8 +61,8 @@ Calibration calibration(double chase_ns, double dram_gbps, size_t passes = 12, u
   return c;
 }
 
-ReportRun run_on(int64_t id, const std::string& uuid, const Calibration& cal, std::vector<StoredPoint> points) {
-  ReportRun r;
+RunRecord run_on(int64_t id, const std::string& uuid, const Calibration& cal, std::vector<StoredPoint> points) {
+  RunRecord r;
   r.run.id = id;
   r.run.env.gpu = "NVIDIA H100 80GB HBM3";
   r.run.env.peak_gbps = 3350;
@@ -84,7 +84,7 @@ DiffOptions at_2pct() {
 }
 
 // The two runs as the sides of one paired comparison, each naming the other.
-void pair_up(ReportRun& b, ReportRun& h) {
+void pair_up(RunRecord& b, RunRecord& h) {
   b.run.uuid = "run-b";
   h.run.uuid = "run-h";
   b.run.pair = h.run.uuid;
@@ -94,8 +94,8 @@ void pair_up(ReportRun& b, ReportRun& h) {
 // x 1: latency-bound (1e6 bytes in ~14 us: 2% of peak), slower by `change` on the head.
 DiffResult diff_latency(double change, const Calibration& base_cal, const Calibration& head_cal,
                         const std::string& head_uuid = "GPU-bbbb") {
-  const ReportRun b = run_on(1, "GPU-aaaa", base_cal, {rounds_point(1, 0.014, 11)});
-  const ReportRun h = run_on(2, head_uuid, head_cal, {rounds_point(1, 0.014 * change, 12)});
+  const RunRecord b = run_on(1, "GPU-aaaa", base_cal, {rounds_point(1, 0.014, 11)});
+  const RunRecord h = run_on(2, head_uuid, head_cal, {rounds_point(1, 0.014 * change, 12)});
   return diff_runs(b, h, at_2pct());
 }
 
@@ -170,8 +170,8 @@ TEST(DeviceVerdict, TheShiftCountsOnlyRealMoves) {
 
 TEST(PairedVerdict, RoundAgainstRoundASmallChangeUnderADriftIsConfirmed) {
   // Both sides drift 3% together round by round; head is 2.5% slower in every round.
-  ReportRun b = run_on(1, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 21, 0.03)});
-  ReportRun h = run_on(2, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014 * 1.025, 22, 0.03)});
+  RunRecord b = run_on(1, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 21, 0.03)});
+  RunRecord h = run_on(2, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014 * 1.025, 22, 0.03)});
   pair_up(b, h);
   const DiffOptions opt = at_2pct();
   const DiffResult paired = diff_runs(b, h, opt);
@@ -187,8 +187,8 @@ TEST(PairedVerdict, RoundAgainstRoundASmallChangeUnderADriftIsConfirmed) {
 }
 
 TEST(PairedVerdict, TheSameCodeOnBothSidesIsSame) {
-  ReportRun b = run_on(1, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 31, 0.03)});
-  ReportRun h = run_on(2, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 32, 0.03)});
+  RunRecord b = run_on(1, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 31, 0.03)});
+  RunRecord h = run_on(2, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 32, 0.03)});
   pair_up(b, h);
   const DiffOptions opt = at_2pct();
   const DiffResult d = diff_runs(b, h, opt);
@@ -199,8 +199,8 @@ TEST(PairedVerdict, TheSameCodeOnBothSidesIsSame) {
 TEST(PairedVerdict, AnOffsetSomeProcessesCarryIsUnsureAChangeAllShowIsSlower) {
   // Nine rounds a side over three processes a side; the head's processes 0 and 1 carry +6%
   // through all their rounds, its process 2 none: an offset of processes, not of the code.
-  ReportRun b = run_on(1, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 41, 0.002, 9)});
-  ReportRun h = run_on(2, "GPU-aaaa", calibration(600, 3000),
+  RunRecord b = run_on(1, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 41, 0.002, 9)});
+  RunRecord h = run_on(2, "GPU-aaaa", calibration(600, 3000),
                        {rounds_point(1, 0.014, 42, 0.002, 9, {0.06, 0.06, 0.0})});
   pair_up(b, h);
   b.run.processes = h.run.processes = 3;
@@ -216,7 +216,7 @@ TEST(PairedVerdict, AnOffsetSomeProcessesCarryIsUnsureAChangeAllShowIsSlower) {
   b.run.processes = h.run.processes = 1;
   EXPECT_EQ(diff_runs(b, h, at_2pct()).rows[0].j.verdict, Verdict::Slower);
   // A 4% change every process shows stays SLOWER when judged by pair of processes.
-  ReportRun h4 = run_on(2, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014 * 1.04, 43, 0.002, 9)});
+  RunRecord h4 = run_on(2, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014 * 1.04, 43, 0.002, 9)});
   pair_up(b, h4);
   b.run.processes = h4.run.processes = 3;
   const DiffResult all = diff_runs(b, h4, at_2pct());

@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "diff/diff.hpp"
 #include "exchange/merge.hpp"
+#include "record/median_interval.hpp"
 #include "sql_file.hpp"
 #include "stored_points.hpp"
 #include "temp_db.hpp"
@@ -58,9 +59,9 @@ StoredPoint memory_point(const std::string& title, int64_t x, const std::string&
   return sp;
 }
 
-ReportRun run_of(int64_t id, std::vector<StoredPoint> points, const std::string& gpu = "H100",
+RunRecord run_of(int64_t id, std::vector<StoredPoint> points, const std::string& gpu = "H100",
                  double peak = 0) {
-  ReportRun r;
+  RunRecord r;
   r.run.id = id;
   r.run.env.gpu = gpu;
   r.run.env.peak_gbps = peak;
@@ -445,7 +446,7 @@ TEST(Diff, ARunAgainstItselfHasNoRegression) {
   for (int64_t x : {256, 512, 1024}) pts.push_back(speed_point(kTitle, x, "torch", "to", noisy(double(x) / 256, 0.03, 30, uint64_t(x))));
   pts.push_back(value_point(kTitle, 2048, "torch", "to", -1));
   pts.push_back(memory_point(kMemTitle, 256, "torch", 12.5));
-  ReportRun r = run_of(7, pts);
+  RunRecord r = run_of(7, pts);
   DiffResult d = diff_runs(r, r, DiffOptions{});
   EXPECT_EQ(d.regressions, 0u);
   EXPECT_EQ(d.rows.size(), 5u);
@@ -456,7 +457,7 @@ TEST(Diff, ARunAgainstItselfHasNoRegression) {
 
 TEST(Diff, WarnsWhenTheRunsInterleavedOrSpreadTheirRoundsDifferently) {
   std::vector<StoredPoint> pts = {speed_point(kTitle, 256, "torch", "to", noisy(1.0, 0.01, 20, 1))};
-  ReportRun a = run_of(1, pts), b = run_of(2, pts);
+  RunRecord a = run_of(1, pts), b = run_of(2, pts);
   Timing t;
   t.interleave = 1;
   t.processes = 1;
@@ -477,7 +478,7 @@ TEST(Diff, WarnsWhenTheRunsInterleavedOrSpreadTheirRoundsDifferently) {
 
 TEST(Diff, WarnsWhenTheRunsWereTimedDifferently) {
   std::vector<StoredPoint> pts = {speed_point(kTitle, 256, "torch", "to", noisy(1.0, 0.01, 20, 1))};
-  ReportRun a = run_of(1, pts), b = run_of(2, pts);
+  RunRecord a = run_of(1, pts), b = run_of(2, pts);
   Timing t;
   t.flush_l2 = L2Flush::write;
   set_timing(a.run, t);
@@ -693,7 +694,7 @@ void add_at(std::vector<StoredPoint>& pts, int64_t x, const std::vector<std::pai
     pts.push_back(speed_point(kTitle, x, provider, labels.at(provider), noisy(center, 0.01, n, seed++)));
 }
 
-std::string versus_error(const ReportRun& run, const VersusOptions& opt) {
+std::string versus_error(const RunRecord& run, const VersusOptions& opt) {
   try {
     versus_run(run, opt);
   } catch (const InputError& e) {
@@ -713,7 +714,7 @@ TEST(Versus, BestAgainstPointPerPoint) {
   // x=1024: no cuda point; x=2048: no against point
   add_at(pts, 1024, {{"torch", 3.0}}, 40, 8);
   add_at(pts, 2048, {{"cuda", 3.0}}, 40, 9);
-  ReportRun run = run_of(3, pts);
+  RunRecord run = run_of(3, pts);
   run.run.label = "nightly";
   DiffResult d = versus_run(run, versus("cuda", {"torch", "torch_compile"}));
   ASSERT_EQ(d.rows.size(), 2u);
@@ -819,7 +820,7 @@ TEST(Versus, FailedAgainstPointsAreSkipped) {
 TEST(Versus, MissingProvidersAreInputErrors) {
   std::vector<StoredPoint> pts = {speed_point("other-speed", 256, "torch_compile", "toc", noisy(1.0, 0.01, 20, 3))};
   add_at(pts, 256, {{"torch", 1.0}, {"cuda", 1.0}}, 20, 1);
-  ReportRun run = run_of(4, pts);
+  RunRecord run = run_of(4, pts);
   std::string e = versus_error(run, versus("triton", {"torch"}));
   EXPECT_NE(e.find("run 4: --provider: "), std::string::npos) << e;
   EXPECT_NE(e.find("triton"), std::string::npos) << e;

@@ -16,6 +16,7 @@
 #include "exchange/runs_json.hpp"
 #include "report/csv.hpp"
 #include "report/table.hpp"
+#include "store/whole_run.hpp"
 #include "temp_db.hpp"
 
 using namespace opbench;
@@ -310,7 +311,7 @@ TEST(ExportJson, BadFilesNameTheField) {
 TEST(ExportCsv, OneRowPerPointWithEveryStatistic) {
   Store a(temp_db("csv.db"));
   fill(a);
-  std::vector<ReportRun> runs;
+  std::vector<RunRecord> runs;
   for (const auto& r : a.runs()) runs.push_back({r, a.points(r.id)});
   const std::string csv = render_csv(runs);
   // A small RFC 4180 reader: quoted cells may hold commas, quotes ("") and newlines.
@@ -368,7 +369,7 @@ TEST(ExportCsv, OneRowPerPointWithEveryStatistic) {
 }
 
 TEST(ExportCsv, TextThatASpreadsheetWouldRunIsNeutralised) {
-  ReportRun r;
+  RunRecord r;
   r.run.id = 1;
   r.run.env.gpu = "=cmd|' /C calc'!A0";
   StoredPoint sp;

@@ -64,7 +64,7 @@ std::string original_block(const std::vector<std::string>& lines, const ParsedTa
 std::map<std::pair<std::string, std::string>, std::string> rerender(const Store& store) {
   std::map<std::pair<std::string, std::string>, std::string> out;
   for (const auto& run : store.runs()) {
-    ReportRun rr{run, store.points(run.id)};
+    RunRecord rr{run, store.points(run.id)};
     for (const auto& s : build_sections(rr))
       for (const auto& t : s.tables) {
         auto key = std::make_pair(run.env.gpu, t.title);
@@ -333,7 +333,7 @@ TEST(ImportDocument, ARepeatedTitleOnOneGpuStartsAnotherRun) {
 TEST(ImportDocument, OwnReportRoundTrips) {
   // A run as opbench sweep stores it, rendered, imported, rendered again: same tables, same
   // provider names (the report's notation lists providers).
-  ReportRun rr;
+  RunRecord rr;
   rr.run.id = 1;
   rr.run.env.gpu = "NVIDIA H100 80GB HBM3";
   rr.run.env.device = "cuda:0";
@@ -384,7 +384,7 @@ TEST(ImportDocument, OwnReportRoundTrips) {
   EXPECT_EQ(r.points[1].point.provider, "torch");
   EXPECT_EQ(r.points[0].section, "act_silu");
   EXPECT_EQ(r.points[2].result.error, "imported as -1");
-  ReportRun back{r.run, r.points};
+  RunRecord back{r.run, r.points};
   auto a = build_sections(rr), b = build_sections(back);
   ASSERT_EQ(a.size(), 1u);
   ASSERT_EQ(b.size(), 1u);
@@ -396,8 +396,8 @@ TEST(ImportDocument, OwnReportRoundTrips) {
 namespace {
 
 // A one-table run as a sweep stores it: the fields of its run line from `run`.
-ReportRun one_table_run(const RunInfo& run) {
-  ReportRun rr;
+RunRecord one_table_run(const RunInfo& run) {
+  RunRecord rr;
   rr.run = run;
   rr.run.id = 1;
   rr.run.env.gpu = "NVIDIA H100 80GB HBM3";
@@ -593,7 +593,7 @@ TEST(ImportDocument, TablesBackToBackReRenderByteForByte) {
     bodies.push_back(text.substr(at + 4, close - at - 4));
     at = text.find("```\n", close + 4);
   }
-  const auto sections = build_sections(ReportRun{run, store.points(run.id)});
+  const auto sections = build_sections(RunRecord{run, store.points(run.id)});
   ASSERT_EQ(sections.size(), bodies.size());
   for (size_t i = 0; i < sections.size(); ++i) {
     std::string block;
@@ -686,13 +686,13 @@ TEST(ImportDocument, NamesThatWouldBreakAReportAreRefused) {
 TEST(ImportDocument, AReportOfImportedNamesImportsAgain) {
   const std::string doc = "## Notation\n\n- tr: cuda\n- to: torch\n\n# H100\n\n## größe | x\n\n```\nact-ü:\n     n   tr   to\n0  1.0  2.0  3.0\n```\n";
   ImportResult first = import_document(doc, "a.md", "");
-  ReportRun r{first.runs.at(0).run, first.runs.at(0).points};
+  RunRecord r{first.runs.at(0).run, first.runs.at(0).points};
   r.run.id = 1;
   const std::string report = render_report({r});
   ImportResult again = import_document(report, "b.md", "");
   ASSERT_EQ(again.runs.size(), 1u);
   EXPECT_EQ(again.runs[0].points.size(), first.runs[0].points.size());
-  const std::string second = render_report({ReportRun{again.runs[0].run, again.runs[0].points}});
+  const std::string second = render_report({RunRecord{again.runs[0].run, again.runs[0].points}});
   EXPECT_EQ(second.substr(second.find("### ")), report.substr(report.find("### ")));
 }
 
@@ -709,7 +709,7 @@ TEST(ImportDocument, TheNotationListEndsAtItsFirstOtherLine) {
   const std::string doc = "# H100\n\n## Notation\n\n```\nt:\n     n   to\n0  1.0  -1.0\n```\n";
   ImportResult first = import_document(doc, "a.md", "");
   ASSERT_EQ(first.runs.size(), 1u);
-  const std::string report = render_report({ReportRun{first.runs[0].run, first.runs[0].points}});
+  const std::string report = render_report({RunRecord{first.runs[0].run, first.runs[0].points}});
   ASSERT_NE(report.find("\n- t n=1 to: error: imported as -1\n"), std::string::npos) << report;
   ImportResult again = import_document(report, "b.md", "");
   ASSERT_EQ(again.runs.size(), 1u);

@@ -13,6 +13,7 @@
 #include "exchange/runs_json.hpp"
 #include "quick_executor.hpp"
 #include "run_device.hpp"
+#include "store/whole_run.hpp"
 #include "sweep/runner.hpp"
 
 using namespace opbench;

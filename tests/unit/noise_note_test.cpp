@@ -26,8 +26,8 @@ std::vector<double> spread(double w) {
   return v;
 }
 
-ReportRun run_of(std::vector<StoredPoint> pts) {
-  ReportRun r;
+RunRecord run_of(std::vector<StoredPoint> pts) {
+  RunRecord r;
   r.run.id = 1;
   r.run.env.gpu = "H100";
   r.run.notation = {{"to", "torch"}, {"tr", "cuda"}};

@@ -45,10 +45,10 @@ double alike(double ms) { return ms * kH100 / kH200; }
 DiffResult h100_to_h200(bool normalize) {
   StoredPoint paced_b = point(4, "cuda", 0.4, 1e9, kH100, 7), paced_h = point(4, "cuda", alike(0.4), 1e9, kH200, 8);
   paced_h.result.host_share = 0.9;
-  const ReportRun b = gpu_run(1, "NVIDIA H100 80GB HBM3", kH100,
+  const RunRecord b = gpu_run(1, "NVIDIA H100 80GB HBM3", kH100,
                           {point(1, "cuda", 0.4, 1e9, kH100, 1), point(2, "cuda", 0.4, 1e9, kH100, 3),
                            point(3, "cuda", 0.014, 1e6, kH100, 5), paced_b});
-  const ReportRun h = gpu_run(2, "NVIDIA H200", kH200,
+  const RunRecord h = gpu_run(2, "NVIDIA H200", kH200,
                           {point(1, "cuda", alike(0.4), 1e9, kH200, 2), point(2, "cuda", alike(0.4) * 1.10, 1e9, kH200, 4),
                            point(3, "cuda", 0.014 * 0.97, 1e6, kH200, 6), paced_h});
   DiffOptions opt;
@@ -99,8 +99,8 @@ TEST(NormalizePeak, LatencyBoundAndHostPacedPointsAreApartAndJudgedOnTime) {
 }
 
 TEST(NormalizePeak, ARunWithoutAPeakIsRefused) {
-  ReportRun b = gpu_run(1, "NVIDIA H100 80GB HBM3", kH100, {point(1, "cuda", 0.4, 1e9, kH100, 1)});
-  const ReportRun h = gpu_run(2, "cpu", 0, {point(1, "cuda", 0.4, 1e9, kH100, 2)});
+  RunRecord b = gpu_run(1, "NVIDIA H100 80GB HBM3", kH100, {point(1, "cuda", 0.4, 1e9, kH100, 1)});
+  const RunRecord h = gpu_run(2, "cpu", 0, {point(1, "cuda", 0.4, 1e9, kH100, 2)});
   DiffOptions opt;
   opt.normalize_peak = true;
   try {

@@ -88,7 +88,7 @@ TEST(PlotData, ViewsOfBandwidth) {
 }
 
 TEST(PlotData, SeveralRunsEachProviderItsOwnLine) {
-  ReportRun a = gpu_run(1, "H100", 2000, points()), b = gpu_run(2, "A100", 1500, points());
+  RunRecord a = gpu_run(1, "H100", 2000, points()), b = gpu_run(2, "A100", 1500, points());
   b.run.label = "head";
   auto t = plot_tables({a, b}, Show::Value);
   ASSERT_EQ(t.size(), 2u);

@@ -14,9 +14,10 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "exchange/run_check.hpp"
+#include "record/run_check.hpp"
 #include "exchange/runs_json.hpp"
 #include "record/point_fields.hpp"
+#include "record/point_json.hpp"
 #include "record/run_fields.hpp"
 #include "report/csv.hpp"
 #include "store/store.hpp"
@@ -275,7 +276,7 @@ TEST(PointFields, TheCheckRefusesEachFieldByItsRowsRule) {
 }
 
 TEST(PointFields, TheCsvHasAColumnForEachRowMarkedForIt) {
-  ReportRun run;
+  RunRecord run;
   run.run.id = 1;
   run.run.env.gpu = "a GPU";
   run.points = {full_point()};

@@ -85,7 +85,7 @@ StoredPoint noisy(const std::string& title, double level, double spread, std::mt
 // The diff of two runs of 18 such points each, head's at `head_level` (base's at 0.1).
 DiffResult diff_of_noisy_runs(double head_level, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  ReportRun a, b;
+  RunRecord a, b;
   a.run.id = 1;
   b.run.id = 2;
   for (int i = 0; i < 18; ++i) {

@@ -13,6 +13,7 @@
 #include "diff/diff.hpp"
 #include "exchange/runs_json.hpp"
 #include "record/run_fields.hpp"
+#include "record/run_json.hpp"
 #include "report/provenance.hpp"
 #include "store/store.hpp"
 #include "stored_points.hpp"

@@ -126,7 +126,7 @@ TEST(Escaping, HistoryCellsHoldOneLineEach) {
 }
 
 TEST(Escaping, ReportNamesStayOnTheirLine) {
-  ReportRun r;
+  RunRecord r;
   r.run.id = 3;
   r.run.label = "x\n```\ny";  // from a database written before labels were checked
   r.run.env.gpu = "H100";

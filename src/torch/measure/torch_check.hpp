@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/check_rule.hpp"
+#include "record/check_rule.hpp"
 #include "record/point.hpp"
 #include "torch/providers/provider.hpp"
 

@@ -1,4 +1,4 @@
-#include "exchange/run_check.hpp"
+#include "record/run_check.hpp"
 
 #include <algorithm>
 #include <cmath>

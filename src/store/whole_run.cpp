@@ -1,4 +1,4 @@
-#include "exchange/run_record.hpp"
+#include "store/whole_run.hpp"
 
 namespace opbench {
 

@@ -1,20 +1,13 @@
-// A run with everything the store keeps of it: its row, its points (samples and rounds
-// included) and the table work it recorded. What merge copies between databases and what
-// export writes as JSON. Torch-free.
+// A whole run (record/run_record.hpp: its row, points, compile records and options) read out
+// of a store and inserted into one: what merge, import and the joining of shards store.
+// Torch-free.
 #pragma once
-#include <cstdint>
 #include <vector>
 
+#include "record/run_record.hpp"
 #include "store/store.hpp"
 
 namespace opbench {
-
-struct RunRecord {
-  RunInfo run;
-  std::vector<StoredPoint> points;
-  std::vector<CompileRecord> compiles;
-  std::vector<std::pair<std::string, std::string>> options;  // the options that shaped it (run_options)
-};
 
 // A run of `store` with its points and compile records.
 RunRecord load_run(const Store& store, const RunInfo& run);

@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include "exchange/run_record.hpp"
+#include "record/run_record.hpp"
 
 namespace opbench {
 

@@ -6,11 +6,12 @@
 // tests use; the output passes when both do. The normwise error sees an output that is broadly
 // less accurate (a wrong scale, precision lost); the largest element's sees a local fault (one
 // wrong element, a block left unwritten) that a norm over millions of elements dilutes.
-// Torch-free: the sweep, the report and the tests read it.
+// Torch-free: the sweep and the LibTorch check read it (a failed check in words:
+// record/check_note.hpp).
 #pragma once
 #include <string>
 
-#include "measure/executor.hpp"
+#include "record/result.hpp"
 
 namespace opbench {
 
@@ -31,10 +32,5 @@ bool check_passes(const std::string& dtype, const CheckFigures& f);
 // The figures a result carries, and back.
 CheckFigures check_figures(const Result& r);
 void set_check(Result& r, const CheckFigures& f, bool failed);
-
-// One line for a failed check: "error 0.011 (reference code 0.012, tolerance 0.024); largest
-// element 0.41 (reference code 0.03, tolerance 0.06)". A result stored before the reference
-// figures existed: "relative error 0.011 over tolerance".
-std::string check_note(const Result& r, const std::string& dtype);
 
 }  // namespace opbench
