@@ -240,8 +240,8 @@ TEST(PairedVerdict, APairedChangeMustPassTheThresholdByItsPairsNotByThePooledMed
   StoredPoint pb = speed_point(kTitle, 1, "cuda", "cuda", bs), ph = speed_point(kTitle, 1, "cuda", "cuda", hs);
   pb.result.rounds = counts_b;
   ph.result.rounds = counts_h;
-  ReportRun b = run_on(1, "GPU-aaaa", calibration(600, 3000), {pb});
-  ReportRun h = run_on(2, "GPU-aaaa", calibration(600, 3000), {ph});
+  RunRecord b = run_on(1, "GPU-aaaa", calibration(600, 3000), {pb});
+  RunRecord h = run_on(2, "GPU-aaaa", calibration(600, 3000), {ph});
   pair_up(b, h);
   const DiffResult d = diff_runs(b, h, at_2pct());
   EXPECT_GT(d.rows[0].j.ratio, 1.04);
@@ -254,8 +254,8 @@ TEST(PairedVerdict, APairedChangeMustPassTheThresholdByItsPairsNotByThePooledMed
 TEST(PairedVerdict, AnIntervalThatLeavesOneButNotHalfTheThresholdIsUnsure) {
   // Four processes a side; the head's pairs of processes show +1%, +2%, +4% and +3%: a mean of
   // 2.5%, but an interval (t with 3 degrees of freedom) reaching below +1%, half the threshold.
-  ReportRun b = run_on(1, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 51, 0.002, 8)});
-  ReportRun h = run_on(2, "GPU-aaaa", calibration(600, 3000),
+  RunRecord b = run_on(1, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 51, 0.002, 8)});
+  RunRecord h = run_on(2, "GPU-aaaa", calibration(600, 3000),
                        {rounds_point(1, 0.014, 52, 0.002, 8, {0.01, 0.02, 0.04, 0.03})});
   pair_up(b, h);
   b.run.processes = h.run.processes = 4;
@@ -265,7 +265,7 @@ TEST(PairedVerdict, AnIntervalThatLeavesOneButNotHalfTheThresholdIsUnsure) {
   EXPECT_LT(d.rows[0].j.ci_lo, 1.01);
   EXPECT_EQ(d.rows[0].j.verdict, Verdict::Unsure);
   // The same change shown evenly by every pair of processes: SLOWER.
-  ReportRun even = run_on(2, "GPU-aaaa", calibration(600, 3000),
+  RunRecord even = run_on(2, "GPU-aaaa", calibration(600, 3000),
                           {rounds_point(1, 0.014 * 1.025, 52, 0.002, 8)});
   pair_up(b, even);
   even.run.processes = 4;
