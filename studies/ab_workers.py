@@ -62,7 +62,7 @@ def single_runs(db, labels):
             yield rid, label, op, procs
 
 
-def print_process_offsets(title, per_process, n):
+def print_process_offsets(per_process, n):
     for (bd, side), ws in sorted(per_process.items()):
         text = []
         for w in range(n):
@@ -88,7 +88,7 @@ def singles(db, labels):
             if len(rounds) >= n and median and min(rounds) > 0:
                 process_deviations(per_process, band(median), "run", rounds[:len(rounds) // n * n], n)
         print("== %s %s (run %d; %d processes)" % (label, op, rid, n))
-        print_process_offsets(label, per_process, n)
+        print_process_offsets(per_process, n)
 
 
 def main():
@@ -136,7 +136,7 @@ def main():
                 shared.append("w%d %+.2f%% (t %+.1f)" % (w, 100 * statistics.fmean(v), t))
             spread = statistics.fmean(abs(x) for w in range(n) for x in ws[w]) * 100
             print("  %-7s %3d points; mean |deviation| %.2f%%; per worker pair: %s" % (bd, pts, spread, ", ".join(shared)))
-        print_process_offsets(stem, per_process, n)
+        print_process_offsets(per_process, n)
         for key, mb, pct, sd, k in sorted(onesided, key=lambda t: -abs(t[2]))[:12]:
             print("  one-sided %-60s %9.4f ms %+5.2f%% (sd of worker means %.2f%%, %d rounds)" % (
                 "%s x=%s %s" % key, mb, pct, sd, k))

@@ -216,8 +216,7 @@ Evidence paired_measured(const PairedInterval& e, double threshold, Judgement& j
   j.ci_lo = e.lo;
   j.ci_hi = e.hi;
   j.round_p = e.p;
-  const double mean = std::sqrt(e.lo * e.hi);  // the interval is symmetric in the logs
-  return {e.lo > 1 + threshold / 2 && mean > 1 + threshold, e.hi < 1 - threshold / 2 && mean < 1 - threshold};
+  return {e.lo > 1 + threshold / 2 && e.mean() > 1 + threshold, e.hi < 1 - threshold / 2 && e.mean() < 1 - threshold};
 }
 
 // One side kept samples, the other is a single value (an imported document's).

@@ -16,6 +16,7 @@
 // (order statistics), which is what the samples alone could show if they were independent.
 // Torch-free.
 #pragma once
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +48,8 @@ struct PairedInterval {
   size_t units = 0;  // the independent units the interval is over: the pairs, or the pairs of processes
   // hi / lo - 1: how narrowly the pairs fix the change (NaN without an interval).
   double width() const { return hi / lo - 1; }
+  // The pairs' geometric mean: the interval's centre (it is symmetric in the logs).
+  double mean() const { return std::sqrt(lo * hi); }
 };
 PairedInterval paired_interval(const std::vector<double>& base_medians, const std::vector<double>& head_medians,
                                int processes = 1);
