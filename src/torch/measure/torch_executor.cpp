@@ -16,7 +16,6 @@
 #include "core/fs.hpp"
 #include "core/hash.hpp"
 #include "measure/stages.hpp"
-#include "torch/measure/input_arena.hpp"
 #include "ops/op.hpp"
 
 #ifdef OPBENCH_TORCH_CUDA
@@ -34,7 +33,7 @@ at::ScalarType scalar_type(const std::string& dtype) {
 }
 
 TorchExecutor::TorchExecutor(const std::string& device)
-    : device_(open_device(device)), placement_rng_(std::random_device()()), plants_(plants_from_environment()) {}
+    : device_(open_device(device)), spacer_rng_(std::random_device()()), plants_(plants_from_environment()) {}
 
 // The tuning variables the built providers declare, and the plants (torch_plant.hpp), that are
 // set in the environment, by name.
@@ -160,54 +159,10 @@ static std::string cell_key(const Point& point) {
   return key;
 }
 
-// Whether a point's inputs are carved at a random lead (input_arena.hpp): a speed point's on a
-// GPU. A memory point's are allocated as a user's would be, since its peak counts them.
-bool TorchExecutor::carves_inputs(const Point& point) const {
-  static const bool fixed = [] {
-    const char* v = std::getenv("OPBENCH_INPUT_LEAD");
-    return v && std::string(v) == "fixed";
-  }();
-  return !fixed && point.metric() == "speed" && device_->torch_device().is_cuda();
-}
-
-// The point's input tensors and its upstream gradient (bwd), in that order, unfilled.
-static std::vector<TensorShape> input_shapes(const OpSpec& op, const Point& point, at::ScalarType st) {
-  std::vector<TensorShape> shapes;
-  for (const auto& spec : op.inputs(point.params)) shapes.push_back({spec.shape, spec.storage_dtype ? st : at::kFloat});
-  if (point.params.s("mode") == "bwd") shapes.push_back({op.output_shape(point.params), st});
-  return shapes;
-}
-
-void TorchExecutor::make_inputs(const Point& point, const std::string& key, bool carve) {
-  const OpSpec* op = find_op(point.op);
-  const auto opts = at::TensorOptions().device(device_->torch_device());
-  const std::vector<TensorShape> shapes = input_shapes(*op, point, scalar_type(point.params.s("dtype")));
-  std::vector<at::Tensor> made;
-  if (carve) {
-    made = carve_tensors(shapes, opts, random_lead(placement_rng_));
-  } else {
-    for (const auto& s : shapes) made.push_back(at::empty(s.sizes, opts.dtype(s.dtype)));
-  }
-  at::manual_seed(std::stoull(content_hash(key), nullptr, 16) & 0x7fffffffffffull);
-  const auto specs = op->inputs(point.params);
-  inputs_ = Inputs();
-  for (size_t i = 0; i < specs.size(); ++i) {
-    fill(made[i], specs[i].fill);
-    inputs_.tensors.push_back(made[i]);
-  }
-  if (made.size() > specs.size()) {
-    inputs_.grad_out = made.back();
-    inputs_.grad_out.normal_();
-  }
-  inputs_carved_ = carve;
-}
-
 const Inputs& TorchExecutor::inputs_for(const Point& point) {
   const std::string key = cell_key(point);
-  const bool carve = carves_inputs(point);
   if (key != inputs_key_) kept_.clear();  // the calls kept belong to the cell of the inputs held
-  // (a memory point's peak must not count a carved allocation's lead)
-  if (key == inputs_key_ && !new_inputs_ && (carve || !inputs_carved_)) return inputs_;
+  if (key == inputs_key_ && !new_inputs_) return inputs_;
   // A new round of the same cell: the copies are made while the old tensors still hold their
   // memory, so they land elsewhere (same seed, same values); if that runs out of memory, the
   // old ones go first. Otherwise the last point's tensors are freed first.
@@ -216,13 +171,29 @@ const Inputs& TorchExecutor::inputs_for(const Point& point) {
   inputs_ = Inputs();
   inputs_key_.clear();
   new_inputs_ = false;
+  const OpSpec* op = find_op(point.op);
+  auto opts = at::TensorOptions().device(device_->torch_device());
+  at::ScalarType st = scalar_type(point.params.s("dtype"));
+  auto make = [&] {
+    inputs_ = Inputs();
+    at::manual_seed(std::stoull(content_hash(key), nullptr, 16) & 0x7fffffffffffull);
+    for (const auto& spec : op->inputs(point.params)) {
+      at::Tensor t = at::empty(spec.shape, opts.dtype(spec.storage_dtype ? st : at::kFloat));
+      fill(t, spec.fill);
+      inputs_.tensors.push_back(t);
+    }
+    if (point.params.s("mode") == "bwd") {
+      inputs_.grad_out = at::empty(op->output_shape(point.params), opts.dtype(st));
+      inputs_.grad_out.normal_();
+    }
+  };
   try {
-    make_inputs(point, key, carve);
+    make();
   } catch (const c10::OutOfMemoryError&) {
     if (old.tensors.empty()) throw;
     old = Inputs();
     release_cached_memory();
-    make_inputs(point, key, carve);
+    make();
   }
   device_->synchronize();
   inputs_key_ = key;
@@ -262,7 +233,7 @@ TorchExecutor::Placed TorchExecutor::place(const Point& point, const Provider& p
   placed.inputs = &inputs_for(point);
   // (speed points only: a memory point's peak counts every allocation)
   if (point.metric() == "speed")
-    placed.spacer = placement_spacer(placement_rng_, at::TensorOptions().device(device_->torch_device()));
+    placed.spacer = placement_spacer(spacer_rng_, at::TensorOptions().device(device_->torch_device()));
   placed.call = planted(plants_, point.provider, provider.prepare(point.params, *placed.inputs),
                         !device_->torch_device().is_cpu());
   device_->synchronize();  // what prepare queued (a backward's forward pass) is placement's time

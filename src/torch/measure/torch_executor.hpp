@@ -42,11 +42,7 @@ class TorchExecutor final : public Executor {
   std::string inputs_key_;
   Inputs inputs_;
   bool new_inputs_ = false;  // new_round(): the next inputs_for makes new copies
-  bool inputs_carved_ = false;  // inputs_ carved at a random lead (input_arena.hpp)
-  std::mt19937_64 placement_rng_;  // the spacers' sizes and the inputs' leads (seeded at random)
-  bool carves_inputs(const Point& point) const;
-  // The point's inputs, seeded by its cell's key, into inputs_.
-  void make_inputs(const Point& point, const std::string& key, bool carve);
+  std::mt19937_64 spacer_rng_;  // the placement spacers' sizes (seeded at random)
   ReferenceCheck check_;
   std::optional<ControlWorkload> control_;  // a CPU's, of the last point's size
   ControlWorkload& control_for(double bytes);
