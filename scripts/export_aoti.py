@@ -107,12 +107,71 @@ def Fn(fn):
     return FnModule()
 
 
+def share_isa_checks(torch, start=True):
+    """Inductor checks each vector ISA the CPU reports (AVX2, AVX-512 and its extensions, AMX) by
+    compiling a probe and loading it in a new Python process that imports torch: eleven checks,
+    one after another, in every process that compiles a package's C++, and 9-12 s each on a host
+    whose torch import is slow (docs/baselines.md, "Call by call"). Here each check's answer is
+    kept in Inductor's cache folder under a key of what decides it (torch, the compiler, the
+    probe's source and flags, the CPU's flags), taken by one process at a time (a lock, so the
+    exporters of one `opbench compile` wait for the first instead of repeating it), and the ISAs'
+    chains of checks run side by side (unless not `start`). The answers are the checks' own: the
+    same ISA is picked (tests/unit/isa_checks_test.py)."""
+    try:
+        import fcntl
+        import hashlib
+        import threading
+        from torch._inductor import cpu_vec_isa
+        from torch._inductor.cpp_builder import get_cpp_compiler
+        from torch._inductor.runtime.cache_dir_utils import cache_dir
+        original = cpu_vec_isa.VecISA.check_build
+        folder = os.path.join(cache_dir(), "opbench-isa-checks")
+        compiler = get_cpp_compiler()
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line for line in f if line.startswith("flags")), "")
+    except Exception:  # noqa: BLE001 -- another torch or platform: its own checks, unshared
+        return
+
+    def check_build(isa, code):
+        decided = "\n".join([torch.__version__, sys.executable, compiler, isa._arch_flags, code, cpu])
+        path = os.path.join(folder, hashlib.sha256(decided.encode()).hexdigest()[:40] + ".json")
+        os.makedirs(folder, exist_ok=True)
+        with open(path + ".lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                with open(path) as f:
+                    return bool(json.load(f)["ok"])
+            except (OSError, ValueError, KeyError, TypeError):
+                pass
+            ok = bool(original(isa, code))
+            tmp = f"{path}.tmp-{os.getpid()}-{threading.get_ident()}"
+            with open(tmp, "w") as f:
+                json.dump({"ok": ok}, f)
+            os.replace(tmp, path)
+            return ok
+
+    cpu_vec_isa.VecISA.check_build = check_build
+    if not start:
+        return
+    try:
+        offered = cpu_vec_isa.x86_isa_checker()
+        isas = [i for i in cpu_vec_isa.supported_vec_isa_list if all(f in offered for f in str(i).split())]
+    except Exception:  # noqa: BLE001 -- not x86: the checks run when Inductor asks
+        return
+    threads = [threading.Thread(target=bool, args=(isa,)) for isa in isas]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 class Exporter:
     def __init__(self, req):
         import torch
         import opbench_ops as ops
 
         self.torch, self.ops, self.req = torch, ops, req
+        share_isa_checks(torch)
         self.op, self.mode, self.variant = req["op"], req["mode"], req["variant"]
         self.modes = tuple(req["modes"])
         self.args = req["args"]

@@ -81,14 +81,29 @@ def process_deviations(per_process, bd, side, r, n):
             per_process[(bd, side)][w].append(statistics.fmean(lr[w::n]) - centre)
 
 
+def print_offsets_by_provider(points, n):
+    """Calls under 100 us: each process's mean deviation by provider and direction (whether an
+    offset is the process's, shared by every call it makes, or the call's)."""
+    per = defaultdict(lambda: defaultdict(list))
+    for (title, _, prov), (rounds, median) in points.items():
+        if median < 0.1 and len(rounds) >= n and min(rounds) > 0:
+            mode = "bwd" if "bwd" in title else "fwd"
+            process_deviations(per, "<100us", "%s %s" % (prov, mode), rounds[:len(rounds) // n * n], n)
+    for (_, group), ws in sorted(per.items()):
+        means = [100 * statistics.fmean(ws[w]) for w in range(n)]
+        print("  <100us  %-12s %3d points: %s" % (group, len(ws[0]), " ".join("%+.2f%%" % m for m in means)))
+
+
 def singles(db, labels):
     for rid, label, op, n in single_runs(db, labels):
         per_process = defaultdict(lambda: defaultdict(list))
-        for (rounds, median) in speed_points(db, rid).values():
+        points = speed_points(db, rid)
+        for (rounds, median) in points.values():
             if len(rounds) >= n and median and min(rounds) > 0:
                 process_deviations(per_process, band(median), "run", rounds[:len(rounds) // n * n], n)
         print("== %s %s (run %d; %d processes)" % (label, op, rid, n))
         print_process_offsets(per_process, n)
+        print_offsets_by_provider(points, n)
 
 
 def main():

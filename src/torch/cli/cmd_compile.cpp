@@ -64,7 +64,7 @@ void add_compile_command(CLI::App& app, Cli& cli) {
   cmd->add_option("config", o->configs, "sweep configs, or suite files listing them: their packages built together")
       ->required();
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N (default: cuda when present)");
-  cmd->add_option("--jobs", o->jobs, "tables prepared at a time (default: half the cores, as many as memory allows)");
+  cmd->add_option("--jobs", o->jobs, "tables prepared at a time (default: the cores, as many as memory allows)");
   cmd->add_option("--max-points", o->max_points, "refuse a config of more points than this")
       ->check(positive_count())
       ->capture_default_str();

@@ -104,7 +104,7 @@ double available_memory_bytes() {
 }  // namespace
 
 int default_table_jobs() {
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency() / 2);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const double memory = available_memory_bytes();
   if (!(memory > 0)) return int(cores);
   const unsigned fit = unsigned(std::max(1.0, memory / kTableJobMemoryBytes));

@@ -32,7 +32,7 @@ std::vector<TableOutcome> run_table_jobs(const std::vector<TableJob>& jobs, int 
 // compiler in one process; docs/findings/2026-11-26-compiled-export-memory.md measured it).
 constexpr double kTableJobMemoryBytes = 3.0 * (1 << 30);
 
-// The default `parallel`: half the cores, and no more jobs than fit in the memory available
+// The default `parallel`: the cores, and no more jobs than fit in the memory available
 // now at kTableJobMemoryBytes each (at least one).
 int default_table_jobs();
 
