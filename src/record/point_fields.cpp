@@ -8,19 +8,11 @@ namespace opbench {
 
 namespace {
 
-// The class a pointer to member belongs to.
-template <class M>
-struct owner;
-template <class T, class C>
-struct owner<T C::*> {
-  using type = C;
-};
-
 // A field reached by its member: the stored point's own, or its Point's, its Result's or its
 // statistics'.
 template <auto M>
 auto& of(StoredPoint& p) {
-  using C = typename owner<decltype(M)>::type;
+  using C = typename member_owner<decltype(M)>::type;
   if constexpr (std::is_same_v<C, Point>) return p.point.*M;
   else if constexpr (std::is_same_v<C, Result>) return p.result.*M;
   else if constexpr (std::is_same_v<C, Stats>) return p.result.stats.*M;
@@ -30,49 +22,27 @@ auto& of(StoredPoint& p) {
 const double kNaN = std::nan("");
 const bool kNullWhenUnknown = true;
 
-// A row, filled in by the chained calls below.
-struct Row : PointField {
+// A row, filled in by the chained calls below (and the field table's).
+struct Row : FieldRow<Row, PointField> {
   Row(const char* n, PointKind k) {
     name = n;
     kind = k;
     unknown = k == PointKind::real ? kNaN : 0;
   }
   // Stored in the column of its name; `null_when_unknown`: NULL when unknown.
-  Row& stored(bool null_when_unknown = false) {
-    column = name;
-    null_unknown = null_when_unknown;
-    return *this;
-  }
+  Row& stored(bool null_when_unknown = false) { return FieldRow::stored(name, null_when_unknown); }
   // Filled by the store: read from the column of its name, never written.
-  Row& filled() {
-    column = name;
-    written = false;
-    return *this;
-  }
+  Row& filled() { return FieldRow::filled(name); }
   // Stored as the time of storing when empty.
   Row& stamp() {
     stamped = true;
     return *this;
   }
   // Exported under its name; `in` its object ("" the point's own).
-  Row& exported(int version = 1, const char* in = "") {
-    section = in;
-    key = name;
-    since = version;
-    return *this;
-  }
+  Row& exported(int version = 1, const char* in = "") { return FieldRow::exported(in, name, version); }
   // A column of the CSV, under `header` (nullptr: its name).
   Row& in_csv(const char* header = nullptr) {
     csv = header ? header : name;
-    return *this;
-  }
-  // Read from a point that holds `first`, the first field its version added.
-  Row& along(const char* first) {
-    with = first;
-    return *this;
-  }
-  Row& unknown_at(double v) {
-    unknown = v;
     return *this;
   }
   Row& checked(PointCheck c) {
@@ -81,23 +51,22 @@ struct Row : PointField {
   }
 };
 
-// A row of that kind, whose member `slot` holds `get`, the way to its value.
+using K = PointKind;
+using PC = PointCheck;
+Row text(const char* n, std::string& (*get)(StoredPoint&)) { return Row(n, K::text).reaching(get); }
+Row integer(const char* n, int64_t& (*get)(StoredPoint&)) { return Row(n, K::integer).reaching(get); }
+Row real(const char* n, double& (*get)(StoredPoint&)) { return Row(n, K::real).reaching(get); }
+Row flag(const char* n, bool& (*get)(StoredPoint&)) { return Row(n, K::flag).reaching(get); }
+// A list, reached through its own slot (a scalar's is the field table's).
 template <PointKind kind, auto slot, class V>
-Row reaching(const char* name, V& (*get)(StoredPoint&)) {
+Row list_of(const char* name, V& (*get)(StoredPoint&)) {
   Row f(name, kind);
   f.*slot = get;
   return f;
 }
-using K = PointKind;
-using P = PointField;
-using PC = PointCheck;
-Row text(const char* n, std::string& (*get)(StoredPoint&)) { return reaching<K::text, &P::text>(n, get); }
-Row integer(const char* n, int64_t& (*get)(StoredPoint&)) { return reaching<K::integer, &P::integer>(n, get); }
-Row real(const char* n, double& (*get)(StoredPoint&)) { return reaching<K::real, &P::real>(n, get); }
-Row flag(const char* n, bool& (*get)(StoredPoint&)) { return reaching<K::flag, &P::flag>(n, get); }
-Row reals(const char* n, std::vector<double>& (*get)(StoredPoint&)) { return reaching<K::reals, &P::reals>(n, get); }
+Row reals(const char* n, std::vector<double>& (*get)(StoredPoint&)) { return list_of<K::reals, &PointField::reals>(n, get); }
 Row counts(const char* n, std::vector<int64_t>& (*get)(StoredPoint&)) {
-  return reaching<K::counts, &P::counts>(n, get);
+  return list_of<K::counts, &PointField::counts>(n, get);
 }
 // A statistic of the samples, in the export's stats object.
 Row statistic(const char* name, double& (*get)(StoredPoint&)) {
@@ -166,15 +135,13 @@ std::vector<PointField> point_rows() {
 }  // namespace
 
 bool PointField::known(const StoredPoint& p) const {
+  if (scalar()) return scalar_known(p);
   switch (kind) {
-    case PointKind::text: return !text_of(p).empty();
-    case PointKind::integer: return double(integer_of(p)) != unknown;
-    case PointKind::real: return !std::isnan(real_of(p)) && real_of(p) != unknown;
-    case PointKind::flag: return flag_of(p);
     case PointKind::reals: return !reals_of(p).empty();
     case PointKind::counts: return !counts_of(p).empty();
     case PointKind::params: return !p.point.params.values().empty();
     case PointKind::state: return p.state.known;
+    default: break;  // a scalar: above
   }
   return false;
 }

@@ -1,23 +1,26 @@
-// The fields of a stored point, one row each: the one place that says how a field of
-// StoredPoint (its Point, Result and Stats included) is stored (its column of the `points`
-// table), exported (its key in a point of `opbench export`, the version that added it) and
-// checked before the store takes it (record/run_check.hpp). The store's SQL for points, the
-// export and import of a point and the check's uniform rules all read these rows; a new field
-// of a point is one row here and one migration of the store.
+// The fields of a stored point, one row each, an instance of the field table
+// (record/field_table.hpp): the one place that says how a field of StoredPoint (its Point,
+// Result and Stats included) is stored (its column of the `points` table), exported (its key in
+// a point of `opbench export`, the version that added it) and checked before the store takes it
+// (record/run_check.hpp). The store's SQL for points, the export and import of a point, the CSV
+// and the check's uniform rules all read these rows; a new field of a point is one row here and
+// one migration of the store.
 //
-// Scalars (text, integer, real, flag) are typed by their row alone. The point's structured
-// parts have kinds of their own, whose code sits beside each reader and writer: its params
-// (a JSON object, whose axes mode, metric and dtype the store keeps in columns of their own
-// too, for queries: kAxisColumns), its lists (samples and control: reals; rounds: counts;
-// stored as JSON text, left out of a reading without samples) and the GPU's state (the
-// state_fields columns, run_fields.hpp). The checks that read several fields at once (a
-// value against its unit, samples against their count and rounds, a provider against its op)
-// and the words a stat or unit may be stay with the check. Torch-free.
+// Scalars (text, integer, real, flag) are typed by their row alone, stored and exported by the
+// field table's code. The point's structured parts have kinds of their own, whose code sits
+// beside each reader and writer: its params (a JSON object, whose axes mode, metric and dtype
+// the store keeps in columns of their own too, for queries: kAxisColumns), its lists (samples
+// and control: reals; rounds: counts; stored as JSON text, left out of a reading without
+// samples) and the GPU's state (the state_fields columns, record/state_fields.hpp). The checks
+// that read several fields at once (a value against its unit, samples against their count and
+// rounds, a provider against its op) and the words a stat or unit may be stay with the check.
+// Torch-free.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "record/field_table.hpp"
 #include "record/run.hpp"
 
 namespace opbench {
@@ -44,51 +47,24 @@ enum class PointCheck {
   not_negative,   // a count or measure never below 0 (a real: NaN passes, nothing known)
 };
 
-struct PointField {
-  const char* name;  // as messages name it: its export key
-  PointKind kind;
-  // --- the store: its column of `points` ("" none); whether the store writes it (false: the
-  // store fills it: the row's id); whether its unknown value is stored as NULL (a real's NaN
-  // always is); whether an empty value is stored as the time of storing.
-  const char* column = "";
-  bool written = true;
-  bool null_unknown = false;
+// A row of the point's table: the field table's (record/field_table.hpp), whose numbers are
+// unknown only at their unknown value (a real's NaN too), and the point's own members.
+struct PointField : Field<StoredPoint> {
+  PointKind kind = PointKind::text;
+  // Whether an empty value is stored as the time of storing.
   bool stamped = false;
-  // --- the export: the object of a point it sits in ("" the point itself, "stats") and its key
-  // there ("" not exported); the export version that added it: a point of an older document
-  // may lack it, and it is read when the point holds the key `with` ("" its own), the first
-  // field of those its version added together.
-  const char* section = "";
-  const char* key = "";
-  int since = 1;
-  const char* with = "";
   // --- the CSV (`opbench export --format csv`): its column's header ("" not a column), in the
   // order of the rows.
   const char* csv = "";
-  // --- its value, by kind (params and state are reached through the point).
-  std::string& (*text)(StoredPoint&) = nullptr;
-  int64_t& (*integer)(StoredPoint&) = nullptr;
-  double& (*real)(StoredPoint&) = nullptr;
-  bool& (*flag)(StoredPoint&) = nullptr;
+  // --- the lists' values (params and state are reached through the point).
   std::vector<double>& (*reals)(StoredPoint&) = nullptr;
   std::vector<int64_t>& (*counts)(StoredPoint&) = nullptr;
-  // A real's value that means unknown, which a NULL column reads as (a text's is "", an
-  // integer's 0, a list's empty).
-  double unknown = 0;
   PointCheck check = PointCheck::none;
 
-  bool exported() const { return *key != '\0'; }
   // The lists: left out of a reading without samples.
   bool list() const { return kind == PointKind::reals || kind == PointKind::counts; }
-  // The field as messages name it: its key within its object ("stats.count").
-  std::string path() const { return *section ? std::string(section) + "." + key : std::string(key); }
   // Whether its value is other than unknown (a flag: set; params: any axis; state: read).
   bool known(const StoredPoint& p) const;
-  // Its value for reading only.
-  const std::string& text_of(const StoredPoint& p) const { return text(const_cast<StoredPoint&>(p)); }
-  int64_t integer_of(const StoredPoint& p) const { return integer(const_cast<StoredPoint&>(p)); }
-  double real_of(const StoredPoint& p) const { return real(const_cast<StoredPoint&>(p)); }
-  bool flag_of(const StoredPoint& p) const { return flag(const_cast<StoredPoint&>(p)); }
   const std::vector<double>& reals_of(const StoredPoint& p) const { return reals(const_cast<StoredPoint&>(p)); }
   const std::vector<int64_t>& counts_of(const StoredPoint& p) const { return counts(const_cast<StoredPoint&>(p)); }
 };

@@ -1,6 +1,7 @@
 #include "record/point_json.hpp"
 
 #include "core/value_json.hpp"
+#include "record/field_json.hpp"
 #include "record/json_number.hpp"
 #include "record/state_json.hpp"
 
@@ -9,11 +10,8 @@ namespace opbench {
 using json = nlohmann::ordered_json;
 
 json point_field_to_json(const PointField& f, const StoredPoint& p) {
+  if (f.scalar()) return scalar_to_json(f, p);
   switch (f.kind) {
-    case PointKind::text: return f.text_of(p);
-    case PointKind::integer: return f.integer_of(p);
-    case PointKind::real: return number_json(f.real_of(p));
-    case PointKind::flag: return f.flag_of(p);
     case PointKind::reals: {
       json out = json::array();
       for (double v : f.reals_of(p)) out.push_back(number_json(v));
@@ -22,6 +20,7 @@ json point_field_to_json(const PointField& f, const StoredPoint& p) {
     case PointKind::counts: return json(f.counts_of(p));
     case PointKind::params: return params_json(p.point.params);
     case PointKind::state: return state_to_json(p.state);
+    default: break;  // a scalar: above
   }
   return nullptr;
 }
@@ -49,11 +48,8 @@ Params params_from(const JsonReader& o) {
 
 // A field of a point from `o`'s key: as its kind is exported.
 void read_point_field(const PointField& f, const JsonReader& o, StoredPoint& p) {
+  if (f.scalar()) return scalar_from_json(f, o, p);
   switch (f.kind) {
-    case PointKind::text: f.text(p) = o.str(f.key); return;
-    case PointKind::integer: f.integer(p) = o.integer(f.key); return;
-    case PointKind::real: f.real(p) = o.num(f.key); return;
-    case PointKind::flag: f.flag(p) = o.boolean(f.key); return;
     case PointKind::reals:
       for (const auto& v : o.array(f.key)) f.reals(p).push_back(o.number_of(v, f.key));
       return;
@@ -65,6 +61,7 @@ void read_point_field(const PointField& f, const JsonReader& o, StoredPoint& p) 
       return;
     case PointKind::params: p.point.params = params_from(o.obj(f.key)); return;
     case PointKind::state: p.state = state_from(o, f.key); return;
+    default: break;  // a scalar: above
   }
 }
 
@@ -75,7 +72,7 @@ StoredPoint point_from(const JsonReader& o) {
   for (const auto& f : point_fields()) {
     if (!f.exported()) continue;
     const JsonReader in = *f.section ? o.obj(f.section) : o;
-    if (f.since > 1 && !in.has(*f.with ? f.with : f.key)) continue;
+    if (!held(f, in, 1)) continue;
     read_point_field(f, in, sp);
   }
   return sp;

@@ -15,41 +15,24 @@ namespace {
 // A field of the run, or of its environment, reached by its member.
 template <auto M>
 auto& of_run(RunInfo& r) {
-  return r.*M;
+  return member<M>(r);
 }
 template <auto M>
 auto& of_env(RunInfo& r) {
-  return r.env.*M;
+  return member<M>(r.env);
 }
 
-// A row, filled in by the chained calls below.
-struct Row : RunField {
+// A row, filled in by the chained calls below (and the field table's).
+struct Row : FieldRow<Row, RunField> {
   Row(const char* n, FieldKind k) {
     name = n;
     kind = k;
-  }
-  // Stored in this column; `null_when_unknown`: NULL when unknown.
-  Row& stored(const char* c, bool null_when_unknown = false) {
-    column = c;
-    null_unknown = null_when_unknown;
-    return *this;
+    known_above = true;
   }
   // Filled by queries: read by `expr` ("" its column) and never written.
   Row& queried(const char* c, const char* expr = "") {
-    column = c;
     select = expr;
-    written = false;
-    return *this;
-  }
-  Row& exported(const char* in, const char* as, int version = 1) {
-    section = in;
-    key = as;
-    since = version;
-    return *this;
-  }
-  Row& unknown_at(double v) {
-    unknown = v;
-    return *this;
+    return filled(c);
   }
   Row& in_listing() {
     listed = true;
@@ -69,21 +52,9 @@ struct Row : RunField {
   }
 };
 
-Row text(const char* name, std::string& (*get)(RunInfo&)) {
-  Row f(name, FieldKind::text);
-  f.text = get;
-  return f;
-}
-Row integer(const char* name, int64_t& (*get)(RunInfo&)) {
-  Row f(name, FieldKind::integer);
-  f.integer = get;
-  return f;
-}
-Row real(const char* name, double& (*get)(RunInfo&)) {
-  Row f(name, FieldKind::real);
-  f.real = get;
-  return f;
-}
+Row text(const char* name, std::string& (*get)(RunInfo&)) { return Row(name, FieldKind::text).reaching(get); }
+Row integer(const char* name, int64_t& (*get)(RunInfo&)) { return Row(name, FieldKind::integer).reaching(get); }
+Row real(const char* name, double& (*get)(RunInfo&)) { return Row(name, FieldKind::real).reaching(get); }
 
 // --- phrases of the timing line and values diff compares
 std::string flush_phrase(const RunInfo& r) { return r.flush_l2.empty() ? "" : "L2 flush " + r.flush_l2; }
@@ -221,15 +192,14 @@ std::vector<const RunField*> placed(int RunField::*place) {
 }  // namespace
 
 bool RunField::known(const RunInfo& r) const {
+  if (scalar()) return scalar_known(r);
   switch (kind) {
-    case FieldKind::text: return !text_of(r).empty();
-    case FieldKind::integer: return double(integer_of(r)) > unknown;
-    case FieldKind::real: return real_of(r) > unknown;
     case FieldKind::tuning: return r.env.tuning.has_value();
     case FieldKind::state: return r.env.state.known;
     case FieldKind::stages: return !r.stages.empty();
     case FieldKind::notation: return !r.notation.empty();
     case FieldKind::identity: return r.env.identity.known();
+    default: break;  // a scalar: above
   }
   return false;
 }
@@ -264,19 +234,6 @@ const RunField& run_field(const std::string& name) {
 
 std::vector<const RunField*> timing_fields() { return placed(&RunField::timing_place); }
 std::vector<const RunField*> warning_fields() { return placed(&RunField::warning_place); }
-
-const std::vector<StateField>& state_fields() {
-  static const std::vector<StateField> rows = {
-      {"sm_mhz", "gpu_sm_mhz", &DeviceState::sm_mhz},
-      {"memory_mhz", "gpu_memory_mhz", &DeviceState::memory_mhz},
-      {"sm_default_mhz", "gpu_sm_default_mhz", &DeviceState::sm_default_mhz},
-      {"temperature_c", "gpu_temperature_c", &DeviceState::temperature_c},
-      {"power_w", "gpu_power_w", &DeviceState::power_w},
-      {"reasons", "gpu_reasons", nullptr, &DeviceState::reasons},
-      {"throttled", "gpu_throttled", nullptr, nullptr, &DeviceState::throttled},
-  };
-  return rows;
-}
 
 std::string threads_text(int64_t threads) {
   if (threads < 0) return "";

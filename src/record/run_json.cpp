@@ -1,7 +1,6 @@
 #include "record/run_json.hpp"
 
-#include <cmath>
-
+#include "record/field_json.hpp"
 #include "record/json_number.hpp"
 #include "record/point_json.hpp"
 #include "record/run_device_json.hpp"
@@ -31,14 +30,11 @@ json pairs_json(const std::vector<std::pair<std::string, std::string>>& pairs) {
   return out;
 }
 
-// Whether the export holds the field (a field filled by queries it does not).
-bool exported(const RunField& f) { return *f.section || *f.key; }
-
 // The fields of `section` into `obj`: each under its key, or (a field that is a part of its
 // own) as the whole of it.
 void write_section(json& obj, const RunInfo& r, const std::string& section) {
   for (const auto& f : run_fields()) {
-    if (!exported(f) || section != f.section) continue;
+    if (!f.exported() || section != f.section) continue;
     if (*f.key) obj[f.key] = run_field_to_json(f, r);
     else obj = run_field_to_json(f, r);
   }
@@ -55,10 +51,8 @@ json compiles_json(const std::vector<CompileRecord>& compiles) {
 }  // namespace
 
 json run_field_to_json(const RunField& f, const RunInfo& r) {
+  if (f.scalar()) return scalar_to_json(f, r);
   switch (f.kind) {
-    case FieldKind::text: return f.text_of(r);
-    case FieldKind::integer: return f.integer_of(r);
-    case FieldKind::real: return number_json(f.real_of(r));
     case FieldKind::tuning: return r.env.tuning ? pairs_json(*r.env.tuning) : json(nullptr);
     case FieldKind::state: return state_to_json(r.env.state);
     case FieldKind::stages: return stages_json(r.stages);
@@ -68,6 +62,7 @@ json run_field_to_json(const RunField& f, const RunInfo& r) {
       return out;
     }
     case FieldKind::identity: return identity_json(r.env.identity);
+    default: break;  // a scalar: above
   }
   return nullptr;
 }
@@ -121,17 +116,10 @@ std::vector<std::pair<std::string, std::string>> pairs_from(const JsonReader& pa
   return out;
 }
 
-// A field of a run from `o`'s key: as its kind is exported; a number unknown when null where
-// the store keeps it unknown as NULL.
+// A field of a run from `o`'s key (a scalar's own): as its kind is exported.
 void read_field(const RunField& f, const JsonReader& o, const char* key, RunInfo& r) {
+  if (f.scalar()) return scalar_from_json(f, o, r);
   switch (f.kind) {
-    case FieldKind::text: f.text(r) = o.str(key); return;
-    case FieldKind::integer: f.integer(r) = o.integer(key); return;
-    case FieldKind::real: {
-      const double v = o.num(key);
-      f.real(r) = f.null_unknown && std::isnan(v) ? f.unknown : v;
-      return;
-    }
     case FieldKind::tuning:
       if (!o.at(key).is_null()) r.env.tuning = pairs_from(o, key);
       return;
@@ -146,6 +134,7 @@ void read_field(const RunField& f, const JsonReader& o, const char* key, RunInfo
       }
       return;
     case FieldKind::identity: r.env.identity = o.parsed(key, identity_from_json); return;
+    default: break;  // a scalar: above
   }
 }
 
@@ -153,7 +142,7 @@ void read_field(const RunField& f, const JsonReader& o, const char* key, RunInfo
 // may be missing (an older document), one as old as its object may not.
 void read_section(const JsonReader& o, RunInfo& r, const std::string& section, int since) {
   for (const auto& f : run_fields()) {
-    if (!*f.key || section != f.section || (f.since > since && !o.has(f.key))) continue;
+    if (!*f.key || section != f.section || !held(f, o, since)) continue;
     read_field(f, o, f.key, r);
   }
 }

@@ -1,7 +1,7 @@
 #include "record/state_json.hpp"
 
-#include "record/json_number.hpp"
-#include "record/run_fields.hpp"
+#include "record/field_json.hpp"
+#include "record/state_fields.hpp"
 
 namespace opbench {
 
@@ -10,11 +10,7 @@ namespace {
 DeviceState state_of(const JsonReader& o) {
   DeviceState d;
   d.known = true;
-  for (const auto& f : state_fields()) {
-    if (f.real) d.*f.real = o.num(f.name);
-    else if (f.count) d.*f.count = uint64_t(o.integer(f.name));
-    else d.*f.flag = o.boolean(f.name);
-  }
+  for (const auto& f : state_fields()) scalar_from_json(f, o, d);
   return d;
 }
 
@@ -23,11 +19,7 @@ DeviceState state_of(const JsonReader& o) {
 nlohmann::ordered_json state_to_json(const DeviceState& d) {
   if (!d.known) return nullptr;
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const auto& f : state_fields()) {
-    if (f.real) out[f.name] = number_json(d.*f.real);
-    else if (f.count) out[f.name] = d.*f.count;
-    else out[f.name] = d.*f.flag;
-  }
+  for (const auto& f : state_fields()) out[f.key] = scalar_to_json(f, d);
   return out;
 }
 

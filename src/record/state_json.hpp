@@ -1,5 +1,5 @@
 // The GPU's state (record/device_state.hpp) as the runs document writes it, for runs and points
-// alike: an object whose keys are the rows of state_fields (record/run_fields.hpp), or null
+// alike: an object whose keys are the rows of state_fields (record/state_fields.hpp), or null
 // when nothing was read. Torch-free.
 #pragma once
 #include <nlohmann/json.hpp>

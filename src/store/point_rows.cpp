@@ -1,7 +1,6 @@
 // A run's points as the store keeps them: one row of `points` each, with every sample
 // (store.hpp), every column read and written from the field table (record/point_fields.hpp),
 // so that a new field of a point is one row there and one migration (schema.cpp). Torch-free.
-#include <cmath>
 #include <iterator>
 #include <nlohmann/json.hpp>
 
@@ -49,7 +48,6 @@ PointSql make_point_sql() {
   PointSql q;
   std::vector<std::string> written, read, read_without_lists;
   for (const auto& f : point_fields()) {
-    q.params.push_back(*f.column ? std::string(":") + f.column : "");
     if (f.written)
       for (const auto& c : written_columns(f)) written.push_back(c);
     for (const auto& c : read_columns(f)) {
@@ -57,6 +55,7 @@ PointSql make_point_sql() {
       read_without_lists.push_back(f.list() ? "'' AS " + c : c);
     }
   }
+  q.params = field_params(point_fields());
   for (const char* c : kAxisColumns) q.axis_params.push_back(std::string(":") + c);
   q.insert = "INSERT OR REPLACE INTO points(" + joined(written) + ") VALUES(" + joined(written, ":") + ")";
   q.select = "SELECT " + joined(read) + " FROM points WHERE ";
@@ -75,43 +74,35 @@ void bind_params(Stmt& s, const char* p, const Params& params) {
     s.bind(point_sql().axis_params[i].c_str(), params.s_or(kAxisColumns[i], ""));
 }
 
-// A field into its parameter `p`: NULL when unknown where its row says so.
+// A field into its parameter `p`: NULL when unknown where its row says so; a stamped one empty,
+// the time of storing.
 void bind_field(Stmt& s, const PointField& f, const char* p, const StoredPoint& sp) {
+  if (f.stamped && !f.known(sp)) {
+    s.bind(p, now_iso());
+    return;
+  }
   if (f.null_unknown && !f.known(sp)) {
     s.null(p);
     return;
   }
+  if (f.scalar()) return bind_scalar(s, f, p, sp);
   switch (f.kind) {
-    case PointKind::text: s.bind(p, f.stamped && f.text_of(sp).empty() ? now_iso() : f.text_of(sp)); return;
-    case PointKind::integer: s.bind(p, f.integer_of(sp)); return;
-    case PointKind::real: s.bind(p, f.real_of(sp)); return;
-    case PointKind::flag: s.bind(p, int64_t(f.flag_of(sp))); return;
     case PointKind::reals: s.bind(p, json(f.reals_of(sp)).dump()); return;
     case PointKind::counts: s.bind(p, json(f.counts_of(sp)).dump()); return;
     case PointKind::params: return bind_params(s, p, sp.point.params);
     case PointKind::state: return bind_state(s, sp.state);
+    default: break;  // a scalar: above
   }
 }
 
 // The columns a point is written with: every field the store writes.
-void bind_point(Stmt& s, const StoredPoint& sp) {
-  const auto& fields = point_fields();
-  for (size_t i = 0; i < fields.size(); ++i)
-    if (fields[i].written) bind_field(s, fields[i], point_sql().params[i].c_str(), sp);
-}
+void bind_point(Stmt& s, const StoredPoint& sp) { bind_written(s, point_fields(), point_sql().params, sp, bind_field); }
 
 // A field from its column: a NULL reads as its unknown value.
 void read_field(const Stmt& s, const PointField& f, StoredPoint& sp) {
+  if (f.scalar()) return read_scalar(s, f, sp);
   const char* c = f.column;
   switch (f.kind) {
-    case PointKind::text: f.text(sp) = s.text(c); return;
-    case PointKind::integer: f.integer(sp) = s.i64(c); return;  // NULL: 0
-    case PointKind::real: {
-      const double v = s.f64(c);  // NaN: NULL (SQLite stores no NaN)
-      f.real(sp) = std::isnan(v) ? f.unknown : v;
-      return;
-    }
-    case PointKind::flag: f.flag(sp) = s.i64(c) != 0; return;
     case PointKind::reals:
       for (auto& v : json_column(s, c)) f.reals(sp).push_back(v.get<double>());
       return;
@@ -120,6 +111,7 @@ void read_field(const Stmt& s, const PointField& f, StoredPoint& sp) {
       return;
     case PointKind::params: sp.point.params = params_from(json_column(s, c)); return;
     case PointKind::state: sp.state = read_state(s); return;
+    default: break;  // a scalar: above
   }
 }
 

@@ -34,13 +34,13 @@ RunSql make_run_sql() {
   RunSql q;
   std::vector<std::string> read, written, env;
   for (const auto& f : run_fields()) {
-    q.params.push_back(*f.column ? std::string(":") + f.column : "");
     for (const auto& c : columns_of(f)) {
       read.push_back(*f.select ? std::string(f.select) + " AS " + c : c);
       if (f.written) written.push_back(c);
     }
     if (f.scalar() && *f.column && std::string(f.section) == "environment") env.push_back(std::string(f.column) + "=:" + f.column);
   }
+  q.params = field_params(run_fields());
   q.select = "SELECT " + joined(read) + " FROM runs";
   q.insert = "INSERT INTO runs(" + joined(written) + ") VALUES(" + joined(written, ":") + ")";
   q.update = "UPDATE runs SET " + joined(env) + ", status=:status WHERE id=:id";
@@ -62,19 +62,9 @@ std::string pairs_json(const std::vector<std::pair<std::string, std::string>>& v
   return j.dump();
 }
 
-// A field's own kinds of column: its value, NULL when unknown where its row says so.
-void bind_scalar(Stmt& s, const RunField& f, const char* p, const RunInfo& r) {
-  if (f.null_unknown && !f.known(r)) s.null(p);
-  else if (f.kind == FieldKind::text) s.bind(p, f.text_of(r));
-  else if (f.kind == FieldKind::integer) s.bind(p, f.integer_of(r));
-  else s.bind(p, f.real_of(r));
-}
-
 void bind_field(Stmt& s, const RunField& f, const char* p, const RunInfo& r) {
+  if (f.scalar()) return bind_scalar(s, f, p, r);
   switch (f.kind) {
-    case FieldKind::text:
-    case FieldKind::integer:
-    case FieldKind::real: return bind_scalar(s, f, p, r);
     case FieldKind::tuning:
       if (r.env.tuning) s.bind(p, pairs_json(*r.env.tuning, true));
       else s.null(p);
@@ -89,22 +79,17 @@ void bind_field(Stmt& s, const RunField& f, const char* p, const RunInfo& r) {
       if (r.env.identity.known()) s.bind(p, identity_json(r.env.identity).dump());
       else s.null(p);
       return;
+    default: break;  // a scalar: above
   }
 }
 
 // The columns a run is written with: every field the store writes.
-void bind_run(Stmt& s, const RunInfo& r) {
-  const auto& fields = run_fields();
-  for (size_t i = 0; i < fields.size(); ++i)
-    if (fields[i].written) bind_field(s, fields[i], run_sql().params[i].c_str(), r);
-}
+void bind_run(Stmt& s, const RunInfo& r) { bind_written(s, run_fields(), run_sql().params, r, bind_field); }
 
 void read_field(const Stmt& s, const RunField& f, RunInfo& r) {
+  if (f.scalar()) return read_scalar(s, f, r);
   const char* c = f.column;
   switch (f.kind) {
-    case FieldKind::text: f.text(r) = s.text(c); return;
-    case FieldKind::integer: f.integer(r) = s.is_null(c) ? int64_t(f.unknown) : s.i64(c); return;
-    case FieldKind::real: f.real(r) = s.is_null(c) ? f.unknown : s.f64(c); return;
     case FieldKind::tuning: {
       const json set = json_column(s, c);
       if (set.is_null()) return;
@@ -118,6 +103,7 @@ void read_field(const Stmt& s, const RunField& f, RunInfo& r) {
       for (auto& pair : json_column(s, c)) r.notation.emplace_back(pair[0], pair[1]);
       return;
     case FieldKind::identity: r.env.identity = identity_from_json(json_column(s, c)); return;
+    default: break;  // a scalar: above
   }
 }
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
-#include "record/run_fields.hpp"
+#include "record/state_fields.hpp"
 
 namespace opbench {
 
@@ -107,23 +107,16 @@ nlohmann::ordered_json json_column(const Stmt& s, const char* col) {
 }
 
 const std::vector<std::string>& state_params() {
-  static const std::vector<std::string> params = [] {
-    std::vector<std::string> out;
-    for (const auto& f : state_fields()) out.push_back(std::string(":") + f.column);
-    return out;
-  }();
+  static const std::vector<std::string> params = field_params(state_fields());
   return params;
 }
 
 void bind_state(Stmt& s, const DeviceState& st) {
   const auto& fields = state_fields();
   for (size_t i = 0; i < fields.size(); ++i) {
-    const StateField& f = fields[i];
     const char* p = state_params()[i].c_str();
     if (!st.known) s.null(p);
-    else if (f.real) s.bind(p, st.*f.real);
-    else if (f.count) s.bind(p, int64_t(st.*f.count));
-    else s.bind(p, int64_t(st.*f.flag));
+    else bind_scalar(s, fields[i], p, st);
   }
 }
 
@@ -131,16 +124,7 @@ DeviceState read_state(const Stmt& s) {
   DeviceState st;
   if (s.is_null(state_fields().front().column)) return st;
   st.known = true;
-  for (const auto& f : state_fields()) {
-    if (f.real) {
-      const double v = s.f64(f.column);
-      st.*f.real = std::isnan(v) ? 0.0 : v;
-    } else if (f.count) {
-      st.*f.count = uint64_t(s.i64(f.column));
-    } else {
-      st.*f.flag = s.i64(f.column) != 0;
-    }
-  }
+  for (const auto& f : state_fields()) read_scalar(s, f, st);
   return st;
 }
 
