@@ -39,7 +39,7 @@ AbMeasurer::AbMeasurer(AbOptions opt) : opt_(std::move(opt)) {
         w.env = opt_.env[side];
         w.env.push_back(std::string(kRoundProcessVariable) + "=" + std::to_string(i));
         if (opt_.cpus) w.cpus = opt_.cpus(slot);
-        w.config_hashes = opt_.config_hashes;
+        w.setup = opt_.setup[side];
         w.start_timeout_s = opt_.start_timeout_s;
         w.grace_s = opt_.grace_s;
         s->workers[side].push_back(std::make_unique<MeasureWorker>(w));

@@ -31,7 +31,7 @@ struct AbOptions {
   // environment also gets kRoundProcessVariable=I, its index (0 .. processes - 1).
   int processes = 1;
   std::function<std::vector<int>(const WorkerSlot& slot)> cpus;  // unset: not pinned
-  std::vector<std::string> config_hashes;  // the configs every worker must have read, in order
+  std::array<WorkerSetup, 2> setup;        // a side's workers' protocol, and what they are told of the configs
   std::vector<Timing> timings;             // each config's, resolved for the device
   double same_within = 0;                  // the paired diff's threshold: a pair decided SAME stops
   bool allow_mixed = false;                // several GPU models among the slots

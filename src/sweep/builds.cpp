@@ -4,6 +4,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 #include "core/hash.hpp"
 #include "core/process.hpp"
 #include "core/text.hpp"
+#include "sweep/worker_protocol.hpp"
 
 namespace opbench {
 
@@ -157,6 +159,17 @@ std::string side_binary_text(const SideBinary& b) {
     case SideBinary::given: return "the binary given";
   }
   return "";
+}
+
+int worker_protocol_of(const std::string& binary) {
+  std::string output;
+  if (!process::run_capture({binary, "sweep", "-", "--print-worker-protocol"}, output).empty()) return kConfigReadingProtocol;
+  while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
+  const size_t newline = output.find_last_of('\n');
+  const std::string last(trim(output.substr(newline == std::string::npos ? 0 : newline + 1)));  // its last line
+  if (last.empty() || last.size() > 3 || last.find_first_not_of("0123456789") != std::string::npos)
+    return kConfigReadingProtocol;
+  return std::max(kConfigReadingProtocol, std::stoi(last));
 }
 
 SideBinary side_binary(const Revision& rev, const std::string& option, const BuildCacheOptions& opt, std::ostream& log) {

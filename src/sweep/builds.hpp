@@ -38,7 +38,13 @@ struct SideBinary {
   std::string binary, commit;
   enum How { running, cached, built, given } how = running;
   double build_seconds = 0;
+  int protocol = 0;  // the worker protocol it speaks (worker_protocol_of; 0: not asked yet)
 };
+
+// The worker protocol the measure binary `binary` speaks (sweep/worker_protocol.hpp): what
+// `BINARY sweep - --print-worker-protocol` prints, or protocol 1 when it refuses the option (a build
+// from before protocol 2) or prints no number.
+int worker_protocol_of(const std::string& binary);
 // How a side got its binary, in words ("this build", "built in 152 s", ...).
 std::string side_binary_text(const SideBinary& b);
 

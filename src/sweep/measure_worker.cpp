@@ -29,6 +29,8 @@ void MeasureWorker::spawn() {
   if (proc_.pid < 0) throw RuntimeFailure("cannot start " + opt_.name + ": " + proc_.error);
   pids_.push_back(proc_.pid);
   in_ = std::make_unique<LineReader>(proc_.from);
+  // One that ends before reading it: its end is what await_hello reports.
+  if (opt_.setup.protocol >= 2) write_all(proc_.to, configs_line(opt_.setup.configs));
 }
 
 std::string MeasureWorker::end_of() {
@@ -64,7 +66,7 @@ void MeasureWorker::await_hello() {
     throw RuntimeFailure(opt_.name + " did not say hello within " + std::to_string(int(opt_.start_timeout_s)) + " s");
   }
   try {
-    hello_ = accept_hello(line, opt_.name, opt_.name, opt_.config_hashes);
+    hello_ = accept_hello(line, opt_.name, opt_.name, opt_.setup);
   } catch (...) {
     process::close_piped(proc_, 0);  // one that answered wrongly is not asked
     throw;
@@ -85,7 +87,7 @@ MeasureWorker::Wait MeasureWorker::ask(const MeasureRequest& m, double timeout_s
   Wait got = kEnded;
   {
     StageScope waiting(Stage::other);  // then spread over the stages the worker reports
-    if (write_all(proc_.to, measure_line(m))) got = wait_line(timeout_s, line);
+    if (write_all(proc_.to, measure_line(m, opt_.setup.protocol))) got = wait_line(timeout_s, line);
   }
   *waited = seconds_since(asked);
   return got;
@@ -111,8 +113,8 @@ Result MeasureWorker::measure(const Point& point, const Timing& timing, size_t c
       ends += (ends.empty() ? "" : "; ") + std::string(e.what());
       continue;
     }
-    const MeasureRequest m{point.key(), new_round || pending_new_round_, timing.warmup_ms, timing.rep_ms,
-                           timing.max_point_s, timing.estimate_ms, timing.check, config};
+    const MeasureRequest m{point.key(),       new_round || pending_new_round_, timing.warmup_ms, timing.rep_ms,
+                           timing.max_point_s, timing.estimate_ms, timing.check, config, point};
     pending_new_round_ = false;
     std::string line;
     double waited = 0;

@@ -1,5 +1,5 @@
 // One worker process that measures one round of one point at a time for its parent (`opbench
-// sweep CONFIG... --worker --device D`, spoken to through the measure lines of
+// sweep - --worker --device D`, spoken to through the measure lines of
 // sweep/worker_protocol.hpp): a round process of a sweep (round_processes.hpp), or one side of
 // `opbench ab` (ab_measurer.hpp), whose worker may be another build's binary.
 //
@@ -25,7 +25,7 @@ struct MeasureWorkerOptions {
   std::string name;                         // in messages: "round process 1", "the base's worker on cuda:0"
   std::vector<std::string> command, env;    // its command line (argv[0] a path) and what its environment gets
   std::vector<int> cpus;                    // pinned to these (empty: not pinned)
-  std::vector<std::string> config_hashes;   // the configs it must have read, in order
+  WorkerSetup setup;                        // its protocol, and what it is told of the configs
   double start_timeout_s = 600;             // for its hello (opening the device, its bandwidth)
   double grace_s = 30;                      // past a measure's budget before it counts as hung
 };
@@ -37,8 +37,9 @@ class MeasureWorker {
   MeasureWorker(const MeasureWorker&) = delete;
   MeasureWorker& operator=(const MeasureWorker&) = delete;
 
-  // Starts the process and waits for its hello: RuntimeFailure for one that cannot start,
-  // ends first, speaks another protocol or read another config; InputError for a hello that
+  // Starts the process (protocol 2: tells it the configs) and waits for its hello:
+  // RuntimeFailure for one that cannot start, ends first, speaks another protocol than its
+  // setup's or read another config; InputError for a hello that
   // blames the input. launch() and await_hello() are its two halves, for workers that start
   // side by side.
   void start() {

@@ -16,7 +16,7 @@ RoundProcesses::RoundProcesses(Executor& local, RoundProcessOptions opt) : local
     w.command = opt_.command;
     w.env = opt_.env;
     w.env.push_back(std::string(kRoundProcessVariable) + "=" + std::to_string(i));
-    w.config_hashes = opt_.config_hashes;
+    w.setup = opt_.setup;
     w.start_timeout_s = opt_.start_timeout_s;
     w.grace_s = 1e9;  // a call that never returns: the sweep's own guard deals with it
     workers_.push_back(std::make_unique<MeasureWorker>(w));

@@ -1,6 +1,6 @@
 // The rounds of every cell spread over several processes (Timing::processes): round r of a
 // cell is measured in process r mod N, this one being process 0 and the others worker
-// processes on the same device (`opbench sweep CONFIG --worker`, spoken to one measure at a
+// processes on the same device (`opbench sweep - --worker`, spoken to one measure at a
 // time: sweep/worker_protocol.hpp). Some of what a call's time depends on lasts as long as the
 // process (where its allocations land, which pages back them): on a shared CPU one process
 // measured a cell 30% slower in every round while the next nine did not. With the rounds in
@@ -25,8 +25,9 @@ struct RoundProcessOptions {
   int processes = 1;  // N, this process included
   // The command line of a worker (argv[0] a path) and what its environment gets ("NAME=value").
   std::vector<std::string> command, env;
-  // The configs every worker must have read (a suite's), in order, and the op of each.
-  std::vector<std::string> config_hashes, ops;
+  // The workers' protocol and what they are told of the configs (a suite's), and the op of each.
+  WorkerSetup setup;
+  std::vector<std::string> ops;
   double start_timeout_s = 600;  // for a worker's hello
 };
 
@@ -44,7 +45,7 @@ class RoundProcesses final : public Executor {
     return local_.unavailable(op, provider);
   }
   Result measure(const Point& point, const Timing& timing) override;
-  // The config (an index into config_hashes) of the points measured from here on.
+  // The config (an index into the setup's) of the points measured from here on.
   void use_config(size_t config) { config_ = config; }
   void new_round() override;
   void set_round(int round) override;

@@ -29,6 +29,7 @@ struct SweepRequest {
   bool allow_mixed = false;
   bool dry_run = false;
   bool worker = false;  // this process is a worker of a parent sweep
+  bool worker_protocol = false;  // print the worker protocol this build speaks (sweep/worker_protocol.hpp)
   std::string progress = "auto";
   // Where the reports go: printed unless `print` is off, and all of them also to `out`.
   struct Reports {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -14,15 +15,39 @@
 
 namespace opbench {
 
-WorkerHello worker_hello(Executor& ex, const std::vector<WorkerConfig>& configs, const std::string& device) {
+WorkerConfig read_worker_config(const std::string& path, size_t max_points, const std::vector<std::string>& providers) {
+  WorkerConfig c{load_config(path), {}, {}};
+  c.sw = expand(c.cfg, max_points);
+  if (!providers.empty()) {
+    std::vector<Point> kept;
+    for (auto& p : c.sw.points)
+      if (std::find(providers.begin(), providers.end(), p.provider) != providers.end()) kept.push_back(p);
+    c.sw.points = std::move(kept);
+  }
+  c.providers = sweep_providers(c.cfg, c.sw);  // only what the sweep measures
+  return c;
+}
+
+WorkerConfig told_worker_config(const WorkerConfigLine& line) {
+  WorkerConfig c;
+  c.cfg.path = line.name;
+  c.cfg.op = line.op;
+  c.cfg.timing = line.timing;
+  c.providers = line.providers;
+  return c;
+}
+
+WorkerHello worker_hello(Executor& ex, const std::vector<WorkerConfig>& configs, const std::string& device,
+                         int protocol) {
   WorkerHello h;
+  h.protocol = protocol;
   h.device = device;
   h.env = ex.environment();
   h.placement = this_placement();
   for (const auto& c : configs) {
     ConfigHello ch;
     ch.hash = c.cfg.hash;
-    for (const auto& provider : sweep_providers(c.cfg, c.sw)) {  // only what the sweep measures
+    for (const auto& provider : c.providers) {
       const std::string why = ex.unavailable(c.cfg.op, provider);
       if (!why.empty()) ch.unavailable.emplace_back(provider, why);
     }
@@ -63,7 +88,7 @@ class Server {
         continue;
       }
       CellPoints points;
-      if (!lookup(request.config, request.cell, points, why)) {
+      if (!find_points(request.config, request.cell, request.points, points, why)) {
         write_all(loop_.out, error_line(why));
         continue;
       }
@@ -84,7 +109,9 @@ class Server {
   std::string measure_one(const MeasureRequest& m) {
     CellPoints points;
     std::string why;
-    if (!lookup(m.config, {m.key}, points, why)) return error_line(why);
+    const std::vector<Point> held = m.point ? std::vector<Point>{*m.point} : std::vector<Point>{};
+    const std::vector<std::string> keys = m.point ? std::vector<std::string>{} : std::vector<std::string>{m.key};
+    if (!find_points(m.config, keys, held, points, why)) return error_line(why);
     if (m.new_round) ex_.new_round();
     Timing t = configs_[m.config].cfg.timing;
     t.warmup_ms = m.warmup_ms;
@@ -111,11 +138,14 @@ class Server {
     return state_;
   }
 
-  bool lookup(size_t config, const std::vector<std::string>& keys, CellPoints& points, std::string& why) const {
+  // A request's points: those it holds, else those of config `config` it names by `keys`.
+  bool find_points(size_t config, const std::vector<std::string>& keys, const std::vector<Point>& held,
+                   CellPoints& points, std::string& why) const {
     if (config >= by_key_.size()) {
-      why = "no config " + std::to_string(config) + " (this worker read " + std::to_string(by_key_.size()) + ")";
+      why = "no config " + std::to_string(config) + " (this worker has " + std::to_string(by_key_.size()) + ")";
       return false;
     }
+    for (const Point& p : held) points.push_back(&p);
     for (const auto& key : keys) {
       auto it = by_key_[config].find(key);
       if (it == by_key_[config].end()) {

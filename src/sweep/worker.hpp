@@ -14,17 +14,26 @@
 
 namespace opbench {
 
-// One config a worker serves: the config (its op, timing and providers) and its expanded
-// sweep, whose points the parent's requests name by key.
+// One config a worker serves: the config (its op and timing; its path and hash when read from
+// a file), the providers measured of it, and (protocol 1) its expanded sweep, whose points the
+// parent's requests name by key (protocol 2: the requests hold their points).
 struct WorkerConfig {
   Config cfg;
   Sweep sw;
+  std::vector<std::string> providers;
 };
 
-// The hello of a worker on `device`: the executor's environment, this process's placement
-// (LibTorch's threads left to the caller), and for each config its hash and the providers its
-// sweep measures that the executor cannot run.
-WorkerHello worker_hello(Executor& ex, const std::vector<WorkerConfig>& configs, const std::string& device);
+// A config read from its file (protocol 1): expanded (refusing more than `max_points`), its
+// points narrowed to `providers` (all when empty), the providers its sweep measures.
+WorkerConfig read_worker_config(const std::string& path, size_t max_points, const std::vector<std::string>& providers);
+// A config as the parent tells it (protocol 2).
+WorkerConfig told_worker_config(const WorkerConfigLine& line);
+
+// The hello of a worker on `device` speaking `protocol`: the executor's environment, this
+// process's placement (LibTorch's threads left to the caller), and for each config its hash
+// ("" for one told) and those of its providers that the executor cannot run.
+WorkerHello worker_hello(Executor& ex, const std::vector<WorkerConfig>& configs, const std::string& device,
+                         int protocol = kWorkerProtocol);
 
 struct WorkerLoop {
   int in = 0, out = 1;                       // the parent's cells come in, the answers go out
@@ -36,7 +45,8 @@ struct WorkerLoop {
 // cell under way; a cell read after the signal is declined). A measure that has not returned
 // hang_grace_s after its point's budget: answers `hung` and ends the process (exit status 3),
 // since the call cannot be taken back.
-// Each request is measured with its config's timing.
+// Each request is measured with its config's timing; its points are those it holds, or those
+// of its config's sweep it names by key.
 int serve_cells(Executor& ex, const std::vector<WorkerConfig>& configs, const WorkerLoop& loop);
 
 }  // namespace opbench

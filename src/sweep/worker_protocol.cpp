@@ -24,7 +24,89 @@ std::string text_of(const json& j, const char* key, const std::string& who) {
   return j[key].get<std::string>();
 }
 
+json timing_json(const Timing& t) {
+  return {{"warmup_ms", t.warmup_ms},     {"rep_ms", t.rep_ms},
+          {"stat", t.stat},               {"flush_l2", l2_flush_name(t.flush_l2)},
+          {"stop", stop_rule_name(t.stop_rule)}, {"rounds", t.rounds},
+          {"noise_pct", t.noise_pct},     {"min_rounds", t.min_rounds},
+          {"min_samples", t.min_samples}, {"interleave", t.interleave},
+          {"processes", t.processes},     {"threads", t.threads},
+          {"max_point_s", t.max_point_s}};
+}
+
+double number_of(const json& j, const char* key, const std::string& who) {
+  if (!j.contains(key) || !j[key].is_number()) throw InputError(who, std::string("timing.") + key, "expected a number");
+  return j[key].get<double>();
+}
+
+int64_t integer_of(const json& j, const char* key, const std::string& who) {
+  if (!j.contains(key) || !j[key].is_number_integer())
+    throw InputError(who, std::string("timing.") + key, "expected an integer");
+  return j[key].get<int64_t>();
+}
+
+// A timing as timing_json writes it, every field given.
+Timing timing_of(const json& j, const std::string& who) {
+  if (!j.is_object()) throw InputError(who, "timing", "expected an object");
+  Timing t;
+  t.warmup_ms = number_of(j, "warmup_ms", who);
+  t.rep_ms = number_of(j, "rep_ms", who);
+  t.stat = text_of(j, "stat", who);
+  const std::string flush = text_of(j, "flush_l2", who), stop = text_of(j, "stop", who);
+  bool known = false;
+  for (L2Flush f : {L2Flush::none, L2Flush::write, L2Flush::read, L2Flush::device})
+    if (flush == l2_flush_name(f)) t.flush_l2 = f, known = true;
+  if (!known) throw InputError(who, "timing.flush_l2", "unknown: " + flush);
+  if (stop != "noise" && stop != "budget") throw InputError(who, "timing.stop", "unknown: " + stop);
+  t.stop_rule = stop == "budget" ? StopRule::budget : StopRule::noise;
+  t.rounds = int(integer_of(j, "rounds", who));
+  t.noise_pct = number_of(j, "noise_pct", who);
+  t.min_rounds = int(integer_of(j, "min_rounds", who));
+  t.min_samples = integer_of(j, "min_samples", who);
+  t.interleave = int(integer_of(j, "interleave", who));
+  t.processes = int(integer_of(j, "processes", who));
+  t.threads = int(integer_of(j, "threads", who));
+  t.max_point_s = number_of(j, "max_point_s", who);
+  return t;
+}
+
+json point_json(const Point& p) {
+  StoredPoint sp;
+  sp.point = p;
+  return point_to_json(sp);
+}
+
+Point point_of(const json& j, const std::string& where, const std::string& who) {
+  if (!j.is_object()) throw InputError(who, where, "expected a point");
+  return point_from_json(j, where, who).point;
+}
+
 }  // namespace
+
+std::string configs_line(const std::vector<WorkerConfigLine>& configs) {
+  json out = json::array();
+  for (const auto& c : configs)
+    out.push_back({{"name", c.name}, {"op", c.op}, {"timing", timing_json(c.timing)}, {"providers", c.providers}});
+  return json{{"configs", out}}.dump() + "\n";
+}
+
+std::vector<WorkerConfigLine> parse_configs(const std::string& line, const std::string& who) {
+  const json j = parse_object(line, who);
+  if (!j.contains("configs") || !j["configs"].is_array() || j["configs"].empty())
+    throw InputError(who, "configs", "expected the parent's configs");
+  std::vector<WorkerConfigLine> out;
+  for (const auto& c : j["configs"]) {
+    if (!c.is_object()) throw InputError(who, "configs", "expected objects");
+    WorkerConfigLine w{text_of(c, "name", who), text_of(c, "op", who), timing_of(c.value("timing", json()), who), {}};
+    if (!c.contains("providers") || !c["providers"].is_array()) throw InputError(who, "providers", "expected an array");
+    for (const auto& p : c["providers"]) {
+      if (!p.is_string()) throw InputError(who, "providers", "expected names");
+      w.providers.push_back(p.get<std::string>());
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
 
 std::string hello_line(const WorkerHello& h) {
   json hello = {{"protocol", h.protocol}, {"device", h.device}};
@@ -36,7 +118,9 @@ std::string hello_line(const WorkerHello& h) {
     for (const auto& c : h.configs) {
       json unavailable = json::object();
       for (const auto& [provider, why] : c.unavailable) unavailable[provider] = why;
-      configs.push_back({{"hash", c.hash}, {"unavailable", unavailable}});
+      json one = {{"unavailable", unavailable}};
+      if (!c.hash.empty()) one = {{"hash", c.hash}, {"unavailable", unavailable}};
+      configs.push_back(one);
     }
     hello["configs"] = configs;
     hello["environment"] = environment_to_json(h.env);
@@ -47,14 +131,15 @@ std::string hello_line(const WorkerHello& h) {
   return json{{"hello", hello}}.dump() + "\n";
 }
 
-std::string cell_line(const CellPoints& points, size_t config) {
-  json keys = json::array();
-  for (const Point* p : points) keys.push_back(p->key());
-  return json{{"cell", keys}, {"config", config}}.dump() + "\n";
+std::string cell_line(const CellPoints& points, size_t config, int protocol) {
+  json cell = json::array();
+  for (const Point* p : points) cell.push_back(protocol < 2 ? json(p->key()) : point_json(*p));
+  return json{{"cell", cell}, {"config", config}}.dump() + "\n";
 }
 
-std::string measure_line(const MeasureRequest& m) {
-  return json{{"measure", m.key},         {"config", m.config},           {"new_round", m.new_round},
+std::string measure_line(const MeasureRequest& m, int protocol) {
+  const json point = protocol < 2 || !m.point ? json(m.key) : point_json(*m.point);
+  return json{{"measure", point},         {"config", m.config},           {"new_round", m.new_round},
               {"warmup_ms", m.warmup_ms}, {"rep_ms", m.rep_ms},           {"max_point_s", m.max_point_s},
               {"estimate_ms", m.estimate_ms}, {"check", m.check}}
              .dump() +
@@ -87,10 +172,10 @@ std::string error_line(const std::string& why) { return json{{"error", why}}.dum
 
 namespace {
 
-ConfigHello config_hello(const json& c, const std::string& who) {
+ConfigHello config_hello(const json& c, int protocol, const std::string& who) {
   if (!c.is_object()) throw InputError(who, "configs", "expected objects");
   ConfigHello out;
-  out.hash = text_of(c, "hash", who);
+  if (protocol < 2 || c.contains("hash")) out.hash = text_of(c, "hash", who);
   if (!c.contains("unavailable") || !c["unavailable"].is_object()) throw InputError(who, "unavailable", "expected an object");
   for (const auto& [provider, why] : c["unavailable"].items()) {
     if (!why.is_string()) throw InputError(who, "unavailable." + provider, "expected a string");
@@ -122,7 +207,7 @@ WorkerHello parse_hello(const std::string& line, const std::string& who) {
     return out;
   }
   if (!h.contains("configs") || !h["configs"].is_array()) throw InputError(who, "configs", "expected an array");
-  for (const auto& c : h["configs"]) out.configs.push_back(config_hello(c, who));
+  for (const auto& c : h["configs"]) out.configs.push_back(config_hello(c, out.protocol, who));
   if (!h.contains("environment")) throw InputError(who, "environment", "missing");
   out.env = environment_from_json(h["environment"], "hello.environment", who);
   if (!h.contains("placement") || !h["placement"].is_object()) throw InputError(who, "placement", "expected an object");
@@ -136,14 +221,15 @@ WorkerHello parse_hello(const std::string& line, const std::string& who) {
 
 namespace {
 
-std::vector<std::string> cell_keys(const json& j, const std::string& who) {
-  if (!j.contains("cell") || !j["cell"].is_array()) throw InputError(who, "cell", "expected an array of point keys");
-  std::vector<std::string> keys;
-  for (const auto& k : j["cell"]) {
-    if (!k.is_string()) throw InputError(who, "cell", "expected an array of point keys");
-    keys.push_back(k.get<std::string>());
+// A cell's keys (protocol 1) or points (protocol 2), into `r`.
+void read_cell(const json& j, ParentRequest& r, const std::string& who) {
+  if (!j.contains("cell") || !j["cell"].is_array()) throw InputError(who, "cell", "expected an array of points");
+  const json& cell = j["cell"];
+  for (size_t i = 0; i < cell.size(); ++i) {
+    if (cell[i].is_string()) r.cell.push_back(cell[i].get<std::string>());
+    else r.points.push_back(point_of(cell[i], "cell[" + std::to_string(i) + "]", who));
   }
-  return keys;
+  if (!r.cell.empty() && !r.points.empty()) throw InputError(who, "cell", "expected keys or points, not both");
 }
 
 // The config a request names (0 when it names none).
@@ -155,7 +241,12 @@ size_t config_of(const json& j, const std::string& who) {
 
 MeasureRequest measure_request(const json& j, const std::string& who) {
   MeasureRequest m;
-  m.key = text_of(j, "measure", who);
+  if (j["measure"].is_object()) {
+    m.point = point_of(j["measure"], "measure", who);
+    m.key = m.point->key();
+  } else {
+    m.key = text_of(j, "measure", who);
+  }
   m.config = config_of(j, who);
   if (!j.contains("new_round") || !j["new_round"].is_boolean()) throw InputError(who, "new_round", "expected true or false");
   m.new_round = j["new_round"].get<bool>();
@@ -178,7 +269,10 @@ MeasureRequest measure_request(const json& j, const std::string& who) {
 }  // namespace
 
 std::vector<std::string> parse_cell(const std::string& line, const std::string& who) {
-  return cell_keys(parse_object(line, who), who);
+  ParentRequest r;
+  read_cell(parse_object(line, who), r, who);
+  for (const Point& p : r.points) r.cell.push_back(p.key());
+  return r.cell;
 }
 
 ParentRequest parse_request(const std::string& line, const std::string& who) {
@@ -188,7 +282,7 @@ ParentRequest parse_request(const std::string& line, const std::string& who) {
     r.measure = measure_request(j, who);
     r.config = r.measure->config;
   } else {
-    r.cell = cell_keys(j, who);
+    read_cell(j, r, who);
     r.config = config_of(j, who);
   }
   return r;
@@ -208,18 +302,25 @@ auto from_worker(const std::string& who, F read) {
 }  // namespace
 
 WorkerHello accept_hello(const std::string& line, const std::string& who, const std::string& name,
-                         const std::vector<std::string>& config_hashes) {
+                         const WorkerSetup& setup) {
   const WorkerHello h = from_worker(who, [&] { return parse_hello(line, who); });
-  if (h.protocol != kWorkerProtocol)
-    throw RuntimeFailure(who + " speaks worker protocol " + std::to_string(h.protocol) + ", this opbench " +
-                         std::to_string(kWorkerProtocol) + (h.protocol ? "" : " (a build from before `opbench ab`)"));
+  if (h.protocol != setup.protocol)
+    throw RuntimeFailure(who + " speaks worker protocol " + std::to_string(h.protocol) + ", not " +
+                         std::to_string(setup.protocol) +
+                         (h.protocol ? "" : " (a build from before `opbench ab`)"));
   if (!h.error.empty()) {
     if (h.input_error) throw InputError(name, "", h.error);
     throw RuntimeFailure(name + ": " + h.error);
   }
+  if (setup.protocol >= 2) {
+    if (h.configs.size() != setup.configs.size())
+      throw RuntimeFailure(who + " answered for " + std::to_string(h.configs.size()) + " configs, not " +
+                           std::to_string(setup.configs.size()));
+    return h;
+  }
   std::vector<std::string> read;
   for (const auto& c : h.configs) read.push_back(c.hash);
-  if (read != config_hashes)
+  if (read != setup.config_hashes)
     throw RuntimeFailure(who + " read another config (the file changed while the workers started)");
   return h;
 }

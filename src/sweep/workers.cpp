@@ -55,6 +55,8 @@ void WorkerPool::spawn(const WorkerSlot& slot) {
   w->proc = process::spawn_piped(opt_.command(slot), opt_.env, cpus);
   if (w->proc.pid < 0) throw RuntimeFailure("cannot start the worker for " + slot.name + ": " + w->proc.error);
   w->in = std::make_unique<LineReader>(w->proc.from);
+  // One that ends before reading it: its end is read next.
+  if (opt_.setup.protocol >= 2) write_all(w->proc.to, configs_line(opt_.setup.configs));
   w->since = Clock::now();
   w->deadline = w->since + seconds(opt_.start_timeout_s);
   pids_.push_back(w->proc.pid);
@@ -87,7 +89,7 @@ bool WorkerPool::any(Worker::State s) const {
 }
 
 void WorkerPool::take_hello(Worker& w, const std::string& line) {
-  w.hello = accept_hello(line, "the worker for " + w.slot.name, w.slot.name, opt_.config_hashes);
+  w.hello = accept_hello(line, "the worker for " + w.slot.name, w.slot.name, opt_.setup);
   w.state = Worker::idle;
 }
 
@@ -184,7 +186,8 @@ void WorkerPool::dispatch(std::deque<Job>& queue, const CellHooks& hooks) {
     if (w.state != Worker::idle) continue;
     Job job = std::move(queue.front());
     queue.pop_front();
-    if (!write_all(w.proc.to, cell_line(job.points, config_))) {  // it ended while idle: the cell was not started
+    // A worker that ended while idle: the cell was not started.
+    if (!write_all(w.proc.to, cell_line(job.points, config_, opt_.setup.protocol))) {
       queue.push_front(std::move(job));
       end_worker(w);
       continue;

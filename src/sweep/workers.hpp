@@ -1,5 +1,5 @@
 // The parent side of a sweep measured by workers: one worker process per device (a command
-// the caller gives, e.g. `opbench sweep CONFIG... --worker --device D`), started once per
+// the caller gives, e.g. `opbench sweep - --worker --device D`), started once per
 // command and serving every config of it (a suite's), spoken to through pipes
 // (sweep/worker_protocol.hpp). The cells of a run come from one queue, longest expected first
 // (CellHooks::expected_seconds; equals in sweep order): an idle worker gets the next cell,
@@ -44,7 +44,7 @@ struct PoolOptions {
   // The CPUs a slot's worker is pinned to (empty, or unset: not pinned).
   std::function<std::vector<int>(const WorkerSlot& slot)> cpus;
   std::vector<std::string> env;             // added to the workers' environment ("NAME=value")
-  std::vector<std::string> config_hashes;   // the configs every worker must have read, in order
+  WorkerSetup setup;             // the workers' protocol, and what they are told of the configs
   bool allow_mixed = false;      // several GPU models in one run
   double start_timeout_s = 600;  // for a worker's hello (opening the device, its bandwidth)
   double point_timeout_s = 300;  // a cell's deadline: this per point, plus start_timeout_s
@@ -66,7 +66,7 @@ class WorkerPool final : public CellMeasurer {
 
   // The providers of config `config` some worker cannot run: provider -> "DEVICE: why".
   std::map<std::string, std::string> unavailable(size_t config = 0) const;
-  // The config whose cells the next measure() hands out (an index into config_hashes), and
+  // The config whose cells the next measure() hands out (an index into the setup's), and
   // whose run the devices' shares count from here on.
   void use_config(size_t config);
   Environment environment() override;

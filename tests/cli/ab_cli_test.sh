@@ -6,7 +6,8 @@
 # only (an offset of processes, not of the code) no point is SLOWER: judged over the pairs of
 # processes (on a loaded 2-core machine the three pairs scatter too much to test detection
 # here: tests/unit/device_verdict_test.cpp does, on synthetic rounds); the bandwidth probe waits
-# while another process holds its lock; a base revision that
+# while another process holds its lock; workers of protocol 2 read no config, a build of
+# protocol 1 is started with the configs; a base revision that
 # does not build is refused (exit 2, naming the build's log) with nothing stored; a revision
 # that names no commit too.
 # Usage: ab_cli_test.sh OPBENCH OPBENCH_TOY TOY_DIR SOURCE_DIR
@@ -79,6 +80,35 @@ assert d["processes"] == 3, d.get("processes")
 ' "$work/po.json"
 check ab-diff-processes-run 0 "$bin" diff label:po/base label:po/head --db "$work/po.db" --threshold 2
 contains ab-diff-processes "$work/out" "spread over 3 worker processes"
+
+# --- worker protocols --------------------------------------------------------------------------
+# A build's workers are told the configs and handed the points (worker protocol 2): they read no
+# config, here removed as they start. A build from before protocol 2 (it refuses
+# --print-worker-protocol, as an older CLI does) is started the old way and reads the configs
+# (protocol 1), paired with one of protocol 2.
+cp "$toydir/toy_scale.yaml" "$work/gone.yaml"
+printf '#!/usr/bin/env bash\ncase " $* " in *" --worker "*) rm -f "%s";; esac\nexec "%s" "$@"\n' \
+  "$work/gone.yaml" "$toy" >"$work/vanishing"
+printf '#!/usr/bin/env bash\ncase " $* " in *" --print-worker-protocol "*) echo "unknown option" >&2; exit 2;; esac\nexec "%s" "$@"\n' \
+  "$toy" >"$work/older"
+chmod +x "$work/vanishing" "$work/older"
+check ab-protocol-probe 0 "$toy" sweep - --print-worker-protocol
+contains ab-protocol-2 "$work/out" "2"
+check ab-told 0 "$toy" ab HEAD HEAD "$work/gone.yaml" --device cpu --db "$work/told.db" --label told --processes 1 \
+  --base-bin "$work/vanishing" --head-bin "$work/vanishing" --progress none --format json --out "$work/told.json"
+if [ -e "$work/gone.yaml" ]; then echo "FAIL ab-told-config-gone: the workers did not start"; fails=$((fails+1));
+else echo "ok   ab-told-config-gone"; fi
+check ab-older 0 "$toy" ab HEAD HEAD "$work/toy.yaml" --device cpu --db "$work/older.db" --label older --processes 1 \
+  --base-bin "$work/older" --head-bin "$toy" --progress none --format json --out "$work/older.json"
+contains ab-older-protocol "$work/err" "its workers reading the configs (worker protocol 1)"
+pycheck ab-protocols-measure-every-point '
+import json, sys
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    assert d["paired"] is True, path
+    assert len(d["points"]) == 16, (path, len(d["points"]))
+    assert all(p["verdict"] != "ERROR" for p in d["points"]), path
+' "$work/told.json" "$work/older.json"
 
 # --- the bandwidth probe, one process of the host at a time --------------------------------
 # Workers that start side by side probe the device's bandwidth under a lock: while another

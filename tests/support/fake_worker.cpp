@@ -53,14 +53,17 @@ class FakeExecutor : public QuickExecutor {
 int main(int argc, char** argv) {
   if (argc != 4) return 2;
   std::vector<WorkerConfig> configs;
-  std::stringstream paths(argv[1]);
-  for (std::string path; std::getline(paths, path, ',');) {
-    WorkerConfig c{load_config(path), {}};
-    c.sw = expand(c.cfg);
-    configs.push_back(std::move(c));
+  const bool told = std::string(argv[1]) == "-";
+  if (told) {
+    std::string line;
+    if (!LineReader(0).read_line(line)) return 2;
+    for (const auto& c : parse_configs(line, "the parent")) configs.push_back(told_worker_config(c));
   }
+  std::stringstream paths(told ? "" : argv[1]);
+  for (std::string path; std::getline(paths, path, ',');)
+    configs.push_back(read_worker_config(path, kDefaultMaxPoints, {}));
   FakeExecutor ex(argv[3], "fake");
-  WorkerHello hello = worker_hello(ex, configs, argv[2]);
+  WorkerHello hello = worker_hello(ex, configs, argv[2], told ? kWorkerProtocol : kConfigReadingProtocol);
   hello.placement.threads = 1;
   if (const char* e = std::getenv("FAKE_HELLO_ERROR")) {
     hello.error = e;

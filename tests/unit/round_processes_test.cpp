@@ -1,10 +1,12 @@
 // Rounds spread over processes (sweep/round_processes.hpp), against fake workers running the
 // real worker loop: round 0 in this process, round r in worker r mod N, placement passed on
 // with the next measure, a worker that dies replaced and the round measured again, a point
-// whose workers die twice lost (not stored) and measured by the resume.
+// whose workers die twice lost (not stored) and measured by the resume. The workers read the
+// config (worker protocol 1), or are told it and handed each point (protocol 2) with the file gone.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <set>
@@ -53,7 +55,8 @@ RoundProcessOptions options(const Sweeping& s, int n, std::vector<std::string> e
   o.processes = n;
   o.command = {OPBENCH_FAKE_WORKER, s.config, "cpu", "Fake GPU"};
   o.env = std::move(env);
-  o.config_hashes = {s.cfg.hash};
+  o.setup.protocol = kConfigReadingProtocol;  // the fake worker reads the config (protocol 1)
+  o.setup.config_hashes = {s.cfg.hash};
   o.ops = {s.cfg.op};
   o.start_timeout_s = 30;
   return o;
@@ -150,11 +153,32 @@ TEST(RoundProcesses, ALostPointIsLeftForTheResume) {
   for (const auto& p : store.points(run)) EXPECT_TRUE(p.result.ok()) << p.result.error;
 }
 
+// Worker protocol 2: the workers are told the config and handed each point; none reads the
+// file (gone before they start).
+TEST(RoundProcesses, WorkersTold) {
+  const Sweeping s = setup();
+  Local local;
+  RoundProcessOptions o = options(s, 3);
+  o.command = {OPBENCH_FAKE_WORKER, "-", "cpu", "Fake GPU"};
+  o.setup = WorkerSetup();
+  o.setup.configs = {{s.config, s.cfg.op, s.cfg.timing, {"torch"}}};
+  std::remove(s.config.c_str());
+  RoundProcesses spread(local, o);
+  Timing t;
+  for (int r = 0; r < 6; ++r) {
+    spread.set_round(r);
+    if (r) spread.new_round();
+    const Result got = spread.measure(s.sw.points[r % 2], t);
+    ASSERT_TRUE(got.ok()) << got.error;
+  }
+  EXPECT_EQ(local.measured, 2);  // rounds 0 and 3; the workers measured the others
+}
+
 TEST(RoundProcesses, AWorkerOnAnotherConfigIsRefused) {
   Sweeping s = setup();
   Local local;
   RoundProcessOptions o = options(s, 2);
-  o.config_hashes = {"another"};
+  o.setup.config_hashes = {"another"};
   try {
     RoundProcesses spread(local, o);
     ADD_FAILURE() << "started";

@@ -5,7 +5,8 @@
 // has its cell measured again once (and failed when it kills a second), a call that never
 // returns fails its point while a new worker goes on, a stop hands out no more cells, several
 // GPU models are refused; through the sweep loop each point records the device that measured
-// it and one process writes the run.
+// it and one process writes the run. The workers read the configs (worker protocol 1) but in
+// one test, where they are told them and handed the points (protocol 2) with the files gone.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -23,6 +24,7 @@
 #include "core/placement.hpp"
 #include "report/provenance.hpp"
 #include "run_device.hpp"
+#include "sweep/resume.hpp"
 #include "sweep/runner.hpp"
 #include "sweep/workers.hpp"
 #include "temp_db.hpp"
@@ -69,7 +71,8 @@ PoolOptions options(const std::string& config, const std::string& devices, const
     return std::vector<std::string>{OPBENCH_FAKE_WORKER, config, slot.device, it == gpu.end() ? "Fake GPU" : it->second};
   };
   o.env = std::move(env);
-  o.config_hashes = {cfg_hash};
+  o.setup.protocol = kConfigReadingProtocol;  // the fake worker reads the config (protocol 1)
+  o.setup.config_hashes = {cfg_hash};
   o.start_timeout_s = 30;
   o.point_timeout_s = 30;
   return o;
@@ -414,7 +417,7 @@ TEST(WorkerPool, OneSetOfWorkersServesEveryConfigOfTheCommand) {
                       "variants: [{act: relu}]\nproviders: {torch: to}\ntiming: {rounds: 3}\n";
   const SweepSetup sa = setup(a), sb = setup(b);
   PoolOptions o = options(a + "," + b, "cpu,cpu", sa.cfg.hash);
-  o.config_hashes = {sa.cfg.hash, sb.cfg.hash};
+  o.setup.config_hashes = {sa.cfg.hash, sb.cfg.hash};
   WorkerPool pool(o);
   ASSERT_TRUE(pool.start({}));
   Collected got_a, got_b;
@@ -428,9 +431,54 @@ TEST(WorkerPool, OneSetOfWorkersServesEveryConfigOfTheCommand) {
   EXPECT_EQ(pool.pids().size(), 2u);  // started once
   // A worker that read other configs is refused.
   PoolOptions other = options(a, "cpu", sa.cfg.hash);
-  other.config_hashes = {sa.cfg.hash, sb.cfg.hash};
+  other.setup.config_hashes = {sa.cfg.hash, sb.cfg.hash};
   WorkerPool refused(other);
   EXPECT_THROW(refused.start({}), RuntimeFailure);
+}
+
+// Worker protocol 2: the workers are told the configs and handed the points; none reads a
+// config (the files are gone before they start), each answers which providers it cannot run
+// for what it is told, and each cell is measured with its config's timing.
+TEST(WorkerPool, TellsItsWorkersTheConfigsAndHandsThemThePoints) {
+  const std::string a = write_config(), b = temp_path("b.yaml");
+  std::ofstream(b) << "op: act\nx: {n: [64, 128]}\nparams: {batch: 1, head: 1, dim: 8, mode: fwd, metric: speed}\n"
+                      "variants: [{act: relu}]\nproviders: {torch: to, cuda: cu}\ntiming: {rounds: 3}\n";
+  const SweepSetup sa = setup(a), sb = setup(b);
+  PoolOptions o = options("-", "cpu,cpu", "");
+  o.setup = WorkerSetup();
+  ASSERT_EQ(o.setup.protocol, 2);
+  for (const SweepSetup* s : {&sa, &sb})
+    o.setup.configs.push_back({s->cfg.path, s->cfg.op, s->cfg.timing, sweep_providers(s->cfg, s->sw)});
+  std::filesystem::remove(a);
+  std::filesystem::remove(b);
+  WorkerPool pool(o);
+  ASSERT_TRUE(pool.start({}));
+  EXPECT_TRUE(pool.unavailable(0).empty());
+  const std::map<std::string, std::string> gone = pool.unavailable(1);
+  ASSERT_EQ(gone.size(), 1u);
+  EXPECT_EQ(gone.begin()->first, "cuda");
+  EXPECT_NE(gone.begin()->second.find("no GPU here"), std::string::npos) << gone.begin()->second;
+  Collected got_a, got_b;
+  pool.use_config(0);
+  pool.measure(sa.cells, got_a.hooks());
+  pool.use_config(1);
+  pool.measure(sb.cells, got_b.hooks());
+  ASSERT_EQ(got_a.times.size(), sa.sw.points.size());
+  ASSERT_EQ(got_b.times.size(), sb.sw.points.size());
+  for (const auto& [key, r] : got_a.result) EXPECT_EQ(r.rounds.size(), 2u) << key;  // a's timing
+  for (const auto& [key, r] : got_b.result) EXPECT_EQ(r.rounds.size(), 3u) << key;  // b's timing
+  for (const auto& [key, n] : got_a.times) EXPECT_EQ(n, 1) << key;
+  EXPECT_EQ(pool.pids().size(), 2u);
+  // A worker that reads the configs (protocol 1) where protocol 2 is spoken is refused.
+  PoolOptions older = options(write_config(), "cpu", "");  // its file again
+  older.setup = o.setup;
+  WorkerPool refused(older);
+  try {
+    refused.start({});
+    ADD_FAILURE() << "started";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("protocol 1, not 2"), std::string::npos) << e.what();
+  }
 }
 
 TEST(WorkerPool, PinsEachWorkerToTheCpusItsSourceNames) {

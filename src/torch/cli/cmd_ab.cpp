@@ -7,6 +7,7 @@
 // `compile` first (shared where their keys match). Prints the paired diff of each config.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -90,6 +91,16 @@ SideBinary side_of(const std::string& rev, const std::string& given_bin, const s
   return side_binary(resolve_revision(cache.source_dir, rev, option), option, cache, std::cerr);
 }
 
+// The worker protocol a side's workers are spoken to in: this build's own, else the one its
+// binary says it speaks (asked before they start; another build may speak an older one), the
+// older of the two.
+int side_protocol(const std::array<SideBinary, 2>& bins, size_t side) {
+  const SideBinary& b = bins[side];
+  if (b.how == SideBinary::running) return kWorkerProtocol;
+  if (side == kHead && b.binary == bins[kBase].binary) return bins[kBase].protocol;  // asked once
+  return std::min(kWorkerProtocol, worker_protocol_of(b.binary));
+}
+
 std::array<SideBinary, 2> side_binaries(const AbArgs& a) {
   BuildCacheOptions cache;
   cache.source_dir = a.tree.empty() ? std::string(OPBENCH_SOURCE_DIR) : a.tree;
@@ -100,9 +111,15 @@ std::array<SideBinary, 2> side_binaries(const AbArgs& a) {
   if (any_built) cache.settings = build_settings(fs::dir_name(cache.running));
   std::array<SideBinary, 2> out = {side_of(a.base, a.base_bin, "base", cache),
                                    side_of(a.head, a.head_bin, "head", cache)};
-  for (size_t s : {kBase, kHead})
+  for (size_t s : {kBase, kHead}) {
+    out[s].protocol = side_protocol(out, s);
     std::cerr << (s == kBase ? "base " : "head ") << (s == kBase ? a.base : a.head) << ": commit "
-              << out[s].commit.substr(0, 12) << ", " << side_binary_text(out[s]) << " (" << out[s].binary << ")\n";
+              << out[s].commit.substr(0, 12) << ", " << side_binary_text(out[s]) << " (" << out[s].binary << ")"
+              << (out[s].protocol < kWorkerProtocol
+                      ? ", its workers reading the configs (worker protocol " + std::to_string(out[s].protocol) + ")"
+                      : "")
+              << "\n";
+  }
   return out;
 }
 
@@ -169,17 +186,15 @@ std::unique_ptr<AbMeasurer> start_measurer(const AbArgs& a, std::vector<Prepared
   AbOptions o;
   o.slots = slots;
   o.command = [&ps, bins, max_points = a.max_points](size_t side, const WorkerSlot& slot) {
-    return worker_command(ps, slot.device, max_points, bins[side].binary);
+    return worker_command(ps, slot.device, max_points, bins[side].binary, bins[side].protocol);
   };
   o.env = {a.base_env, a.head_env};
   o.processes = a.processes;
   o.same_within = a.threshold_pct / 100;
   for (auto& env : o.env) env.push_back(worker_parent_env());
   o.cpus = [](const WorkerSlot& slot) { return local_cpus(slot.device); };
-  for (const auto& p : ps) {
-    o.config_hashes.push_back(p.cfg.hash);
-    o.timings.push_back(p.cfg.timing);
-  }
+  for (size_t side : {kBase, kHead}) o.setup[side] = worker_setup(ps, bins[side].protocol);
+  for (const auto& p : ps) o.timings.push_back(p.cfg.timing);
   o.allow_mixed = a.allow_mixed;
   auto m = std::make_unique<AbMeasurer>(o);
   if (!m->start([] { return interrupt_requested().load(); })) return nullptr;

@@ -4,9 +4,12 @@
 // The command reads its options into one SweepRequest and hands it to the sweep
 // (torch/sweep/sweep.hpp), or with --worker to a worker of a parent sweep
 // (torch/sweep/worker_process.hpp).
+#include <iostream>
+
 #include "cli/cli.hpp"
 #include "sweep/resume.hpp"
 #include "sweep/sweep_request.hpp"
+#include "sweep/worker_protocol.hpp"
 #include "torch/sweep/sweep.hpp"
 #include "torch/sweep/worker_process.hpp"
 
@@ -28,6 +31,8 @@ void add_shape_options(CLI::App* cmd, SweepRequest& a, std::string& providers) {
                   "measure only the i-th of N slices of the table cells (i/N), the same on every host; "
                   "join the shards' runs with `opbench merge --join-shards`");
   cmd->add_flag("--worker", a.worker, "(internal) measure the cells a parent sweep sends")->group("");
+  cmd->add_flag("--print-worker-protocol", a.worker_protocol, "(internal) print the worker protocol this build speaks")
+      ->group("");
   cmd->add_option("--providers", providers, "only these providers (comma-separated)");
   cmd->add_option("--filter", a.shape.filter, "only tables whose title matches this regular expression");
 }
@@ -56,6 +61,10 @@ void add_course_options(CLI::App* cmd, SweepRequest& a) {
 // the exit status.
 int run_command(SweepRequest& a, const std::string& providers) {
   a.shape.providers = split_list(providers);
+  if (a.worker_protocol) {
+    std::cout << kWorkerProtocol << "\n";
+    return 0;
+  }
   if (a.worker) return run_sweep_worker(a);
   check_db_path(a.db, !a.dry_run);
   check_out_path(a.reports.out, a.db);

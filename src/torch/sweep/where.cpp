@@ -90,10 +90,8 @@ class InProcess final : public Where {
     o.processes = n;
     o.command = worker_command(*configs_, device_, max_points_);
     o.env = {worker_parent_env()};
-    for (const auto& p : *configs_) {
-      o.config_hashes.push_back(p.cfg.hash);
-      o.ops.push_back(p.cfg.op);
-    }
+    o.setup = worker_setup(*configs_);
+    for (const auto& p : *configs_) o.ops.push_back(p.cfg.op);
     spread_ = std::make_unique<RoundProcesses>(*ex_, o);
   }
 
@@ -131,11 +129,9 @@ class OnWorkers final : public Where {
     o.command = [commands](const WorkerSlot& slot) { return commands.at(slot.device); };
     o.cpus = [](const WorkerSlot& slot) { return local_cpus(slot.device); };
     o.env = {worker_parent_env()};
+    o.setup = worker_setup(ps);
     double max_point_s = 0;
-    for (const auto& p : ps) {
-      o.config_hashes.push_back(p.cfg.hash);
-      max_point_s = std::max(max_point_s, p.cfg.timing.max_point_s);
-    }
+    for (const auto& p : ps) max_point_s = std::max(max_point_s, p.cfg.timing.max_point_s);
     o.allow_mixed = allow_mixed_;
     o.point_timeout_s = max_point_s + 2 * SweepOptions().hang_grace_s;
     pool_ = std::make_unique<WorkerPool>(o);
@@ -171,8 +167,22 @@ bool on_gpu(const std::string& device) { return device.rfind("cuda", 0) == 0; }
 
 }  // namespace
 
+WorkerSetup worker_setup(const std::vector<Prepared>& configs, int protocol) {
+  WorkerSetup s;
+  s.protocol = protocol;
+  for (const auto& p : configs) {
+    s.config_hashes.push_back(p.cfg.hash);
+    // The timing its file gives (the worker decides what it leaves to the device, as it would
+    // reading the file), parsed again from the text read once.
+    const Timing given = parse_config(p.cfg.text, p.cfg.path).timing;
+    s.configs.push_back({p.cfg.path, p.cfg.op, given, sweep_providers(p.cfg, p.sw)});
+  }
+  return s;
+}
+
 std::vector<std::string> worker_command(const std::vector<Prepared>& configs, const std::string& device,
-                                        size_t max_points, const std::string& binary) {
+                                        size_t max_points, const std::string& binary, int protocol) {
+  if (protocol >= 2) return {binary, "sweep", "-", "--worker", "--device", device};  // told the configs
   std::vector<std::string> cmd = {binary, "sweep"};
   for (const auto& p : configs) cmd.push_back(p.cfg.path);
   for (const std::string& arg : {std::string("--worker"), std::string("--device"), device, std::string("--max-points"),

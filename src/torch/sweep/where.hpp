@@ -16,6 +16,7 @@
 #include "sweep/measurer.hpp"
 #include "sweep/prepared.hpp"
 #include "sweep/sweep_request.hpp"
+#include "sweep/worker_protocol.hpp"
 
 namespace opbench {
 
@@ -46,9 +47,16 @@ class Where {
 // and opens it.
 std::unique_ptr<Where> open_where(std::vector<Prepared>& configs, const SweepRequest& request);
 
-// The command line of a worker or round process: this opbench (or `binary`), `sweep CONFIG...
-// --worker --device D --max-points N [--providers LIST]`.
+// How a parent speaks to a worker of `protocol` about `configs` (sweep/worker_protocol.hpp):
+// protocol 2, each config's path, op, timing as its text gives it and the providers its sweep
+// measures; protocol 1, the configs' hashes.
+WorkerSetup worker_setup(const std::vector<Prepared>& configs, int protocol = kWorkerProtocol);
+
+// The command line of a worker or round process: this opbench (or `binary`), `sweep - --worker
+// --device D` (protocol 2: `-`, the configs come on its input), or for a worker of protocol 1
+// `sweep CONFIG... --worker --device D --max-points N [--providers LIST]`.
 std::vector<std::string> worker_command(const std::vector<Prepared>& configs, const std::string& device,
-                                        size_t max_points, const std::string& binary = "/proc/self/exe");
+                                        size_t max_points, const std::string& binary = "/proc/self/exe",
+                                        int protocol = kWorkerProtocol);
 
 }  // namespace opbench

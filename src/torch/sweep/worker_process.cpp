@@ -7,7 +7,6 @@
 
 #include <ATen/Parallel.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
@@ -44,29 +43,32 @@ struct WorkerState {
   std::unique_ptr<TorchExecutor> ex;
 };
 
-// The sweep's points of the providers the parent measures (all when it names none).
-void keep_providers(Sweep& sw, const std::vector<std::string>& providers) {
-  if (providers.empty()) return;
-  std::vector<Point> kept;
-  for (auto& p : sw.points)
-    if (std::find(providers.begin(), providers.end(), p.provider) != providers.end()) kept.push_back(p);
-  sw.points = std::move(kept);
+// Whether its parent tells it the configs (`-`: they come on its input; protocol 2).
+bool told_configs(const SweepRequest& a) { return a.configs == std::vector<std::string>{"-"}; }
+
+// The configs it serves: those its command line names, read (protocol 1), else those its
+// parent tells it in its first line (protocol 2; nothing else comes before the hello).
+std::vector<WorkerConfig> worker_configs(const SweepRequest& a) {
+  std::vector<WorkerConfig> out;
+  if (!told_configs(a)) {
+    for (const auto& path : a.configs) out.push_back(read_worker_config(path, a.max_points, a.shape.providers));
+    return out;
+  }
+  std::string line;
+  if (!LineReader(0).read_line(line)) throw InputError("the parent", "configs", "its input ended before them");
+  for (const auto& c : parse_configs(line, "the parent")) out.push_back(told_worker_config(c));
+  return out;
 }
 
-// Reads every config, opens the device once (with the first config's threads: a suite's
-// configs agree on them) and says hello for them all.
-WorkerHello open_device(WorkerState& m, const SweepRequest& a) {
+// Opens the device once (with the first config's threads: a suite's configs agree on them) and
+// says hello for every config.
+WorkerHello open_device(WorkerState& m, const SweepRequest& a, int protocol) {
   const std::string& device = a.shape.device;
-  for (const auto& path : a.configs) {
-    WorkerConfig c{load_config(path), {}};
-    c.sw = expand(c.cfg, a.max_points);
-    keep_providers(c.sw, a.shape.providers);
-    m.configs.push_back(std::move(c));
-  }
+  m.configs = worker_configs(a);
   m.ex = open_executor(m.configs.front().cfg, device);
   for (size_t i = 1; i < m.configs.size(); ++i)
     adopt_config(m.configs[i].cfg, *m.ex, device, m.configs.front().cfg.timing.threads);
-  WorkerHello hello = worker_hello(*m.ex, m.configs, device);
+  WorkerHello hello = worker_hello(*m.ex, m.configs, device, protocol);
   hello.placement.threads = at::get_num_threads();
   return hello;
 }
@@ -81,10 +83,11 @@ int run_sweep_worker(const SweepRequest& a) {
   install_stop_signals([] {});  // a second signal: the process ends at once
   WorkerState m;
   WorkerHello hello;
+  hello.protocol = told_configs(a) ? kWorkerProtocol : kConfigReadingProtocol;
   hello.device = a.shape.device;
   int failed = 0;
   try {
-    hello = open_device(m, a);
+    hello = open_device(m, a, hello.protocol);
   } catch (const InputError& e) {
     hello.error = e.what();
     hello.input_error = true;
