@@ -62,6 +62,14 @@ SweepSetup setup(const std::string& path) {
   return s;
 }
 
+// A second config, of its own timing (3 rounds), with `providers`.
+std::string write_second_config(const std::string& providers) {
+  const std::string path = temp_path("b.yaml");
+  std::ofstream(path) << "op: act\nx: {n: [64, 128]}\nparams: {batch: 1, head: 1, dim: 8, mode: fwd, metric: speed}\n"
+                         "variants: [{act: relu}]\nproviders: {" + providers + "}\ntiming: {rounds: 3}\n";
+  return path;
+}
+
 PoolOptions options(const std::string& config, const std::string& devices, const std::string& cfg_hash,
                     std::map<std::string, std::string> gpu = {}, std::vector<std::string> env = {}) {
   PoolOptions o;
@@ -97,6 +105,14 @@ struct Collected {
     return h;
   }
 };
+
+// Config 0's cells into `got_a`, then config 1's into `got_b`, by one pool.
+void measure_both(WorkerPool& pool, const SweepSetup& a, Collected& got_a, const SweepSetup& b, Collected& got_b) {
+  pool.use_config(0);
+  pool.measure(a.cells, got_a.hooks());
+  pool.use_config(1);
+  pool.measure(b.cells, got_b.hooks());
+}
 
 // A config written, expanded and planned, and a pool of fake workers on it, started.
 struct Started {
@@ -412,19 +428,14 @@ TEST(WorkerPool, HandsOutLongestFirstAndCountsEachWorkersShare) {
 }
 
 TEST(WorkerPool, OneSetOfWorkersServesEveryConfigOfTheCommand) {
-  const std::string a = write_config(), b = temp_path("b.yaml");
-  std::ofstream(b) << "op: act\nx: {n: [64, 128]}\nparams: {batch: 1, head: 1, dim: 8, mode: fwd, metric: speed}\n"
-                      "variants: [{act: relu}]\nproviders: {torch: to}\ntiming: {rounds: 3}\n";
+  const std::string a = write_config(), b = write_second_config("torch: to");
   const SweepSetup sa = setup(a), sb = setup(b);
   PoolOptions o = options(a + "," + b, "cpu,cpu", sa.cfg.hash);
   o.setup.config_hashes = {sa.cfg.hash, sb.cfg.hash};
   WorkerPool pool(o);
   ASSERT_TRUE(pool.start({}));
   Collected got_a, got_b;
-  pool.use_config(0);
-  pool.measure(sa.cells, got_a.hooks());
-  pool.use_config(1);
-  pool.measure(sb.cells, got_b.hooks());
+  measure_both(pool, sa, got_a, sb, got_b);
   EXPECT_EQ(got_a.times.size(), sa.sw.points.size());
   EXPECT_EQ(got_b.times.size(), sb.sw.points.size());
   for (const auto& [key, r] : got_b.result) EXPECT_EQ(r.rounds.size(), 3u) << key;  // measured with b's timing
@@ -440,9 +451,7 @@ TEST(WorkerPool, OneSetOfWorkersServesEveryConfigOfTheCommand) {
 // config (the files are gone before they start), each answers which providers it cannot run
 // for what it is told, and each cell is measured with its config's timing.
 TEST(WorkerPool, TellsItsWorkersTheConfigsAndHandsThemThePoints) {
-  const std::string a = write_config(), b = temp_path("b.yaml");
-  std::ofstream(b) << "op: act\nx: {n: [64, 128]}\nparams: {batch: 1, head: 1, dim: 8, mode: fwd, metric: speed}\n"
-                      "variants: [{act: relu}]\nproviders: {torch: to, cuda: cu}\ntiming: {rounds: 3}\n";
+  const std::string a = write_config(), b = write_second_config("torch: to, cuda: cu");
   const SweepSetup sa = setup(a), sb = setup(b);
   PoolOptions o = options("-", "cpu,cpu", "");
   o.setup = WorkerSetup();
@@ -459,10 +468,7 @@ TEST(WorkerPool, TellsItsWorkersTheConfigsAndHandsThemThePoints) {
   EXPECT_EQ(gone.begin()->first, "cuda");
   EXPECT_NE(gone.begin()->second.find("no GPU here"), std::string::npos) << gone.begin()->second;
   Collected got_a, got_b;
-  pool.use_config(0);
-  pool.measure(sa.cells, got_a.hooks());
-  pool.use_config(1);
-  pool.measure(sb.cells, got_b.hooks());
+  measure_both(pool, sa, got_a, sb, got_b);
   ASSERT_EQ(got_a.times.size(), sa.sw.points.size());
   ASSERT_EQ(got_b.times.size(), sb.sw.points.size());
   for (const auto& [key, r] : got_a.result) EXPECT_EQ(r.rounds.size(), 2u) << key;  // a's timing
