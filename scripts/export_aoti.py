@@ -28,7 +28,8 @@ The package metadata (AOTIModelPackageLoader::get_metadata) records opbench_dyna
 opbench_x_name, opbench_x_min, opbench_x_max, opbench_trace (export | make_fx: how the graph
 was captured), opbench_dynamic_error (why a static fallback happened) and the request's.
 
-Beside each package, <package>.stages.json says where its time went, in seconds: export_s
+Beside each package, <package>.stages.json says where its time went, in seconds: isa_s (the
+vector ISA checks before the export, share_isa_checks), export_s
 (torch.export, or make_fx then torch.export), inductor_s (aoti_compile_and_package: lowering,
 code generation, the kernels' compiles and the package), of which cpp_s (AotCodeCompiler.compile:
 the C++ wrapper's and kernels' compile and link) and triton_s (async_compile.wait: waiting on the
@@ -171,7 +172,9 @@ class Exporter:
         import opbench_ops as ops
 
         self.torch, self.ops, self.req = torch, ops, req
+        t0 = time.time()
         share_isa_checks(torch)
+        self.isa_s = round(time.time() - t0, 4)  # into the first package's stages
         self.op, self.mode, self.variant = req["op"], req["mode"], req["variant"]
         self.modes = tuple(req["modes"])
         self.args = req["args"]
@@ -350,6 +353,7 @@ class Exporter:
         stages = self.compile(ep, path, meta)
         t2 = time.time()
         stages["export_s"] = round(t1 - t0, 4)
+        stages["isa_s"], self.isa_s = self.isa_s, 0.0
         base, _ = os.path.splitext(path)
         tmp = f"{base}.stages.json.tmp-{os.getpid()}"
         with open(tmp, "w") as f:

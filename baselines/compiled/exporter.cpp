@@ -414,7 +414,8 @@ double export_timeout() {
 
 void ExportStages::add(const ExportStages& o) {
   if (!o.known) return;
-  export_s += o.export_s, inductor_s += o.inductor_s, cpp_s += o.cpp_s, triton_s += o.triton_s, check_s += o.check_s;
+  isa_s += o.isa_s, export_s += o.export_s, inductor_s += o.inductor_s, cpp_s += o.cpp_s, triton_s += o.triton_s;
+  check_s += o.check_s;
   known = true;
 }
 
@@ -422,11 +423,11 @@ std::string ExportStages::words(double wall_s) const {
   if (!known) return "";
   char buf[360];
   const double rest = std::max(0.0, inductor_s - cpp_s - triton_s);
-  const double start = std::max(0.0, wall_s - export_s - inductor_s - check_s);
+  const double start = std::max(0.0, wall_s - isa_s - export_s - inductor_s - check_s);
   std::snprintf(buf, sizeof buf,
-                "start %.1f s, export %.1f s, AOTInductor %.1f s (C++ compile and link %.1f s, Triton compile and "
-                "autotune %.1f s, lowering, code generation and packaging %.1f s), check %.1f s",
-                start, export_s, inductor_s, cpp_s, triton_s, rest, check_s);
+                "start %.1f s, ISA checks %.1f s, export %.1f s, AOTInductor %.1f s (C++ compile and link %.1f s, "
+                "Triton compile and autotune %.1f s, lowering, code generation and packaging %.1f s), check %.1f s",
+                start, isa_s, export_s, inductor_s, cpp_s, triton_s, rest, check_s);
   return buf;
 }
 
@@ -438,7 +439,8 @@ ExportStages read_stages(const std::string& package_path) {
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object()) return st;
   auto field = [&](const char* k) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0; };
-  st.export_s = field("export_s"), st.inductor_s = field("inductor_s"), st.cpp_s = field("cpp_s");
+  st.isa_s = field("isa_s"), st.export_s = field("export_s"), st.inductor_s = field("inductor_s");
+  st.cpp_s = field("cpp_s");
   st.triton_s = field("triton_s"), st.check_s = field("check_s");
   st.known = j.contains("inductor_s");
   return st;

@@ -64,13 +64,14 @@ std::string export_error(int wait_status, const std::string& log_path);
 // Where an export's time went (<package>.stages.json, written by the exporter beside the
 // package), in seconds; several exports of one table add up.
 struct ExportStages {
-  double export_s = 0, inductor_s = 0, cpp_s = 0, triton_s = 0, check_s = 0;
+  double isa_s = 0, export_s = 0, inductor_s = 0, cpp_s = 0, triton_s = 0, check_s = 0;
   bool known = false;
   void add(const ExportStages& o);
-  // "start 4.6 s, export 3.1 s, AOTInductor 45.2 s (C++ compile and link 20.1 s, Triton compile
-  // and autotune 15.3 s, lowering, code generation and packaging 9.8 s), check 1.0 s", start
-  // being what `wall_s` (the exports' wall time) leaves: the exporter's start, its torch import;
-  // "" when unknown.
+  // "start 4.6 s, ISA checks 0.0 s, export 3.1 s, AOTInductor 45.2 s (C++ compile and link 20.1 s,
+  // Triton compile and autotune 15.3 s, lowering, code generation and packaging 9.8 s), check
+  // 1.0 s", start being what `wall_s` (the exports' wall time) leaves: the exporter's start, its
+  // torch import; the ISA checks Inductor's vector ISA checks the exporter shares (0: answered
+  // from their folder, or a package of an exporter that did not time them); "" when unknown.
   std::string words(double wall_s) const;
 };
 // The stages of the package at `package_path` (known = false when its file is missing or bad).

@@ -21,6 +21,7 @@
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 
 #include "baselines/compiled/compiled.h"
+#include "baselines/compiled/exporter.h"
 #include "ops/op.hpp"
 
 namespace {
@@ -263,6 +264,13 @@ TEST(Compiled, ExportsDynamicPackagesInParallel) {
     EXPECT_EQ(meta["opbench_dynamic"], "1") << o.path;
     EXPECT_EQ(meta["opbench_key"], o.key) << o.path;
     EXPECT_EQ(meta["opbench_x_name"], "n") << o.path;
+    // Where its time went, the shared vector ISA checks among the stages.
+    std::ifstream stages(o.path.substr(0, o.path.size() - 4) + ".stages.json");
+    const std::string text((std::istreambuf_iterator<char>(stages)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("\"isa_s\""), std::string::npos) << text;
+    const opbench::compiled::ExportStages st = opbench::compiled::read_stages(o.path);
+    EXPECT_TRUE(st.known) << o.path;
+    EXPECT_NE(st.words(o.seconds).find(", ISA checks "), std::string::npos) << st.words(o.seconds);
   }
   // torch.export alone fails on softmax's backward: the graph was captured by make_fx.
   EXPECT_EQ(torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(
