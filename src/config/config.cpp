@@ -640,6 +640,22 @@ std::optional<StoredTiming> stored_timing(const std::string& text, const std::st
   }
 }
 
+std::string timing_block(const std::string& text, const std::string& path) {
+  const json root = parse_tree(text, path);
+  return root.is_object() && root.contains("timing") ? root["timing"].dump() : "";
+}
+
+Timing timing_from_block(const std::string& block, const std::string& path) {
+  if (block.empty()) return Timing();
+  json j;
+  try {
+    j = json::parse(block);
+  } catch (const json::exception& e) {
+    throw InputError(path, "timing", std::string("not valid JSON: ") + e.what());
+  }
+  return parse_timing(j, Checker{path});
+}
+
 namespace {
 
 // The configs a suite file lists (paths relative to its folder made relative to ours), or

@@ -128,6 +128,13 @@ struct StoredTiming {
 };
 std::optional<StoredTiming> stored_timing(const std::string& text, const std::string& path);
 
+// The `timing` block of config text as the file writes it, as JSON text ("" when the config has
+// none), to be read elsewhere by timing_from_block; throws InputError when the text does not parse.
+std::string timing_block(const std::string& text, const std::string& path);
+// A timing block as timing_block gives it, checked and read as a config's own ("": the
+// defaults); errors name `path`.
+Timing timing_from_block(const std::string& block, const std::string& path);
+
 // The stats a table can show.
 const std::vector<std::string>& stat_names();
 // A flush's name in configs and messages: "none", "write" or "read" ("device" unresolved).

@@ -32,7 +32,7 @@ WorkerConfig told_worker_config(const WorkerConfigLine& line) {
   WorkerConfig c;
   c.cfg.path = line.name;
   c.cfg.op = line.op;
-  c.cfg.timing = line.timing;
+  c.cfg.timing = timing_from_block(line.timing, line.name);
   c.providers = line.providers;
   return c;
 }

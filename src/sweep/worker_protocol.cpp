@@ -24,52 +24,6 @@ std::string text_of(const json& j, const char* key, const std::string& who) {
   return j[key].get<std::string>();
 }
 
-json timing_json(const Timing& t) {
-  return {{"warmup_ms", t.warmup_ms},     {"rep_ms", t.rep_ms},
-          {"stat", t.stat},               {"flush_l2", l2_flush_name(t.flush_l2)},
-          {"stop", stop_rule_name(t.stop_rule)}, {"rounds", t.rounds},
-          {"noise_pct", t.noise_pct},     {"min_rounds", t.min_rounds},
-          {"min_samples", t.min_samples}, {"interleave", t.interleave},
-          {"processes", t.processes},     {"threads", t.threads},
-          {"max_point_s", t.max_point_s}};
-}
-
-double number_of(const json& j, const char* key, const std::string& who) {
-  if (!j.contains(key) || !j[key].is_number()) throw InputError(who, std::string("timing.") + key, "expected a number");
-  return j[key].get<double>();
-}
-
-int64_t integer_of(const json& j, const char* key, const std::string& who) {
-  if (!j.contains(key) || !j[key].is_number_integer())
-    throw InputError(who, std::string("timing.") + key, "expected an integer");
-  return j[key].get<int64_t>();
-}
-
-// A timing as timing_json writes it, every field given.
-Timing timing_of(const json& j, const std::string& who) {
-  if (!j.is_object()) throw InputError(who, "timing", "expected an object");
-  Timing t;
-  t.warmup_ms = number_of(j, "warmup_ms", who);
-  t.rep_ms = number_of(j, "rep_ms", who);
-  t.stat = text_of(j, "stat", who);
-  const std::string flush = text_of(j, "flush_l2", who), stop = text_of(j, "stop", who);
-  bool known = false;
-  for (L2Flush f : {L2Flush::none, L2Flush::write, L2Flush::read, L2Flush::device})
-    if (flush == l2_flush_name(f)) t.flush_l2 = f, known = true;
-  if (!known) throw InputError(who, "timing.flush_l2", "unknown: " + flush);
-  if (stop != "noise" && stop != "budget") throw InputError(who, "timing.stop", "unknown: " + stop);
-  t.stop_rule = stop == "budget" ? StopRule::budget : StopRule::noise;
-  t.rounds = int(integer_of(j, "rounds", who));
-  t.noise_pct = number_of(j, "noise_pct", who);
-  t.min_rounds = int(integer_of(j, "min_rounds", who));
-  t.min_samples = integer_of(j, "min_samples", who);
-  t.interleave = int(integer_of(j, "interleave", who));
-  t.processes = int(integer_of(j, "processes", who));
-  t.threads = int(integer_of(j, "threads", who));
-  t.max_point_s = number_of(j, "max_point_s", who);
-  return t;
-}
-
 json point_json(const Point& p) {
   StoredPoint sp;
   sp.point = p;
@@ -86,7 +40,10 @@ Point point_of(const json& j, const std::string& where, const std::string& who) 
 std::string configs_line(const std::vector<WorkerConfigLine>& configs) {
   json out = json::array();
   for (const auto& c : configs)
-    out.push_back({{"name", c.name}, {"op", c.op}, {"timing", timing_json(c.timing)}, {"providers", c.providers}});
+    out.push_back({{"name", c.name},
+                   {"op", c.op},
+                   {"timing", c.timing.empty() ? json() : json::parse(c.timing)},
+                   {"providers", c.providers}});
   return json{{"configs", out}}.dump() + "\n";
 }
 
@@ -97,7 +54,9 @@ std::vector<WorkerConfigLine> parse_configs(const std::string& line, const std::
   std::vector<WorkerConfigLine> out;
   for (const auto& c : j["configs"]) {
     if (!c.is_object()) throw InputError(who, "configs", "expected objects");
-    WorkerConfigLine w{text_of(c, "name", who), text_of(c, "op", who), timing_of(c.value("timing", json()), who), {}};
+    const json timing = c.value("timing", json());
+    if (!timing.is_null() && !timing.is_object()) throw InputError(who, "timing", "expected a config's timing block");
+    WorkerConfigLine w{text_of(c, "name", who), text_of(c, "op", who), timing.is_null() ? "" : timing.dump(), {}};
     if (!c.contains("providers") || !c["providers"].is_array()) throw InputError(who, "providers", "expected an array");
     for (const auto& p : c["providers"]) {
       if (!p.is_string()) throw InputError(who, "providers", "expected names");
@@ -118,8 +77,9 @@ std::string hello_line(const WorkerHello& h) {
     for (const auto& c : h.configs) {
       json unavailable = json::object();
       for (const auto& [provider, why] : c.unavailable) unavailable[provider] = why;
-      json one = {{"unavailable", unavailable}};
-      if (!c.hash.empty()) one = {{"hash", c.hash}, {"unavailable", unavailable}};
+      json one = json::object();
+      if (!c.hash.empty()) one["hash"] = c.hash;  // a config it read (protocol 1)
+      one["unavailable"] = unavailable;
       configs.push_back(one);
     }
     hello["configs"] = configs;
@@ -267,13 +227,6 @@ MeasureRequest measure_request(const json& j, const std::string& who) {
 }
 
 }  // namespace
-
-std::vector<std::string> parse_cell(const std::string& line, const std::string& who) {
-  ParentRequest r;
-  read_cell(parse_object(line, who), r, who);
-  for (const Point& p : r.points) r.cell.push_back(p.key());
-  return r.cell;
-}
 
 ParentRequest parse_request(const std::string& line, const std::string& who) {
   const json j = parse_object(line, who);

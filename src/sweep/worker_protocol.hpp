@@ -8,9 +8,10 @@
 // points themselves:
 //
 //   parent -> worker, first:  {"configs": [{"name", "op", "timing": TIMING, "providers": [P...]}...]}
-//                                 each config's path (for messages), op, timing as its file
-//                                 gives it (the worker decides what it leaves to the device,
-//                                 as a sweep's own process does) and the providers measured
+//                                 each config's path (for messages), op, timing block as its
+//                                 file writes it (null: none; the worker reads it as a config's
+//                                 and decides what it leaves to the device, as a sweep's own
+//                                 process does) and the providers measured
 //   worker -> parent:         {"hello": {"protocol": 2, "device", "configs": [{"unavailable"}...],
 //                                        "environment", "placement": {"cpus", "memory", "threads"}}}
 //                                 the providers of each config that cannot run there (provider -> why)
@@ -74,7 +75,7 @@ struct ConfigHello {
 struct WorkerConfigLine {
   std::string name;                    // the config's path, for messages
   std::string op;
-  Timing timing;                       // as the config's file gives it
+  std::string timing;                  // its file's timing block (config/config.hpp timing_block)
   std::vector<std::string> providers;  // those its points measure
 };
 
@@ -132,8 +133,6 @@ std::string error_line(const std::string& why);
 // The readers throw InputError naming `who` (the worker, or the parent) for a line they cannot take.
 std::vector<WorkerConfigLine> parse_configs(const std::string& line, const std::string& who);
 WorkerHello parse_hello(const std::string& line, const std::string& who);
-// A cell's keys (of its points, when it holds them).
-std::vector<std::string> parse_cell(const std::string& line, const std::string& who);
 // What the parent asks of a worker: a cell's points (protocol 2) or keys (protocol 1) and its
 // config, or one measure (read from the line once).
 struct ParentRequest {

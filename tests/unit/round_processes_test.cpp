@@ -161,7 +161,7 @@ TEST(RoundProcesses, WorkersTold) {
   RoundProcessOptions o = options(s, 3);
   o.command = {OPBENCH_FAKE_WORKER, "-", "cpu", "Fake GPU"};
   o.setup = WorkerSetup();
-  o.setup.configs = {{s.config, s.cfg.op, s.cfg.timing, {"torch"}}};
+  o.setup.configs = {{s.config, s.cfg.op, timing_block(s.cfg.text, s.config), {"torch"}}};
   std::remove(s.config.c_str());
   RoundProcesses spread(local, o);
   Timing t;

@@ -159,8 +159,9 @@ TEST(WorkerProtocol, KeepsEveryFigure) {
   EXPECT_EQ(back.results[1].error, bad.error);
   EXPECT_TRUE(back.state.throttled);
   EXPECT_EQ(back.state.power_w, 699.5);
-  EXPECT_EQ(parse_cell(cell_line(s.cells[0]), "p"),
-            (std::vector<std::string>{s.cells[0][0]->key(), s.cells[0][1]->key()}));
+  std::vector<std::string> cell_keys;
+  for (const Point& p : parse_request(cell_line(s.cells[0]), "p").points) cell_keys.push_back(p.key());
+  EXPECT_EQ(cell_keys, (std::vector<std::string>{s.cells[0][0]->key(), s.cells[0][1]->key()}));
   WorkerHello h;
   h.device = "cuda:1";
   h.configs = {{"abc", {{std::string("cuda"), std::string("not built")}}}, {"def", {}}};
@@ -457,7 +458,7 @@ TEST(WorkerPool, TellsItsWorkersTheConfigsAndHandsThemThePoints) {
   o.setup = WorkerSetup();
   ASSERT_EQ(o.setup.protocol, 2);
   for (const SweepSetup* s : {&sa, &sb})
-    o.setup.configs.push_back({s->cfg.path, s->cfg.op, s->cfg.timing, sweep_providers(s->cfg, s->sw)});
+    o.setup.configs.push_back({s->cfg.path, s->cfg.op, timing_block(s->cfg.text, s->cfg.path), sweep_providers(s->cfg, s->sw)});
   std::filesystem::remove(a);
   std::filesystem::remove(b);
   WorkerPool pool(o);

@@ -172,10 +172,9 @@ WorkerSetup worker_setup(const std::vector<Prepared>& configs, int protocol) {
   s.protocol = protocol;
   for (const auto& p : configs) {
     s.config_hashes.push_back(p.cfg.hash);
-    // The timing its file gives (the worker decides what it leaves to the device, as it would
-    // reading the file), parsed again from the text read once.
-    const Timing given = parse_config(p.cfg.text, p.cfg.path).timing;
-    s.configs.push_back({p.cfg.path, p.cfg.op, given, sweep_providers(p.cfg, p.sw)});
+    // The timing block its file gives (the worker reads it as a config's own and decides what it
+    // leaves to the device, as it would reading the file).
+    s.configs.push_back({p.cfg.path, p.cfg.op, timing_block(p.cfg.text, p.cfg.path), sweep_providers(p.cfg, p.sw)});
   }
   return s;
 }
