@@ -94,9 +94,9 @@ for step in "${steps[@]}"; do
       if [ -z "$NCU" ]; then echo "ncu not found"; continue; fi
       run ncu-tpa 300 "$NCU" --clock-control none -k regex:tpa_ \
         --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
-        --section MemoryWorkloadAnalysis \
+        --section MemoryWorkloadAnalysis --section SchedulerStats \
         "$B/kernels_md_tpa_bench" --only tpa --quick --profile
-      grep -E "tpa_|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\)|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued" \
+      grep -E "tpa_|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\)|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|No Eligible|Active Warps Per Scheduler" \
         "$OUTDIR/ncu-tpa.log" | head -80 ;;
     ncu-seq)
       NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
