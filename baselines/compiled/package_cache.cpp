@@ -218,13 +218,16 @@ std::string range_words(const std::string& axis, const Range& r) {
 
 }  // namespace
 
-std::string serve_error(const std::map<std::string, std::string>& meta, const std::string& package,
-                        const std::string& x_name, int64_t x, const SharedPoint& point) {
+std::string serve_error(const std::map<std::string, std::string>& meta, const std::string& package, const Params& p,
+                        const SharedPoint& shared) {
   Range r;
   const std::string head = "package " + package + " ";
-  if (meta_range(meta, "opbench_x", &r) && !r.holds(x))
-    return head + "serves " + range_words(x_name, r) + ", not " + x_name + "=" + std::to_string(x);
-  for (const auto& [axis, value] : point) {
+  auto x_name = meta.find("opbench_x_name");
+  if (x_name != meta.end() && p.has(x_name->second) && meta_range(meta, "opbench_x", &r)) {
+    const int64_t x = p.i(x_name->second);
+    if (!r.holds(x)) return head + "serves " + range_words(x_name->second, r) + ", not " + x_name->second + "=" + std::to_string(x);
+  }
+  for (const auto& [axis, value] : shared) {
     if (!meta_range(meta, "opbench_shared_" + axis, &r))
       return head + "was built for one table: it names no range of " + axis;
     if (!r.holds(value)) return head + "serves " + range_words(axis, r) + ", not " + axis + "=" + std::to_string(value);

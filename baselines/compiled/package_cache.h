@@ -54,10 +54,11 @@ bool whole_package(const std::string& path);
 std::map<int64_t, std::string> cached_packages(const std::string& dir, const std::vector<int64_t>& xs,
                                                const SharedPoint& point);
 
-// Why a package whose metadata is `meta` (opbench_x_min/max, opbench_shared_<axis>_min/max)
-// cannot serve x and `point`, naming `package`; "" when it can.
-std::string serve_error(const std::map<std::string, std::string>& meta, const std::string& package,
-                        const std::string& x_name, int64_t x, const SharedPoint& point);
+// Why a package whose metadata is `meta` (opbench_x_name, opbench_x_min/max,
+// opbench_shared_<axis>_min/max) cannot serve the point `p` (its table's x axis being the one
+// the package names) whose shared axes' values are `shared`, naming `package`; "" when it can.
+std::string serve_error(const std::map<std::string, std::string>& meta, const std::string& package, const Params& p,
+                        const SharedPoint& shared);
 
 // A point whatever its table's x axis: op, provider, device and every axis but metric.
 std::string point_signature(const CompileRequest& r, int64_t x);

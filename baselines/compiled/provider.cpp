@@ -89,7 +89,7 @@ std::shared_ptr<Loader> loader_for(const OpSpec& op, const std::string& provider
   auto loader = load(path, device_index);
   std::map<std::string, std::string> meta;
   for (const auto& [k, v] : loader->get_metadata()) meta[k] = v;
-  const std::string why = serve_error(meta, path, r.x_name, x, shared_point(r));
+  const std::string why = serve_error(meta, path, p, shared_point(r));
   if (!why.empty()) throw std::runtime_error(provider + ": " + why);
   return loader;
 }

@@ -205,16 +205,28 @@ TEST_F(Share, APackageServesThePointsOfItsRangesAlone) {
 
 TEST_F(Share, TheLoaderChecksThePackagesRanges) {
   const std::map<std::string, std::string> meta = {
-      {"opbench_x_min", "256"}, {"opbench_x_max", "1024"}, {"opbench_shared", "batch"},
+      {"opbench_x_name", "m"}, {"opbench_x_min", "256"}, {"opbench_x_max", "1024"}, {"opbench_shared", "batch"},
       {"opbench_shared_batch_min", "8"}, {"opbench_shared_batch_max", "32"}};
-  EXPECT_EQ(compiled::serve_error(meta, "P", "m", 256, {{"batch", 8}}), "");
-  EXPECT_EQ(compiled::serve_error(meta, "P", "m", 1024, {{"batch", 32}}), "");
-  EXPECT_EQ(compiled::serve_error(meta, "P", "m", 512, {{"batch", 64}}), "package P serves batch in [8, 32], not batch=64");
-  EXPECT_EQ(compiled::serve_error(meta, "P", "m", 2048, {{"batch", 8}}), "package P serves m in [256, 1024], not m=2048");
-  // One table's package (before sharing, or with sharing off) for a shared point: refused.
-  const std::map<std::string, std::string> own = {{"opbench_x_min", "256"}, {"opbench_x_max", "1024"}};
-  EXPECT_EQ(compiled::serve_error(own, "P", "m", 512, {}), "");
-  EXPECT_NE(compiled::serve_error(own, "P", "m", 512, {{"batch", 8}}).find("names no range of batch"), std::string::npos);
+  auto at = [](int64_t batch, int64_t m) {
+    Params p = tpa(batch);
+    p.set("m", m);
+    return p;
+  };
+  EXPECT_EQ(compiled::serve_error(meta, "P", at(8, 256), {{"batch", 8}}), "");
+  EXPECT_EQ(compiled::serve_error(meta, "P", at(32, 1024), {{"batch", 32}}), "");
+  EXPECT_EQ(compiled::serve_error(meta, "P", at(64, 512), {{"batch", 64}}), "package P serves batch in [8, 32], not batch=64");
+  EXPECT_EQ(compiled::serve_error(meta, "P", at(8, 2048), {{"batch", 8}}), "package P serves m in [256, 1024], not m=2048");
+  // One table's package (with sharing off) for a shared point: refused.
+  const std::map<std::string, std::string> own = {{"opbench_x_name", "m"}, {"opbench_x_min", "256"}, {"opbench_x_max", "1024"}};
+  EXPECT_EQ(compiled::serve_error(own, "P", at(8, 512), {}), "");
+  EXPECT_NE(compiled::serve_error(own, "P", at(8, 512), {{"batch", 8}}).find("names no range of batch"), std::string::npos);
+  // The x axis the package names: a table swept over another axis is checked on that one.
+  const std::map<std::string, std::string> offsets = {{"opbench_x_name", "offset"}, {"opbench_x_min", "4"}, {"opbench_x_max", "4"}};
+  Params p = at(8, 512);
+  p.set("offset", int64_t(4));
+  EXPECT_EQ(compiled::serve_error(offsets, "P", p, {}), "");
+  p.set("offset", int64_t(1));
+  EXPECT_EQ(compiled::serve_error(offsets, "P", p, {}), "package P serves offset in [4, 4], not offset=1");
 }
 
 TEST_F(Share, TwoTablesAreOneExport) {
