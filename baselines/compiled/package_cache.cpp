@@ -169,7 +169,7 @@ std::vector<std::pair<PackageName, std::string>> packages_for(const std::string&
   return out;
 }
 
-// The narrowest of `packages` serving x to xs_hi at `point` ("" when none).
+// The narrowest of `packages` serving every x from x to x_hi at `point` ("" when none).
 std::string narrowest(const std::vector<std::pair<PackageName, std::string>>& packages, int64_t x, int64_t x_hi,
                       const SharedPoint& point) {
   const std::pair<PackageName, std::string>* best = nullptr;
