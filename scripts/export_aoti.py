@@ -13,11 +13,15 @@ The request (JSON object), written by the C++ side from the op's OpSpec:
   dtype, device           "bf16"|"fp16"|"fp32", "cpu"|"cuda"|"cuda:N"
   params                  every other axis of the point (batch, head, dim, act, act_dim, ...)
   x_name, x_min, x_max    the swept axis and the range one package serves; x_min == x_max
-                          exports a static package for that value
-  x_values                the table's x values (x_min and x_max among them)
+                          exports a package static in x for that value
+  x_values                the tables' x values (x_min and x_max among them)
+  shared                  optional: the op's shared axes the package serves besides x (tables
+                          differing in these alone share it), each {name, min, max, values};
+                          min == max: static in that axis
   args                    the function's tensors in call order (the op's inputs, then grad_out
-                          for bwd), each {name, dtype, fill, shapes: {"<x>": [sizes]} for every
-                          x value, dynamic: [dims whose size changes with x]}
+                          for bwd), each {name, dtype, fill, shapes: {"<point>": [sizes]} for
+                          every point, dynamic: [dims whose size changes]}; a point's label is
+                          its x, then each shared axis's value in `shared` order ("256,8")
   x_example               optional: the x value of the example inputs
   output                  the package path (.pt2); written atomically (temp file + rename)
   static_output           optional: a path with "{x}"; when the dynamic export fails the
@@ -25,7 +29,8 @@ The request (JSON object), written by the C++ side from the op's OpSpec:
   metadata                optional: strings stored in the package metadata
 
 The package metadata (AOTIModelPackageLoader::get_metadata) records opbench_dynamic (1|0),
-opbench_x_name, opbench_x_min, opbench_x_max, opbench_trace (export | make_fx: how the graph
+opbench_x_name, opbench_x_min, opbench_x_max, opbench_shared (the shared axes' names, comma
+separated), opbench_shared_<axis>_min and _max per shared axis, opbench_trace (export | make_fx: how the graph
 was captured), opbench_dynamic_error (why a static fallback happened) and the request's.
 
 Beside each package, <package>.stages.json says where its time went, in seconds: isa_s (the
@@ -40,9 +45,12 @@ OPBENCH_AOTI_CONFIGS, a JSON object of Inductor settings, is passed over torch's
 every package it builds (docs/baselines.md, "The compiler's settings").
 
 The last line printed is "opbench-export: ok ..." (exit 0) or "opbench-export: error: ..."
-(exit 1, one line). The dynamic axis: every dynamic dimension gets a torch.export.Dim, one per
-distinct way a size changes with x (an op whose token count is l + n^md gets a Dim for it);
-the exported graph recomputes what it needs from the sizes it is given.
+(exit 1, one line). The dynamic axes (x, and each shared axis of several values): every dynamic
+dimension gets a torch.export.Dim, one per axis and distinct way a size changes with it (an op
+whose token count is l + n^md gets a Dim for it); a size changing with two axes at once is an
+error; the exported graph recomputes what it needs from the sizes it is given. The package is
+checked against eager at the example point, and at x_min with every shared axis at its minimum
+and at its maximum.
 """
 import json
 import math
@@ -90,11 +98,30 @@ def read_request(arg):
     x_min, x_max = int(req["x_min"]), int(req["x_max"])
     if x_min < 1 or x_max < x_min:
         raise ExportError(f"bad x range [{x_min}, {x_max}]")
+    for ax in req.get("shared", []):
+        if not all(k in ax for k in ("name", "min", "max", "values")) or not ax["values"]:
+            raise ExportError(f"shared axis {ax!r} lacks name, min, max or values")
+        if int(ax["min"]) < 1 or int(ax["max"]) < int(ax["min"]):
+            raise ExportError(f"bad {ax['name']} range [{ax['min']}, {ax['max']}]")
+    labels = [label(p) for p in all_points(req)]
     for a in req["args"]:
-        missing = [str(x) for x in req["x_values"] if str(x) not in a.get("shapes", {})]
+        missing = [lb for lb in labels if lb not in a.get("shapes", {})]
         if missing:
-            raise ExportError(f"argument {a.get('name')!r} has no shape at x = {', '.join(missing)}")
+            raise ExportError(f"argument {a.get('name')!r} has no shape at point {', '.join(missing)}")
     return req
+
+
+def all_points(req):
+    """Every point of the request: (x, *shared values) for each x and shared combination."""
+    points = [(int(x),) for x in req["x_values"]]
+    for ax in req.get("shared", []):
+        points = [p + (int(v),) for p in points for v in ax["values"]]
+    return points
+
+
+def label(point):
+    """A point's label in the request's shapes: "256", "256,8"."""
+    return ",".join(str(v) for v in point)
 
 
 def Fn(fn):
@@ -191,64 +218,106 @@ class Exporter:
         self.x_name = req["x_name"]
         self.x_min, self.x_max = int(req["x_min"]), int(req["x_max"])
         self.x_values = sorted({int(v) for v in req["x_values"]})
-        self.params.pop(self.x_name, None)
+        # The axes a package may serve several values of: x first, then the shared axes, each
+        # (name, min, max, values in range).
+        self.axes = [(self.x_name, self.x_min, self.x_max,
+                      [v for v in self.x_values if self.x_min <= v <= self.x_max])]
+        for ax in req.get("shared", []):
+            lo, hi = int(ax["min"]), int(ax["max"])
+            values = sorted({int(v) for v in ax["values"] if lo <= int(v) <= hi})
+            self.axes.append((ax["name"], lo, hi, values))
+        for name, *_ in self.axes:
+            self.params.pop(name, None)
+        self.dynamic = any(lo < hi for _, lo, hi, _ in self.axes)
         # Builds the function now: unknown op / mode fail here, before any tracing.
-        self.fn_at(self.x_min)
+        self.fn_at(self.lowest())
 
-    def fn_at(self, x):
-        """The function of the point at x (x bound too: it may be a non-shape axis)."""
-        return self.ops.function(self.op, self.variant, self.mode, self.point(x), self.modes)
+    def lowest(self):
+        return tuple(lo for _, lo, _, _ in self.axes)
 
-    def point(self, x):
+    def fn_at(self, pt):
+        """The function of a point (x and the shared axes bound too: they may be non-shape axes)."""
+        return self.ops.function(self.op, self.variant, self.mode, self.point(pt), self.modes)
+
+    def point(self, pt):
         p = dict(self.params)
-        p[self.x_name] = int(x)
+        for (name, *_), v in zip(self.axes, pt):
+            p[name] = int(v)
         return p
 
-    def shapes(self, x):
-        """Shapes of every argument at x, as the request gives them."""
-        return [tuple(a["shapes"][str(x)]) for a in self.args]
+    def words(self, pt):
+        """x=256 batch=8"""
+        return " ".join(f"{name}={v}" for (name, *_), v in zip(self.axes, pt))
 
-    def example(self, x, seed=0):
+    def shapes(self, pt):
+        """Shapes of every argument at a point, as the request gives them."""
+        return [tuple(a["shapes"][label(pt)]) for a in self.args]
+
+    def example(self, pt, seed=0):
         g = self.torch.Generator(device="cpu").manual_seed(seed)
         return tuple(self.ops.make_tensor(shape, self.ops.torch_dtype(a["dtype"]), a.get("fill", "normal"), g)
-                     .to(self.device) for a, shape in zip(self.args, self.shapes(x)))
+                     .to(self.device) for a, shape in zip(self.args, self.shapes(pt)))
 
     def pick_example(self):
-        """The example x: the request's, else the middle of the table's x values in range
-        whose dynamic sizes are all >= 2 (sizes 0 and 1 are specialised by export)."""
-        if "x_example" in self.req:
-            return int(self.req["x_example"])
-        values = [v for v in self.x_values if self.x_min <= v <= self.x_max]
+        """The example point: per axis, the request's x_example for x, else the middle of the
+        axis's values whose dynamic sizes are all >= 2 (the other axes at their largest value;
+        sizes 0 and 1 are specialised by export)."""
+        top = [values[-1] for *_, values in self.axes]
+        pt = list(top)
+        for k, (name, _, _, values) in enumerate(self.axes):
+            if k == 0 and "x_example" in self.req:
+                pt[0] = int(self.req["x_example"])
+                continue
 
-        def ok(x):
-            s = self.shapes(x)
-            return all(s[i][j] >= 2 for i, a in enumerate(self.args) for j in a.get("dynamic", []))
+            def ok(v):
+                s = self.shapes(tuple(top[:k] + [v] + top[k + 1:]))
+                return all(s[i][j] >= 2 for i, a in enumerate(self.args) for j in a.get("dynamic", []))
 
-        good = [v for v in values if ok(v)]
-        if not good:
-            raise ExportError(f"no {self.x_name} value of the table gives dynamic sizes >= 2 for the example")
-        return good[len(good) // 2]
+            good = [v for v in values if ok(v)]
+            if not good:
+                raise ExportError(f"no {name} value of the table gives dynamic sizes >= 2 for the example")
+            pt[k] = good[len(good) // 2]
+        return tuple(pt)
 
-    def dynamic_shapes(self, x_example):
-        """One Dim per distinct way a dynamic size changes over the table's x values (sizes
-        that change alike share it); the other sizes stay static."""
+    def along(self, k, pt):
+        """The points along axis k through pt: its values, the other axes as in pt."""
+        return [pt[:k] + (v,) + pt[k + 1:] for v in self.axes[k][3]]
+
+    def depends(self, i, j, pt):
+        """The axes whose values change size j of argument i (the others held at pt)."""
+        out = []
+        for k, (_, lo, hi, _) in enumerate(self.axes):
+            if lo < hi and len({self.shapes(q)[i][j] for q in self.along(k, pt)}) > 1:
+                out.append(k)
+        return out
+
+    def dynamic_shapes(self, pt):
+        """One Dim per axis and distinct way a dynamic size changes along it (sizes that change
+        alike share it); the other sizes stay static."""
         from torch.export import Dim
 
-        values = [v for v in self.x_values if self.x_min <= v <= self.x_max]
-        per_x = {v: self.shapes(v) for v in values}
         dims, spec = {}, []
         for i, a in enumerate(self.args):
             entry = {}
             for j in a.get("dynamic", []):
-                sig = tuple(per_x[v][i][j] for v in values)
-                if sig not in dims:
-                    name = self.x_name if sig == tuple(values) else f"{self.x_name}_size{len(dims)}"
-                    dims[sig] = Dim(name, min=min(sig), max=max(sig))
-                entry[j] = dims[sig]
+                deps = self.depends(i, j, pt)
+                if len(deps) > 1:
+                    raise ExportError(f"size {j} of {a['name']} changes with "
+                                      f"{' and '.join(self.axes[k][0] for k in deps)} at once")
+                if not deps:
+                    continue
+                k = deps[0]
+                name, values = self.axes[k][0], self.axes[k][3]
+                sig = tuple(self.shapes(q)[i][j] for q in self.along(k, pt))
+                if (k, sig) not in dims:
+                    dim_name = name if sig == tuple(values) else f"{name}_size{len(dims)}"
+                    dims[(k, sig)] = Dim(dim_name, min=min(sig), max=max(sig))
+                entry[j] = dims[(k, sig)]
             spec.append(entry or None)
-        if not dims:
-            raise ExportError(f"no tensor size depends on {self.x_name}: "
-                              "one package cannot serve several of its values")
+        for k, (name, lo, hi, _) in enumerate(self.axes):
+            if lo < hi and not any(dk == k for dk, _ in dims):
+                raise ExportError(f"no tensor size depends on {name}: "
+                                  "one package cannot serve several of its values")
         return tuple(spec)
 
     def trace(self, fn, args, dynamic_shapes):
@@ -279,7 +348,7 @@ class Exporter:
         ep = export(gm)
         return ep, "make_fx", first
 
-    def compile(self, ep, path, metadata):
+    def compile(self, ep, path, metadata, example):
         """AOTInductor to a temporary package, checked, then renamed into place; where the
         time went (seconds: inductor_s, cpp_s, triton_s, check_s, metrics)."""
         torch = self.torch
@@ -293,7 +362,7 @@ class Exporter:
             configs["aot_inductor.metadata"] = {k: str(v) for k, v in metadata.items()}
             torch._inductor.aoti_compile_and_package(ep, package_path=tmp, inductor_configs=configs)
             t1 = time.time()
-            self.verify(tmp, metadata)
+            self.verify(tmp, example, metadata["opbench_dynamic"] == "1")
             t2 = time.time()
             os.replace(tmp, path)
         finally:
@@ -305,9 +374,22 @@ class Exporter:
                 "triton_s": spent.get("async_compile.wait", 0.0), "check_s": round(t2 - t1, 4),
                 "metrics": spent}
 
-    def verify(self, package, metadata):
-        """Runs the package against the eager function (at the example, and at x_min and
-        x_max's smaller neighbour when dynamic), so a wrong package is never cached."""
+    def checked_points(self, example, dynamic):
+        """Where a package is checked against eager: the example, and when dynamic x_min with
+        every shared axis at its minimum and at its maximum."""
+        points = [example]
+        if dynamic:
+            x = self.x_min if self.x_min < self.x_max else example[0]
+            for end in (1, 2):
+                pt = (x,) + tuple(ax[end] if ax[1] < ax[2] else example[k + 1]
+                                  for k, ax in enumerate(self.axes[1:]))
+                if pt not in points:
+                    points.append(pt)
+        return points
+
+    def verify(self, package, example, dynamic):
+        """Runs the package against the eager function (checked_points), so a wrong package is
+        never cached."""
         torch = self.torch
         if self.device.type == "cuda" and not os.environ.get("OPBENCH_EXPORT_VERIFY_CUDA"):
             # torch 2.11's Python loader crashes on a CUDA package in the exporting process
@@ -315,42 +397,52 @@ class Exporter:
             # point's output against the eager provider.
             return
         model = torch._inductor.aoti_load_package(package)
-        xs = [int(metadata["opbench_x_example"])]
-        if metadata["opbench_dynamic"] == "1":
-            xs.append(self.x_min)
         tol = 1e-4 if self.dtype == torch.float32 else 3e-2
-        for x in xs:
-            args = self.example(x, seed=7)
-            want = self.fn_at(x)(*args)
+        for pt in self.checked_points(example, dynamic):
+            args = self.example(pt, seed=7)
+            want = self.fn_at(pt)(*args)
             got = model(*[a.clone() for a in args])
             got = got[0] if isinstance(got, (list, tuple)) else got
             if tuple(got.shape) != tuple(want.shape):
                 raise ExportError(f"package output shape {tuple(got.shape)} != eager "
-                                  f"{tuple(want.shape)} at {self.x_name}={x}")
+                                  f"{tuple(want.shape)} at {self.words(pt)}")
             w, g = want.double(), got.double()
             err = ((g - w).norm() / w.norm().clamp_min(1e-30)).item()
             if not err <= tol:
-                raise ExportError(f"package disagrees with eager at {self.x_name}={x}: "
+                raise ExportError(f"package disagrees with eager at {self.words(pt)}: "
                                   f"relative error {err:.3g} > {tol}")
 
-    def export(self, x_example, path, dynamic, metadata):
-        args = self.example(x_example)
+    def ranges(self, example, dynamic):
+        """The package's metadata of what it serves: each axis's range (the example's value
+        alone when static)."""
+        meta = {"opbench_dynamic": "1" if dynamic else "0", "opbench_x_name": self.x_name}
+        shared = [ax[0] for ax in self.axes[1:]]
+        if shared:
+            meta["opbench_shared"] = ",".join(shared)
+        for k, (name, lo, hi, _) in enumerate(self.axes):
+            prefix = "opbench_x" if k == 0 else f"opbench_shared_{name}"
+            meta[f"{prefix}_min"] = str(lo if dynamic else example[k])
+            meta[f"{prefix}_max"] = str(hi if dynamic else example[k])
+        meta["opbench_x_example"] = str(example[0])
+        return meta
+
+    def served(self, example, dynamic):
+        """m=256..32768 batch=8..32, or m=256 batch=8"""
+        return " ".join(f"{name}={lo}..{hi}" if dynamic and lo < hi else f"{name}={example[k]}"
+                        for k, (name, lo, hi, _) in enumerate(self.axes))
+
+    def export(self, example, path, dynamic, metadata):
+        args = self.example(example)
         t0 = time.time()
-        ep, how, why = self.trace(self.fn_at(x_example), args,
-                                  self.dynamic_shapes(x_example) if dynamic else None)
+        ep, how, why = self.trace(self.fn_at(example), args,
+                                  self.dynamic_shapes(example) if dynamic else None)
         if why:
             log(f"torch.export failed ({why}); captured with make_fx instead")
         t1 = time.time()
         meta = dict(metadata)
-        meta.update({
-            "opbench_dynamic": "1" if dynamic else "0",
-            "opbench_x_name": self.x_name,
-            "opbench_x_min": str(self.x_min if dynamic else x_example),
-            "opbench_x_max": str(self.x_max if dynamic else x_example),
-            "opbench_x_example": str(x_example),
-            "opbench_trace": how,
-        })
-        stages = self.compile(ep, path, meta)
+        meta.update(self.ranges(example, dynamic))
+        meta["opbench_trace"] = how
+        stages = self.compile(ep, path, meta, example)
         t2 = time.time()
         stages["export_s"] = round(t1 - t0, 4)
         stages["isa_s"], self.isa_s = self.isa_s, 0.0
@@ -359,8 +451,7 @@ class Exporter:
         with open(tmp, "w") as f:
             json.dump(stages, f, indent=1, sort_keys=True)
         os.replace(tmp, f"{base}.stages.json")
-        log(f"{'dynamic' if dynamic else 'static'} {self.x_name}="
-            f"{f'{self.x_min}..{self.x_max}' if dynamic else x_example} traced by {how} in "
+        log(f"{'dynamic' if dynamic else 'static'} {self.served(example, dynamic)} traced by {how} in "
             f"{t1 - t0:.1f} s, compiled in {t2 - t1:.1f} s (AOTInductor {stages['inductor_s']:.1f} s: "
             f"C++ {stages['cpp_s']:.1f} s, Triton {stages['triton_s']:.1f} s; check {stages['check_s']:.1f} s)")
         return meta
@@ -369,25 +460,25 @@ class Exporter:
         out = self.req["output"]
         os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
         metadata = {str(k): str(v) for k, v in self.req.get("metadata", {}).items()}
-        if self.x_min == self.x_max:
-            self.export(self.x_min, out, False, metadata)
-            return f"static {self.x_name}={self.x_min} path={out}"
-        x_example = self.pick_example()
+        if not self.dynamic:
+            self.export(self.lowest(), out, False, metadata)
+            return f"static {self.served(self.lowest(), False)} path={out}"
+        example = self.pick_example()
         try:
-            self.export(x_example, out, True, metadata)
-            return f"dynamic {self.x_name}={self.x_min}..{self.x_max} path={out}"
+            self.export(example, out, True, metadata)
+            return f"dynamic {self.served(example, True)} path={out}"
         except Exception as e:  # noqa: BLE001
             why = one_line(e)
             static = self.req.get("static_output")
             if not static:
                 raise
-            log(f"dynamic export failed ({why}); static package at {self.x_name}={x_example}")
+            log(f"dynamic export failed ({why}); static package at {self.words(example)}")
             if os.environ.get("OPBENCH_EXPORT_DEBUG"):
                 traceback.print_exc()
-            path = static.replace("{x}", str(x_example))
+            path = static.replace("{x}", str(example[0]))
             metadata["opbench_dynamic_error"] = why
-            self.export(x_example, path, False, metadata)
-            return f"static {self.x_name}={x_example} path={path} (dynamic failed: {why})"
+            self.export(example, path, False, metadata)
+            return f"static {self.served(example, False)} path={path} (dynamic failed: {why})"
 
 
 def main(argv):

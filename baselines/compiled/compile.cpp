@@ -1,11 +1,15 @@
 // compile_packages (compiled.h) as a few named steps: plan each request (cached, known to
-// fail, shared with another, or queued for an exporter), start exporters up to the job count,
-// reap the ones that ended (or ran past the timeout), and finish each request once its last
-// export is in (a failed dynamic export falling back to one static package per x).
+// fail, or wanting a package), group the wanted ones by the package that serves them (one
+// export for tables differing only in the op's shared axes), start exporters up to the job
+// count, reap the ones that ended (or ran past the timeout), and finish each request once its
+// last export is in (a failed dynamic export falling back to one static package per x; a
+// failed export dynamic over a shared axis to one package per value).
 #include <algorithm>
 #include <chrono>
 #include <climits>
 #include <deque>
+#include <iostream>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -25,10 +29,11 @@ using namespace compiled;
 using Clock = std::chrono::steady_clock;
 
 
+// One exporter process and the requests its package serves.
 struct Job {
-  size_t request = 0;
+  std::vector<size_t> members;
   ExportJob spec;
-  bool dynamic = false;
+  bool merged = false;  // dynamic over a shared axis: falls back to one package per value
   pid_t pid = -1;
   Clock::time_point started;
 };
@@ -37,15 +42,15 @@ struct RequestState {
   PackageKey key;
   std::string dir;
   std::vector<int64_t> xs;                // sorted, unique
+  SharedPoint point;                      // its shared axes' values
   std::map<int64_t, std::string> served;  // x -> package
   std::string error;
   bool export_failed = false;  // an exporter failed (remembered for the process)
-  bool cached = false, started = false, finished = false;
+  bool cached = false, wanted = false, started = false, finished = false;
   int pending = 0;             // jobs queued or running
   ExportStages stages;         // where its exports' time went
   Clock::time_point first_start;
   double seconds = 0;
-  size_t owner = SIZE_MAX;     // another request building the same package
 };
 
 class Build {
@@ -56,8 +61,9 @@ class Build {
 
   std::vector<CompileOutcome> run() {
     for (size_t i = 0; i < requests_.size(); ++i) plan(i);
+    for (const auto& members : groups()) queue(members);
     for (size_t i = 0; i < requests_.size(); ++i)
-      if (state_[i].pending == 0 && state_[i].owner == SIZE_MAX) finish(i);
+      if (state_[i].pending == 0) finish(i);
     while (!queue_.empty() || !running_.empty()) {
       start_ready();
       if (!reap() && !running_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -66,8 +72,7 @@ class Build {
   }
 
  private:
-  // What request i needs: nothing (its packages are on disk), or one export, shared with an
-  // earlier request building the same package.
+  // What request i needs: nothing (its packages are on disk), or a package (wanted).
   void plan(size_t i) {
     CompileRequest& r = requests_[i];
     RequestState& s = state_[i];
@@ -77,8 +82,11 @@ class Build {
       s.key = make_key(r);
       s.dir = package_dir(s.key);
       s.xs = distinct_sorted(r.x_values);
+      s.point = shared_point(r);
       if (s.xs.front() < 1) throw std::runtime_error(r.x_name + " values must be >= 1");
-      s.served = cached_packages(s.dir, s.xs);
+      for (const auto& [axis, v] : s.point)
+        if (v < 1) throw std::runtime_error(axis + " values must be >= 1");
+      s.served = cached_packages(s.dir, s.xs, s.point);
       if (!s.served.empty()) {
         s.cached = true;
         return;
@@ -90,23 +98,54 @@ class Build {
       fs::make_dirs(s.dir);
       const std::string key_file = s.dir + "/key.txt";
       if (!fs::is_regular_file(key_file)) fs::write_file(key_file, s.key.canonical);
-      Job job;
-      job.request = i;
-      job.dynamic = s.xs.front() != s.xs.back();
-      job.spec = {s.xs.front(), s.xs.back(), s.xs,
-                  s.dir + "/" + (job.dynamic ? dyn_name(s.xs.front(), s.xs.back()) : static_name(s.xs.front())),
-                  job.dynamic ? s.dir + "/static-{x}.pt2" : ""};
-      auto owner = owner_of_.find(job.spec.output);
-      if (owner != owner_of_.end()) {
-        s.owner = owner->second;
-        return;
-      }
-      owner_of_[job.spec.output] = i;
-      s.pending = 1;
-      queue_.push_back(job);
+      s.wanted = true;
     } catch (const std::exception& e) {
       s.error = first_line(e.what());
     }
+  }
+
+  // The wanted requests by the package that serves them, in request order: one per key when
+  // the op has shared axes (tables differing in them alone), else one per key and x range.
+  std::vector<std::vector<size_t>> groups() const {
+    std::vector<std::vector<size_t>> out;
+    std::map<std::string, size_t> index;
+    for (size_t i = 0; i < state_.size(); ++i) {
+      const RequestState& s = state_[i];
+      if (!s.wanted) continue;
+      std::string id = s.key.key;
+      if (s.point.empty()) id += "|" + std::to_string(s.xs.front()) + "-" + std::to_string(s.xs.back());
+      auto [it, added] = index.emplace(id, out.size());
+      if (added) out.emplace_back();
+      out[it->second].push_back(i);
+    }
+    return out;
+  }
+
+  // One export serving `members` (requests of one key): every x value of theirs, each shared
+  // axis over their values.
+  void queue(const std::vector<size_t>& members) {
+    Job job;
+    job.members = members;
+    SharedRanges ranges;
+    for (size_t m : members) {
+      const RequestState& s = state_[m];
+      job.spec.xs.insert(job.spec.xs.end(), s.xs.begin(), s.xs.end());
+      for (const auto& [axis, v] : s.point) job.spec.shared[axis].push_back(v);
+    }
+    job.spec.xs = distinct_sorted(job.spec.xs);
+    for (auto& [axis, values] : job.spec.shared) {
+      values = distinct_sorted(values);
+      ranges[axis] = {values.front(), values.back()};
+      job.merged = job.merged || values.size() > 1;
+    }
+    job.spec.lo = job.spec.xs.front();
+    job.spec.hi = job.spec.xs.back();
+    const std::string& dir = state_[members.front()].dir;
+    job.spec.output = dir + "/" + package_name(PackageName{{job.spec.lo, job.spec.hi}, ranges});
+    if (job.spec.lo != job.spec.hi && !job.merged)
+      job.spec.static_output = dir + "/" + package_name("static-{x}", ranges);
+    for (size_t m : members) ++state_[m].pending;
+    queue_.push_back(job);
   }
 
   // Starts queued exports while fewer than jobs_ run.
@@ -114,25 +153,33 @@ class Build {
     while (!queue_.empty() && static_cast<int>(running_.size()) < jobs_) {
       Job job = queue_.front();
       queue_.pop_front();
-      RequestState& s = state_[job.request];
-      if (!s.error.empty()) {  // a sibling export already failed: start no more for it
-        if (--s.pending == 0) finish(job.request);
+      if (all_failed(job)) {  // a sibling export already failed: start no more for it
+        for (size_t m : job.members)
+          if (--state_[m].pending == 0) finish(m);
         continue;
       }
       start(job);
     }
   }
 
+  bool all_failed(const Job& job) const {
+    for (size_t m : job.members)
+      if (state_[m].error.empty()) return false;
+    return true;
+  }
+
   void start(Job job) {
-    RequestState& s = state_[job.request];
     const std::string base = job.spec.output.substr(0, job.spec.output.size() - 4);  // drop .pt2
     try {
-      fs::write_file(base + ".request.json", request_json(requests_[job.request], s.key.key, job.spec));
+      const RequestState& s = state_[job.members.front()];
+      fs::write_file(base + ".request.json", request_json(requests_[job.members.front()], s.key.key, job.spec));
     } catch (const std::exception& e) {
       job_done(job, first_line(e.what()));
       return;
     }
-    if (!s.started) {
+    for (size_t m : job.members) {
+      RequestState& s = state_[m];
+      if (s.started) continue;
       s.started = true;
       s.first_start = Clock::now();
     }
@@ -170,43 +217,70 @@ class Build {
     return any;
   }
 
-  void job_done(const Job& job, const std::string& error) {
-    RequestState& s = state_[job.request];
-    s.seconds = std::chrono::duration<double>(Clock::now() - s.first_start).count();
-    if (!error.empty()) {
+  void job_done(const Job& job, std::string error) {
+    const bool built = error.empty() && fs::is_regular_file(job.spec.output);
+    if (!built && error.empty() && !job.spec.static_output.empty()) {
+      fall_back_static(job);
+    } else if (!built) {
+      if (error.empty()) error = "the exporter succeeded but wrote no " + job.spec.output;
+      if (job.merged)
+        fall_back_per_value(job, error);
+      else
+        failed(job, error);
+    }
+    for (size_t m : job.members) {
+      RequestState& s = state_[m];
+      s.seconds = std::chrono::duration<double>(Clock::now() - s.first_start).count();
+      if (built) {
+        for (int64_t x : s.xs)
+          if (x >= job.spec.lo && x <= job.spec.hi) s.served[x] = job.spec.output;
+        s.stages.add(read_stages(job.spec.output));
+      }
+      if (--s.pending == 0) finish(m);
+    }
+  }
+
+  void failed(const Job& job, const std::string& error) {
+    for (size_t m : job.members) {
+      RequestState& s = state_[m];
       if (s.error.empty()) s.error = error;
       s.export_failed = true;
-    } else if (fs::is_regular_file(job.spec.output)) {
-      for (int64_t x : job.spec.xs) s.served[x] = job.spec.output;
-      s.stages.add(read_stages(job.spec.output));
-    } else if (job.dynamic) {
-      fall_back_static(job);
-    } else if (s.error.empty()) {
-      s.error = "the exporter succeeded but wrote no " + job.spec.output;
-      s.export_failed = true;
     }
-    if (--s.pending == 0) finish(job.request);
+  }
+
+  // The export dynamic over a shared axis failed: one package per value of the shared axes,
+  // each serving the requests of that value (as one package per table), with a warning.
+  void fall_back_per_value(const Job& job, const std::string& error) {
+    std::string axes;
+    for (const auto& [axis, values] : job.spec.shared) axes += (axes.empty() ? "" : ", ") + axis;
+    std::cerr << "opbench: warning: " << state_[job.members.front()].key.key << ": the package dynamic over "
+              << axes << " failed (" << error << "): one package per " << axes << " value instead\n";
+    std::map<SharedPoint, std::vector<size_t>> by_value;
+    for (size_t m : job.members) by_value[state_[m].point].push_back(m);
+    for (const auto& [point, members] : by_value) queue(members);
   }
 
   // The exporter fell back to a static package at its example x: one static export per x.
   void fall_back_static(const Job& job) {
-    RequestState& s = state_[job.request];
+    SharedRanges ranges;
+    for (const auto& [axis, values] : job.spec.shared) ranges[axis] = {values.front(), values.back()};
+    const std::string& dir = state_[job.members.front()].dir;
     for (int64_t x : job.spec.xs) {
-      const std::string p = s.dir + "/" + static_name(x);
+      Job one;
+      for (size_t m : job.members)
+        if (std::binary_search(state_[m].xs.begin(), state_[m].xs.end(), x)) one.members.push_back(m);
+      const std::string p = dir + "/" + package_name(PackageName{{x, x}, ranges});
       if (fs::is_regular_file(p)) {
-        s.served[x] = p;
+        for (size_t m : one.members) state_[m].served[x] = p;
         continue;
       }
-      Job one;
-      one.request = job.request;
-      one.spec = {x, x, {x}, p, ""};
-      ++s.pending;
+      one.spec = {x, x, {x}, job.spec.shared, p, ""};
+      for (size_t m : one.members) ++state_[m].pending;
       queue_.push_back(one);
     }
   }
 
-  // Request i's outcome, the process's memory of its packages, progress, and the requests
-  // that waited on its package.
+  // Request i's outcome, the process's memory of its packages, and progress.
   void finish(size_t i) {
     RequestState& s = state_[i];
     if (s.finished) return;
@@ -231,15 +305,6 @@ class Build {
     }
     ++done_;
     if (progress_) progress_(done_, requests_.size(), o);
-    for (size_t f = 0; f < state_.size(); ++f) {
-      if (state_[f].owner != i || state_[f].finished) continue;
-      state_[f].served = s.served;
-      state_[f].error = s.error;
-      state_[f].export_failed = s.export_failed;
-      state_[f].seconds = s.seconds;
-      state_[f].stages = s.stages;
-      finish(f);
-    }
   }
 
   std::vector<CompileRequest> requests_;
@@ -250,7 +315,6 @@ class Build {
   const double timeout_;
   std::deque<Job> queue_;
   std::vector<Job> running_;
-  std::map<std::string, size_t> owner_of_;  // package path -> the request building it
   size_t done_ = 0;
 };
 

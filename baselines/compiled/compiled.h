@@ -10,12 +10,20 @@
 //
 // Packages are cached on disk under cache_dir()/<key>/ (package_cache.h), the key naming
 // everything that changes the generated code: op, provider, every axis of the point but the
-// swept x axis (metric excluded), the device type and its compute capability (CPU: its
-// model and the thread count), the versions of the exporting torch and of LibTorch, and a hash of opbench_ops.py
-// and export_aoti.py. Inside a key's folder:
+// swept x axis, metric and the op's shared axes (OpSpec::shared_axes: sizes alone, such as
+// tpa_decode's batch; named in the key instead, so that one table's package is never taken
+// for a shared one), the device type and its compute capability (CPU: its model and the
+// thread count), the versions of the exporting torch and of LibTorch, and a hash of
+// opbench_ops.py and export_aoti.py. Tables that differ only in shared axes have one key, and
+// are built as one export dynamic over x and over each shared axis (a torch.export.Dim each);
+// $OPBENCH_AOTI_SHARE=0 turns that off (one key, one package, per table, as for an op without
+// shared axes). Inside a key's folder, each name saying the ranges it serves (package_name.h):
 //   dyn-<min>-<max>.pt2   one package for every x in [min, max] (a torch.export.Dim)
 //   static-<x>.pt2        one x only (the fallback when the dynamic export fails, or a point
 //                         prepared without its table's packages built first)
+//   dyn-<min>-<max>.batch-<lo>-<hi>.pt2, static-<x>.batch-<lo>-<hi>.pt2
+//                         the same in a shared key's folder, for batch in [lo, hi] too (lo ==
+//                         hi: one table's, the fallback when the export dynamic over batch fails)
 // each with <package>.log (the exporter's output) and <package>.request.json beside it.
 #pragma once
 #include <cstdint>
@@ -43,7 +51,10 @@ using CompileOutcome = TableOutcome;
 
 // Builds the packages of `requests` (compile.cpp), up to `jobs` exporter processes at a time.
 // Each request gets one dynamic package over [min(x_values), max(x_values)] (one static
-// package when it has one x value; one per x value when the dynamic export fails). `progress`
+// package when it has one x value; one per x value when the dynamic export fails), shared
+// with the requests of its key (differing only in shared axes: one package over their x
+// values and shared axes' values; one per value of the shared axes, with a warning on stderr,
+// when that export fails). `progress`
 // (may be empty) is called once per request as it completes, cached ones first. Never throws
 // for a failing export: the outcome carries the error. One outcome per request, in order.
 std::vector<CompileOutcome> compile_packages(const std::vector<CompileRequest>& requests, int jobs,

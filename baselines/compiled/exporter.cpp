@@ -116,11 +116,12 @@ std::string cpu_model() {
 
 using json = nlohmann::ordered_json;
 
-// One argument of the exported function: its shape at each x and the dimensions that change.
-json argument(const std::string& name, const std::string& dtype, const char* fill,
-              const std::vector<std::pair<int64_t, std::vector<int64_t>>>& shapes) {
+using Shapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;  // point label -> shape
+
+// One argument of the exported function: its shape at each point and the dimensions that change.
+json argument(const std::string& name, const std::string& dtype, const char* fill, const Shapes& shapes) {
   json at = json::object();
-  for (const auto& [x, shape] : shapes) at[std::to_string(x)] = shape;
+  for (const auto& [label, shape] : shapes) at[label] = shape;
   json dynamic = json::array();
   const std::vector<int64_t>& first = shapes.front().second;
   for (size_t d = 0; d < first.size(); ++d)
@@ -132,26 +133,43 @@ json argument(const std::string& name, const std::string& dtype, const char* fil
   return {{"name", name}, {"dtype", dtype}, {"fill", fill}, {"shapes", at}, {"dynamic", dynamic}};
 }
 
+// A point's label in the request: x, then each shared axis's value ("256", "256,8").
+std::string label(int64_t x, const SharedPoint& point) {
+  std::string s = std::to_string(x);
+  for (const auto& [axis, v] : point) s += "," + std::to_string(v);
+  return s;
+}
+
 // The function's arguments from the OpSpec: its inputs, then grad_out for bwd.
-json arguments(const OpSpec& op, const CompileRequest& r, const std::vector<int64_t>& xs) {
+json arguments(const OpSpec& op, const CompileRequest& r, const ExportJob& job) {
   const std::string dtype = r.params.s("dtype"), mode = r.params.s("mode");
-  std::vector<std::vector<std::pair<int64_t, std::vector<int64_t>>>> shapes;
+  std::vector<Shapes> shapes;
   std::vector<TensorSpec> specs;
-  std::vector<std::pair<int64_t, std::vector<int64_t>>> out_shapes;
-  for (int64_t x : xs) {
-    Params p = r.params;
-    p.set(r.x_name, x);
-    p = op.with_defaults(p);
-    specs = op.inputs(p);
-    shapes.resize(specs.size());
-    for (size_t i = 0; i < specs.size(); ++i) shapes[i].emplace_back(x, specs[i].shape);
-    if (mode == "bwd") out_shapes.emplace_back(x, op.output_shape(p));
-  }
+  Shapes out_shapes;
+  for (const SharedPoint& point : combinations(job.shared))
+    for (int64_t x : job.xs) {
+      Params p = r.params;
+      p.set(r.x_name, x);
+      for (const auto& [axis, v] : point) p.set(axis, v);
+      p = op.with_defaults(p);
+      specs = op.inputs(p);
+      shapes.resize(specs.size());
+      for (size_t i = 0; i < specs.size(); ++i) shapes[i].emplace_back(label(x, point), specs[i].shape);
+      if (mode == "bwd") out_shapes.emplace_back(label(x, point), op.output_shape(p));
+    }
   json args = json::array();
   for (size_t i = 0; i < specs.size(); ++i)
     args.push_back(argument(specs[i].name, specs[i].storage_dtype ? dtype : "fp32", fill_name(specs[i].fill), shapes[i]));
   if (mode == "bwd") args.push_back(argument("grad_out", dtype, fill_name(Fill::Normal), out_shapes));
   return args;
+}
+
+// The shared axes of a job: [{name, min, max, values}].
+json shared_json(const ExportJob& job) {
+  json out = json::array();
+  for (const auto& [axis, values] : job.shared)
+    out.push_back({{"name", axis}, {"min", values.front()}, {"max", values.back()}, {"values", values}});
+  return out;
 }
 
 }  // namespace
@@ -344,13 +362,27 @@ std::string eager_variant(const std::string& provider) {
   return provider.substr(0, provider.size() - kSuffix.size());
 }
 
+std::vector<SharedPoint> combinations(const std::map<std::string, std::vector<int64_t>>& shared) {
+  std::vector<SharedPoint> out(1);
+  for (const auto& [axis, values] : shared) {
+    std::vector<SharedPoint> next;
+    for (const SharedPoint& p : out)
+      for (int64_t v : values) {
+        next.push_back(p);
+        next.back()[axis] = v;
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
 std::string request_json(const CompileRequest& r, const std::string& key, const ExportJob& job) {
   const OpSpec* op = find_op(r.op);
   if (!op) throw std::runtime_error("unknown op '" + r.op + "'");
   if (eager_variant(r.provider).empty()) throw std::runtime_error("'" + r.provider + "' is not a compiled provider");
   json params = json::object();
   for (const auto& [name, value] : r.params.values())
-    if (name != r.x_name && name != "metric") params[name] = value_json(value);
+    if (name != r.x_name && name != "metric" && !job.shared.count(name)) params[name] = value_json(value);
   json j = {{"op", r.op},
             {"variant", eager_variant(r.provider)},
             {"provider", r.provider},
@@ -363,7 +395,8 @@ std::string request_json(const CompileRequest& r, const std::string& key, const 
             {"x_min", job.lo},
             {"x_max", job.hi},
             {"x_values", job.xs},
-            {"args", arguments(*op, r, job.xs)},
+            {"shared", shared_json(job)},
+            {"args", arguments(*op, r, job)},
             {"output", job.output}};
   if (!job.static_output.empty()) j["static_output"] = job.static_output;
   j["metadata"] = {{"opbench_key", key}};

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "baselines/compiled/compiled.h"
+#include "baselines/compiled/package_name.h"
 
 namespace opbench::compiled {
 
@@ -37,16 +38,21 @@ std::string sources_hash();
 std::string eager_variant(const std::string& provider);
 
 // One export: the package at `output` serving x in [lo, hi] (lo == hi: static), over the
-// table's x values `xs`; `static_output` ("" for none) the fallback path with "{x}".
+// tables' x values `xs`, and each shared axis over its values in `shared` (one value: static
+// in it); `static_output` ("" for none) the fallback path with "{x}".
 struct ExportJob {
   int64_t lo = 0, hi = 0;
   std::vector<int64_t> xs;
+  std::map<std::string, std::vector<int64_t>> shared;
   std::string output, static_output;
 };
 
+// Every combination of the shared axes' values (one empty point when there are none).
+std::vector<SharedPoint> combinations(const std::map<std::string, std::vector<int64_t>>& shared);
+
 // The request document for scripts/export_aoti.py: the op's facts from its OpSpec (its
-// function's variant, modes, every argument's dtype, fill and shape at each x, which
-// dimensions change with x), the point's axes and the job's paths.
+// function's variant, modes, every argument's dtype, fill and shape at each x and shared
+// axes' combination, which dimensions change), the point's other axes and the job's paths.
 std::string request_json(const CompileRequest& r, const std::string& key, const ExportJob& job);
 
 // Starts the exporter on the request file, its output into `log_path`, in a process group of

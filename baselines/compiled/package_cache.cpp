@@ -20,13 +20,21 @@ namespace opbench::compiled {
 
 namespace {
 
-// Every axis but x and metric, in a stable order: "name=value;..."
-std::string params_signature(const Params& p, const std::string& x_name) {
+// Every axis but x, metric and `left_out`, in a stable order: "name=value;..."
+std::string params_signature(const Params& p, const std::string& x_name,
+                             const std::vector<std::string>& left_out = {}) {
   std::string s;
   for (const auto& [name, value] : p.values()) {
     if (name == x_name || name == "metric") continue;
+    if (std::find(left_out.begin(), left_out.end(), name) != left_out.end()) continue;
     s += name + "=" + to_string(value) + ";";
   }
+  return s;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string s;
+  for (const auto& w : words) s += (s.empty() ? "" : ",") + w;
   return s;
 }
 
@@ -59,14 +67,46 @@ std::vector<int64_t> distinct_sorted(std::vector<int64_t> xs) {
   return xs;
 }
 
+bool sharing() {
+  const char* v = std::getenv("OPBENCH_AOTI_SHARE");
+  const std::string s = v ? v : "";
+  if (s.empty() || s == "1") return true;
+  if (s == "0") return false;
+  throw std::runtime_error("OPBENCH_AOTI_SHARE must be 0 or 1, not '" + s + "'");
+}
+
+std::vector<std::string> shared_axes(const CompileRequest& r) {
+  const OpSpec* op = find_op(r.op);
+  if (!op || !sharing()) return {};
+  std::vector<std::string> out;
+  for (const std::string& name : op->shared_axes) {
+    const AxisSpec* axis = op->axis(name);
+    if (!axis || axis->kind != AxisKind::Int)
+      throw std::runtime_error("op '" + r.op + "': shared axis '" + name + "' is not one of its int axes");
+    if (name != r.x_name) out.push_back(name);
+  }
+  return out;
+}
+
+SharedPoint shared_point(const CompileRequest& r) {
+  const std::vector<std::string> axes = shared_axes(r);
+  if (axes.empty()) return {};
+  const Params p = find_op(r.op)->with_defaults(r.params);
+  SharedPoint point;
+  for (const std::string& a : axes) point[a] = p.i(a);
+  return point;
+}
+
 PackageKey make_key(const CompileRequest& r) {
   if (!declared(r.op, r.provider))
     throw std::runtime_error("no compiled provider '" + r.provider + "' for op '" + r.op + "'");
   const std::string why = unavailable(r.device);
   if (!why.empty()) throw std::runtime_error(why);
   PackageKey k;
+  const std::vector<std::string> shared = shared_axes(r);
   k.canonical = "op=" + r.op + "\nprovider=" + r.provider + "\nx=" + r.x_name +
-                "\nparams=" + params_signature(r.params, r.x_name) + "\ndevice=" + device_signature(r.device) +
+                "\nparams=" + params_signature(r.params, r.x_name, shared) +
+                (shared.empty() ? "" : "\nshared=" + joined(shared)) + "\ndevice=" + device_signature(r.device) +
                 "\ntorch=" + probe(python()).torch_version + "\nlibtorch=" + TORCH_VERSION +
                 "\nsources=" + sources_hash() + "\n";
   // Inductor settings set for an experiment (scripts/export_aoti.py) make other packages; unset
@@ -79,12 +119,6 @@ PackageKey make_key(const CompileRequest& r) {
 }
 
 std::string package_key(const CompileRequest& request) { return make_key(request).key; }
-
-std::string dyn_name(int64_t lo, int64_t hi) {
-  return "dyn-" + std::to_string(lo) + "-" + std::to_string(hi) + ".pt2";
-}
-
-std::string static_name(int64_t x) { return "static-" + std::to_string(x) + ".pt2"; }
 
 namespace {
 
@@ -123,44 +157,82 @@ bool whole_package(const std::string& path) {
   return false;
 }
 
-std::string find_package(const std::string& dir, int64_t x) {
-  std::string best;
-  int64_t best_width = -1, best_lo = 0;
-  for (const std::string& name : fs::list_dir(dir)) {
-    long long lo = 0, hi = 0;
-    char tail[8] = {0};
-    if (std::sscanf(name.c_str(), "dyn-%lld-%lld%7s", &lo, &hi, tail) != 3 || std::string(tail) != ".pt2" ||
-        x < lo || x > hi || !usable(dir + "/" + name))
-      continue;
-    const int64_t width = hi - lo;
-    if (best_width < 0 || width < best_width || (width == best_width && lo < best_lo)) {
-      best = dir + "/" + name;
-      best_width = width;
-      best_lo = lo;
-    }
+namespace {
+
+// The whole packages in `dir` serving `point` at some x, by name.
+std::vector<std::pair<PackageName, std::string>> packages_for(const std::string& dir, const SharedPoint& point) {
+  std::vector<std::pair<PackageName, std::string>> out;
+  for (const std::string& file : fs::list_dir(dir)) {
+    const std::optional<PackageName> name = parse_package_name(file);
+    if (name && name->serves(name->x.lo, point) && usable(dir + "/" + file)) out.emplace_back(*name, dir + "/" + file);
   }
-  if (!best.empty()) return best;
-  const std::string st = dir + "/" + static_name(x);
-  return fs::is_regular_file(st) && usable(st) ? st : "";
+  return out;
 }
 
-std::map<int64_t, std::string> cached_packages(const std::string& dir, const std::vector<int64_t>& xs) {
+// The narrowest of `packages` serving every x from x to x_hi at `point` ("" when none).
+std::string narrowest(const std::vector<std::pair<PackageName, std::string>>& packages, int64_t x, int64_t x_hi,
+                      const SharedPoint& point) {
+  const std::pair<PackageName, std::string>* best = nullptr;
+  for (const auto& p : packages)
+    if (p.first.serves(x, point) && p.first.x.holds(x_hi) && (!best || p.first.narrower_than(best->first)))
+      best = &p;
+  return best ? best->second : "";
+}
+
+}  // namespace
+
+std::string find_package(const std::string& dir, int64_t x, const SharedPoint& point) {
+  return narrowest(packages_for(dir, point), x, x, point);
+}
+
+std::map<int64_t, std::string> cached_packages(const std::string& dir, const std::vector<int64_t>& xs,
+                                               const SharedPoint& point) {
+  const auto packages = packages_for(dir, point);
   std::map<int64_t, std::string> served;
-  const int64_t lo = xs.front(), hi = xs.back();
-  // One package on disk for the whole range?
-  const std::string whole = find_package(dir, lo);
-  long long a = 0, b = 0;
-  if (!whole.empty() &&
-      (std::sscanf(fs::base_name(whole).c_str(), "dyn-%lld-%lld", &a, &b) == 2 ? b >= hi : lo == hi)) {
-    for (int64_t x : xs) served[x] = whole;
-    return served;
-  }
+  const std::string whole = narrowest(packages, xs.front(), xs.back(), point);  // one for the whole range?
   for (int64_t x : xs) {
-    const std::string p = find_package(dir, x);
+    const std::string p = whole.empty() ? narrowest(packages, x, x, point) : whole;
     if (p.empty()) return {};
     served[x] = p;
   }
   return served;
+}
+
+namespace {
+
+// "name in [lo, hi]" from a package's metadata; false when it lacks them or holds no number.
+bool meta_range(const std::map<std::string, std::string>& meta, const std::string& prefix, Range* r) {
+  auto lo = meta.find(prefix + "_min"), hi = meta.find(prefix + "_max");
+  if (lo == meta.end() || hi == meta.end()) return false;
+  try {
+    *r = {std::stoll(lo->second), std::stoll(hi->second)};
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
+std::string range_words(const std::string& axis, const Range& r) {
+  return axis + " in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "]";
+}
+
+}  // namespace
+
+std::string serve_error(const std::map<std::string, std::string>& meta, const std::string& package, const Params& p,
+                        const SharedPoint& shared) {
+  Range r;
+  const std::string head = "package " + package + " ";
+  auto x_name = meta.find("opbench_x_name");
+  if (x_name != meta.end() && p.has(x_name->second) && meta_range(meta, "opbench_x", &r)) {
+    const int64_t x = p.i(x_name->second);
+    if (!r.holds(x)) return head + "serves " + range_words(x_name->second, r) + ", not " + x_name->second + "=" + std::to_string(x);
+  }
+  for (const auto& [axis, value] : shared) {
+    if (!meta_range(meta, "opbench_shared_" + axis, &r))
+      return head + "was built for one table: it names no range of " + axis;
+    if (!r.holds(value)) return head + "serves " + range_words(axis, r) + ", not " + axis + "=" + std::to_string(value);
+  }
+  return "";
 }
 
 std::string point_signature(const CompileRequest& r, int64_t x) {

@@ -59,26 +59,39 @@ std::shared_ptr<Loader> load(const std::string& path, int device_index) {
   return loader;
 }
 
-// The package for one point: the one its table's build assigned, else one on disk covering x,
-// else a static export for this x (tens of seconds).
-std::string package_for(const OpSpec& op, const std::string& provider, const Params& p, const std::string& device) {
-  CompileRequest r{op.name, provider, p, op.x_axes.front(), {}, device};
-  const int64_t x = p.i(r.x_name);
-  r.x_values = {x};
+// The package for one point: the one its table's build assigned, else one on disk covering x
+// and the point's shared axes, else a static export for this x (tens of seconds).
+std::string package_for(const CompileRequest& r, int64_t x) {
   const std::string sig = point_signature(r, x);
   const std::string assigned = PackageMemory::get().package_of(sig);
   if (!assigned.empty() && fs::is_regular_file(assigned)) return assigned;
   const std::string dir = package_dir(make_key(r));
-  std::string path = find_package(dir, x);
+  const SharedPoint point = shared_point(r);
+  std::string path = find_package(dir, x, point);
   if (!path.empty()) return path;
   const std::string failure = PackageMemory::get().failure_of(sig);
   if (!failure.empty()) throw std::runtime_error(failure);
   const std::vector<CompileOutcome> out = compile_packages({r}, 1, nullptr);
   if (!out.at(0).error.empty()) throw std::runtime_error(out[0].error);
-  path = find_package(dir, x);
+  path = find_package(dir, x, point);
   if (path.empty())
-    throw std::runtime_error(provider + ": no package for " + r.x_name + "=" + std::to_string(x) + " after the export");
+    throw std::runtime_error(r.provider + ": no package for " + r.x_name + "=" + std::to_string(x) + " after the export");
   return path;
+}
+
+// The loader of the package for one point, its metadata checked to cover the point.
+std::shared_ptr<Loader> loader_for(const OpSpec& op, const std::string& provider, const Params& p,
+                                   const std::string& device, int device_index) {
+  CompileRequest r{op.name, provider, p, op.x_axes.front(), {}, device};
+  const int64_t x = p.i(r.x_name);
+  r.x_values = {x};
+  const std::string path = package_for(r, x);
+  auto loader = load(path, device_index);
+  std::map<std::string, std::string> meta;
+  for (const auto& [k, v] : loader->get_metadata()) meta[k] = v;
+  const std::string why = serve_error(meta, path, p, shared_point(r));
+  if (!why.empty()) throw std::runtime_error(provider + ": " + why);
+  return loader;
 }
 
 at::Tensor contiguous(const at::Tensor& t) { return t.is_contiguous() ? t : t.contiguous(); }
@@ -118,7 +131,7 @@ Provider make_provider(const OpSpec& op, const std::string& name, const std::str
     const at::Device dev = in.tensors[0].device();
     const std::string why = compiled::unavailable(device_string(dev));
     if (!why.empty()) throw std::runtime_error(why);
-    auto loader = load(package_for(op, name, p, device_string(dev)), dev.is_cuda() ? dev.index() : -1);
+    auto loader = loader_for(op, name, p, device_string(dev), dev.is_cuda() ? dev.index() : -1);
     return [loader, args, name]() -> std::vector<at::Tensor> {
       std::vector<at::Tensor> out = loader->run(args);
       if (out.size() != 1)
@@ -139,7 +152,7 @@ class PackageWork final : public TableWork {
     CompileRequest r = request(t);
     r.device = normalize_device(r.device);
     const std::vector<int64_t> xs = distinct_sorted(r.x_values);
-    return !xs.empty() && !cached_packages(package_dir(make_key(r)), xs).empty();
+    return !xs.empty() && !cached_packages(package_dir(make_key(r)), xs, shared_point(r)).empty();
   }
   std::vector<TableOutcome> run(const std::vector<TableTask>& tasks, int jobs, const TableProgress& progress) override {
     std::vector<CompileRequest> requests;

@@ -47,7 +47,7 @@ json describe_op(const OpSpec& op, const Params* at) {
   for (const auto& a : op.axes) axes.push_back(axis_json(a));
   for (const auto& [name, help] : op.providers) providers.push_back({{"name", name}, {"help", help}});
   return {{"name", op.name}, {"help", op.help},   {"axes", axes},
-          {"modes", op.modes}, {"x_axes", op.x_axes}, {"title", op.title},
+          {"modes", op.modes}, {"x_axes", op.x_axes}, {"shared_axes", op.shared_axes}, {"title", op.title},
           {"inputs", inputs_json(op, at)}, {"providers", providers}};
 }
 

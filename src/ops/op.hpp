@@ -58,6 +58,10 @@ struct OpSpec {
   std::vector<AxisSpec> axes;      // every axis the op takes (batch, head, ..., dtype, mode, metric)
   std::vector<std::string> modes;  // fwd and bwd, or fwd alone
   std::vector<std::string> x_axes; // axes allowed as the table's index column (n or m ...)
+  // Int axes, not x axes, that change tensor sizes alone (batch ...): a compiled package may
+  // leave them dynamic, as it leaves x, so that tables differing only in these share one
+  // package (baselines/compiled/compiled.h). Empty: one package per table.
+  std::vector<std::string> shared_axes;
   // The providers that implement the op (name, what it is). A provider that is declared here
   // but not linked into this build (no CUDA) is listed as "not built" and skipped.
   std::vector<std::pair<std::string, std::string>> providers;

@@ -20,6 +20,7 @@ OpSpec make_spec() {
   for (auto& a : common_axes()) s.axes.push_back(a);
   s.modes = {"fwd"};
   s.x_axes = {"m"};
+  s.shared_axes = {"batch"};
   s.providers = {{"cuda_b", "our CUDA kernel, a block per batch"}, {"cuda_bh", "our CUDA kernel, a block per batch and head"}, {"cuda_bn", "our CUDA kernels, split over m then reduced"}, {"torch", "LibTorch eager"}, {"torch_compile", "TorchInductor, compiled ahead of time (AOTInductor)"}, {"torch_naive", "LibTorch eager, q k v materialised"}, {"torch_naive_compile", "the naive form through AOTInductor"}};
   s.validate = [](const Params& p) {
     if (p.s("mode") != "fwd") throw AxisError("mode", "tpa_decode has no backward (fwd only)");

@@ -6,7 +6,8 @@
 # changed opbench_ops.py misses) and the cache's folder (another DIR misses); a package cut
 # short is reported missing with a warning and built again whole; two processes building one
 # package at once (two hosts on shared storage) leave one whole package and no partial file; a
-# --cache that is a file is refused (exit 2, one line).
+# --cache that is a file is refused (exit 2, one line); two tpa_decode tables differing in batch
+# alone share one package, and OPBENCH_AOTI_SHARE=0 asks for one per table.
 # Usage: compile_cache_cli_test.sh OPBENCH PYTHON SOURCE_DIR
 set -u
 bin=$1 python=$2 src=$3
@@ -82,6 +83,23 @@ import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
 assert any(n.endswith(".so") or n.endswith(".cpp") or "data/" in n for n in names), names[:5]
 ' "$(find "$cache" -name 'dyn-8-16.pt2' -newer "$work/three.yaml" | head -1)"
+
+# Two tpa_decode tables differing in batch alone: one package for both (batch a shared axis),
+# named for both ranges; ready for both tables; one table's packages (OPBENCH_AOTI_SHARE=0)
+# are other packages, not built yet; another value of the switch is refused in one line.
+printf '%s\n' 'op: tpa_decode' 'x: {m: [3, 6]}' \
+  'params: {batch: [2, 3], head: 2, rank: 2, dim: 4, dtype: fp32, mode: fwd, metric: speed}' \
+  'providers: {torch_compile: toc}' >"$work/tpa.yaml"
+check shared-compile 0 "$bin" compile "$work/tpa.yaml" --device cpu --cache "$cache" --progress none
+[ "$(find "$cache" -name 'dyn-3-6.batch-2-3.pt2' | wc -l)" = 1 ] && [ -z "$(find "$cache" -name 'dyn-3-6.pt2' -path '*tpa_decode*')" ] &&
+  echo "ok   shared-one-package" || { echo "FAIL shared packages: $(find "$cache" -path '*tpa_decode*' -name '*.pt2')"; fails=$((fails+1)); }
+check shared-check 0 "$bin" compile "$work/tpa.yaml" --device cpu --cache "$cache" --check
+contains shared-check-count "$work/out" "2 of 2 tables ready"
+check shared-off-check 1 env OPBENCH_AOTI_SHARE=0 "$bin" compile "$work/tpa.yaml" --device cpu --cache "$cache" --check
+contains shared-off-check-count "$work/out" "0 of 2 tables ready"
+check shared-bad-switch 3 env OPBENCH_AOTI_SHARE=yes "$bin" compile "$work/tpa.yaml" --device cpu --cache "$cache" --progress none
+cat "$work/out" "$work/err" >"$work/both"
+contains shared-bad-switch-msg "$work/both" "OPBENCH_AOTI_SHARE must be 0 or 1, not 'yes'"
 
 # A --cache that is a file: refused before anything runs.
 touch "$work/file"

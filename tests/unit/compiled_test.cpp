@@ -196,6 +196,29 @@ at::Tensor md2_ref(const at::Tensor& x, const at::Tensor& theta, int64_t n, int6
   return at::cat({xd * at::cos(angle), xd * at::sin(angle)}, -1);
 }
 
+// docs/ops.md's tpa_decode in float64, element by element over the batch: q = aq bq / r;
+// score[h, t] = ak[t, h] <q[h], bk[t]> / sqrt(d); p = softmax over t; o[h] = sum_t p av[t, h] bv[t].
+at::Tensor tpa_ref(const std::vector<at::Tensor>& in) {
+  const at::Tensor aq = in[0].to(at::kDouble), ak = in[1].to(at::kDouble), av = in[2].to(at::kDouble);
+  const at::Tensor bq = in[3].to(at::kDouble), bk = in[4].to(at::kDouble), bv = in[5].to(at::kDouble);
+  const int64_t r = aq.size(3), d = bq.size(3);
+  std::vector<at::Tensor> out;
+  for (int64_t b = 0; b < aq.size(0); ++b) {
+    const at::Tensor q = aq[b][0].matmul(bq[b][0]) / double(r);           // (h, d)
+    const at::Tensor score = q.matmul(bk[b].t()) * ak[b].t() / std::sqrt(double(d));  // (h, m)
+    const at::Tensor p = at::softmax(score, -1);
+    out.push_back((p * av[b].t()).matmul(bv[b]).unsqueeze(0));            // (1, h, e)
+  }
+  return at::stack(out);  // (b, 1, h, e)
+}
+
+Params tpa_fwd(int64_t batch) {  // tpa_decode fp32 h=2 r=2 d=e=4
+  return Params({{"batch", Value(batch)}, {"head", Value(int64_t(2))}, {"rank", Value(int64_t(2))},
+                 {"dim", Value(int64_t(4))}, {"dim_v", Value(int64_t(0))},
+                 {"dtype", Value(std::string("fp32"))}, {"mode", Value(std::string("fwd"))},
+                 {"metric", Value(std::string("speed"))}});
+}
+
 // ---------------------------------------------------------------- tests
 
 // Every compiled provider an OpSpec declares is registered, with its table work; nothing else
@@ -454,6 +477,37 @@ TEST(Compiled, BrokenPythonIsUnavailable) {
   if (!at::hasCUDA()) {
     EXPECT_NE(opbench::compiled::unavailable("cuda:0"), "");  // this python sees no GPU
   }
+}
+
+// Two tpa_decode tables differing in batch alone: one package dynamic over m and batch
+// (OpSpec::shared_axes), checked against eager by the exporter at the extremes, serving both
+// tables' points here against float64 references.
+TEST(Compiled, TpaDecodeBatchesShareOnePackage) {
+  const std::vector<int64_t> ms = {3, 6};
+  const std::vector<CompileOutcome> out = opbench::compile_packages(
+      {{"tpa_decode", "torch_compile", tpa_fwd(2), "m", ms, "cpu"},
+       {"tpa_decode", "torch_compile", tpa_fwd(3), "m", ms, "cpu"}},
+      2, nullptr);
+  ASSERT_EQ(out.size(), 2u);
+  ASSERT_EQ(out[0].error, "");
+  ASSERT_EQ(out[1].error, "");
+  EXPECT_EQ(out[0].path, out[1].path);
+  EXPECT_EQ(base_name(out[0].path), "dyn-3-6.batch-2-3.pt2");
+  auto meta = torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(out[0].path, "model");
+  EXPECT_EQ(meta["opbench_dynamic"], "1");
+  EXPECT_EQ(meta["opbench_shared"], "batch");
+  EXPECT_EQ(meta["opbench_shared_batch_min"], "2");
+  EXPECT_EQ(meta["opbench_shared_batch_max"], "3");
+  EXPECT_EQ(meta["opbench_x_min"], "3");
+  EXPECT_EQ(meta["opbench_x_max"], "6");
+  at::manual_seed(6);
+  for (int64_t b : {int64_t(2), int64_t(3)})
+    for (int64_t m : {int64_t(3), int64_t(5), int64_t(6)}) {
+      const std::vector<at::Tensor> in = {at::randn({b, 1, 2, 2}), at::randn({b, m, 2}), at::randn({b, m, 2}),
+                                          at::randn({b, 1, 2, 4}), at::randn({b, m, 4}), at::randn({b, m, 4})};
+      const Call call = prepare("tpa_decode", tpa_fwd(b), "m", m, in);
+      EXPECT_LT(rel_err(call()[0], tpa_ref(in)), 1e-5) << "batch=" << b << " m=" << m;
+    }
 }
 
 }  // namespace
