@@ -14,6 +14,7 @@
 #include "baselines/compiled/exporter.h"
 #include "core/fs.hpp"
 #include "core/hash.hpp"
+#include "core/text.hpp"
 #include "ops/op.hpp"
 
 namespace opbench::compiled {
@@ -29,12 +30,6 @@ std::string params_signature(const Params& p, const std::string& x_name,
     if (std::find(left_out.begin(), left_out.end(), name) != left_out.end()) continue;
     s += name + "=" + to_string(value) + ";";
   }
-  return s;
-}
-
-std::string joined(const std::vector<std::string>& words) {
-  std::string s;
-  for (const auto& w : words) s += (s.empty() ? "" : ",") + w;
   return s;
 }
 
@@ -106,7 +101,7 @@ PackageKey make_key(const CompileRequest& r) {
   const std::vector<std::string> shared = shared_axes(r);
   k.canonical = "op=" + r.op + "\nprovider=" + r.provider + "\nx=" + r.x_name +
                 "\nparams=" + params_signature(r.params, r.x_name, shared) +
-                (shared.empty() ? "" : "\nshared=" + joined(shared)) + "\ndevice=" + device_signature(r.device) +
+                (shared.empty() ? "" : "\nshared=" + join_list(shared)) + "\ndevice=" + device_signature(r.device) +
                 "\ntorch=" + probe(python()).torch_version + "\nlibtorch=" + TORCH_VERSION +
                 "\nsources=" + sources_hash() + "\n";
   // Inductor settings set for an experiment (scripts/export_aoti.py) make other packages; unset

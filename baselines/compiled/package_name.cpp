@@ -103,10 +103,4 @@ std::optional<PackageName> parse_package_name(const std::string& file_name) {
   return p;
 }
 
-SharedRanges single(const SharedPoint& values) {
-  SharedRanges out;
-  for (const auto& [axis, v] : values) out[axis] = {v, v};
-  return out;
-}
-
 }  // namespace opbench::compiled

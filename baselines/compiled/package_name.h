@@ -40,7 +40,4 @@ std::string package_name(const std::string& x_part, const SharedRanges& shared);
 // The ranges a file name says; nullopt for a name of another form (logs, temporary files).
 std::optional<PackageName> parse_package_name(const std::string& file_name);
 
-// Every value of `values` at both ends of its range: {v, v} per axis.
-SharedRanges single(const SharedPoint& values);
-
 }  // namespace opbench::compiled

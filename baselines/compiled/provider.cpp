@@ -59,14 +59,14 @@ std::shared_ptr<Loader> load(const std::string& path, int device_index) {
   return loader;
 }
 
-// The package for one point: the one its table's build assigned, else one on disk covering x
-// and the point's shared axes, else a static export for this x (tens of seconds).
-std::string package_for(const CompileRequest& r, int64_t x) {
+// The package for one point (x, and `point` its shared axes' values): the one its table's
+// build assigned, else one on disk covering both, else a static export for this x (tens of
+// seconds).
+std::string package_for(const CompileRequest& r, int64_t x, const SharedPoint& point) {
   const std::string sig = point_signature(r, x);
   const std::string assigned = PackageMemory::get().package_of(sig);
   if (!assigned.empty() && fs::is_regular_file(assigned)) return assigned;
   const std::string dir = package_dir(make_key(r));
-  const SharedPoint point = shared_point(r);
   std::string path = find_package(dir, x, point);
   if (!path.empty()) return path;
   const std::string failure = PackageMemory::get().failure_of(sig);
@@ -85,11 +85,12 @@ std::shared_ptr<Loader> loader_for(const OpSpec& op, const std::string& provider
   CompileRequest r{op.name, provider, p, op.x_axes.front(), {}, device};
   const int64_t x = p.i(r.x_name);
   r.x_values = {x};
-  const std::string path = package_for(r, x);
+  const SharedPoint point = shared_point(r);
+  const std::string path = package_for(r, x, point);
   auto loader = load(path, device_index);
   std::map<std::string, std::string> meta;
   for (const auto& [k, v] : loader->get_metadata()) meta[k] = v;
-  const std::string why = serve_error(meta, path, p, shared_point(r));
+  const std::string why = serve_error(meta, path, p, point);
   if (!why.empty()) throw std::runtime_error(provider + ": " + why);
   return loader;
 }

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace opbench {
 
@@ -54,5 +55,10 @@ std::string number_text(const char* format, double v);
 
 // `s` up to its first newline (a message's headline).
 std::string first_line(const std::string& s);
+
+// "a,b, c" -> {a, b, c} (spaces dropped, empty items skipped).
+std::vector<std::string> split_list(const std::string& s);
+// {a, b} -> "a,b".
+std::string join_list(const std::vector<std::string>& v);
 
 }  // namespace opbench

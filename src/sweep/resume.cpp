@@ -7,26 +7,6 @@
 
 namespace opbench {
 
-std::string join_list(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ",") + s;
-  return out;
-}
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s + ",") {
-    if (c == ',') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else if (c != ' ') {
-      cur += c;
-    }
-  }
-  return out;
-}
-
 std::vector<std::string> sweep_providers(const Config& cfg, const Sweep& sw) {
   std::set<std::string> used;
   for (const auto& p : sw.points) used.insert(p.provider);

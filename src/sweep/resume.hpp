@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "core/text.hpp"
 #include "store/store.hpp"
 #include "points/points.hpp"
 #include "record/run_options.hpp"
@@ -35,11 +36,6 @@ std::string sweep_command(const std::vector<std::string>& configs, const RunOpti
 
 // The providers a sweep measures (those of its points), in the config's column order.
 std::vector<std::string> sweep_providers(const Config& cfg, const Sweep& sw);
-
-// "a,b, c" -> {a, b, c}.
-std::vector<std::string> split_list(const std::string& s);
-// {a, b} -> "a,b".
-std::string join_list(const std::vector<std::string>& v);
 
 // "cuda" is "cuda:0"; any other name as it is.
 std::string canonical_device(const std::string& device);

@@ -103,6 +103,15 @@ class Share : public ::testing::Test {
     for (const std::string& path : lines(read(dir_ + "/exports.log"))) out.push_back(nlohmann::json::parse(read(path)));
     return out;
   }
+  // The same tables compiled again: every one served by the cache, no export started.
+  std::vector<CompileOutcome> compiled_again(const std::vector<CompileRequest>& requests) const {
+    const size_t before = exports().size();
+    const std::vector<CompileOutcome> again = opbench::compile_packages(requests, 2, nullptr);
+    EXPECT_EQ(again.size(), requests.size());
+    for (const CompileOutcome& o : again) EXPECT_TRUE(o.cached);
+    EXPECT_EQ(exports().size(), before);
+    return again;
+  }
   std::string dir_, real_python_, old_python_;
   bool had_python_ = false;
 };
@@ -259,10 +268,8 @@ TEST_F(Share, TwoTablesAreOneExport) {
   EXPECT_EQ(ak["dynamic"], nlohmann::json::parse("[0, 1]"));
   EXPECT_EQ(r["args"][3]["dynamic"], nlohmann::json::parse("[0]"));  // bq (b, 1, r, d)
   // Built once: both tables cached now.
-  const std::vector<CompileOutcome> again =
-      opbench::compile_packages({tpa_request(32, {256, 512}), tpa_request(8, {512})}, 2, nullptr);
-  EXPECT_TRUE(again.at(0).cached);
-  EXPECT_TRUE(again.at(1).cached);
+  const std::vector<CompileOutcome> again = compiled_again({tpa_request(32, {256, 512}), tpa_request(8, {512})});
+  ASSERT_EQ(again.size(), 2u);
   EXPECT_EQ(again[1].path, out[0].path);
   EXPECT_EQ(exports().size(), 1u);
 }
@@ -321,10 +328,8 @@ TEST_F(Share, AFailedSharedExportFallsBackToOnePackagePerTable) {
   }
   EXPECT_EQ(batches, (std::set<int64_t>{8, 32}));
   // The per-table packages are found again, each for its own table alone.
-  const std::vector<CompileOutcome> again =
-      opbench::compile_packages({tpa_request(8, {300, 600}), tpa_request(32, {300, 600})}, 2, nullptr);
-  EXPECT_TRUE(again.at(0).cached);
-  EXPECT_TRUE(again.at(1).cached);
+  const std::vector<CompileOutcome> again = compiled_again({tpa_request(8, {300, 600}), tpa_request(32, {300, 600})});
+  ASSERT_EQ(again.size(), 2u);
   EXPECT_EQ(again[1].path, out[1].path);
   EXPECT_EQ(exports().size(), 3u);
 }
