@@ -13,12 +13,14 @@ namespace opbench {
 
 namespace {
 
-// The figures that explain a latency-bound point's time.
+bool is_launch(const CalibrationFigure& f) { return std::strcmp(f.key, "launch_us") == 0; }
+// The figures that explain a latency-bound point's time (the launch in proportion to its host share).
 bool explains_latency(const CalibrationFigure& f) {
-  for (const char* key : {"launch_us", "chase_ns", "sm_mhz", "l2_gbps"})
+  for (const char* key : {"launch_us", "chase_ns", "sm_mhz", "l2_gbps", "narrow_gbps"})
     if (std::strcmp(f.key, key) == 0) return true;
   return false;
 }
+double share_of(double host_share) { return std::isfinite(host_share) ? std::clamp(host_share, 0.0, 1.0) : 0.0; }
 bool explains_bandwidth(const CalibrationFigure& f) { return std::strcmp(f.key, "dram_gbps") == 0; }
 
 FigureShift figure_shift(const CalibrationFigure& f, const Calibration& base, const Calibration& head) {
@@ -42,13 +44,18 @@ std::string device_words(const std::string& device, const DeviceIdentity& id) {
   return (device.empty() ? std::string("its device") : device) + (uuid.empty() ? "" : " (" + uuid + ")");
 }
 
-// The real figures of one kind, in words: "dependent load 612 -> 654 ns (time +6.9%)".
-std::string figures_words(const DeviceShift& s, bool bandwidth) {
+// The real figures of one kind, in words: "dependent load 612 -> 654 ns (time +6.9%)", the
+// launch's with what it explains at the point's host share.
+std::string figures_words(const DeviceShift& s, bool bandwidth, double host_share) {
   std::string out;
   for (const auto& f : s.figures) {
     if (!f.real || (bandwidth ? !explains_bandwidth(*f.figure) : !explains_latency(*f.figure))) continue;
+    std::string time = "time " + pct(f.time_ratio);
+    if (is_launch(*f.figure))
+      time += ", " + pct(1 + share_of(host_share) * (f.time_ratio - 1)) + " at a host share of " +
+              number_text("%.2f", share_of(host_share));
     out += (out.empty() ? "" : ", ") + std::string(f.figure->name) + " " + number_text("%.4g", f.base) + " -> " +
-           number_text("%.4g", f.head) + " " + f.figure->unit + " (time " + pct(f.time_ratio) + ")";
+           number_text("%.4g", f.head) + " " + f.figure->unit + " (" + time + ")";
   }
   return out;
 }
@@ -71,7 +78,9 @@ DeviceShift device_shift(const RunDevice& base, const RunDevice& head) {
     if (!fs.figure || !(fs.base > 0)) continue;
     s.figures.push_back(fs);
     if (!fs.real) continue;
-    if (explains_latency(f)) {
+    if (is_launch(f)) {
+      s.launch = fs.time_ratio;
+    } else if (explains_latency(f)) {
       s.latency_lo = std::min(s.latency_lo, fs.time_ratio);
       s.latency_hi = std::max(s.latency_hi, fs.time_ratio);
     }
@@ -140,14 +149,23 @@ RunDevice run_device_of(const RunInfo& run, const std::string& device) {
   return run_device(device.empty() ? run.env.device : device, run.env.gpu, run.env.peak_gbps, run.env.identity);
 }
 
+Band explained_band(const DeviceShift& s, bool bandwidth, double host_share) {
+  if (bandwidth) return {s.bandwidth_lo, s.bandwidth_hi};
+  const double launch = 1 + share_of(host_share) * (s.launch - 1);
+  return {std::min(s.latency_lo, launch), std::max(s.latency_hi, launch)};
+}
+
 void apply_device_rule(const StoredPoint& base, const StoredPoint& head, double threshold, int paired_processes,
                        const DeviceShift& shift, double pct_base, double pct_head, Judgement& j) {
   if (j.verdict != Verdict::Slower && j.verdict != Verdict::Faster) return;
   if (!shift.different || !shift.calibrated || !(j.ratio > 0)) return;
   const bool bandwidth = pct_base >= kBandwidthBound || pct_head >= kBandwidthBound;
-  const double lo = bandwidth ? shift.bandwidth_lo : shift.latency_lo;
-  const double hi = bandwidth ? shift.bandwidth_hi : shift.latency_hi;
-  const double explained = std::clamp(j.ratio, lo, hi);
+  const double b_share = base.result.host_share, h_share = head.result.host_share;
+  const double host_share = std::isfinite(b_share) && std::isfinite(h_share) ? std::max(b_share, h_share)
+                            : std::isfinite(b_share)                        ? b_share
+                                                                            : h_share;
+  const Band band = explained_band(shift, bandwidth, host_share);
+  const double explained = std::clamp(j.ratio, band.lo, band.hi);
   if (explained == 1) return;
   StoredPoint scaled = head;
   for (double& v : scaled.result.samples) v /= explained;
@@ -161,7 +179,7 @@ void apply_device_rule(const StoredPoint& base, const StoredPoint& head, double 
              (std::isfinite(peak) ? number_text("%.1f", peak) + "% of peak" : std::string("% of peak unknown")) +
              ") measured on " + device_words(shift.head_device, shift.head_identity) + " against " +
              device_words(shift.base_device, shift.base_identity) + ", whose calibration shows " +
-             figures_words(shift, bandwidth) + ": the point moved " + pct(j.ratio) + ", " + pct(j.ratio / explained) +
+             figures_words(shift, bandwidth, host_share) + ": the point moved " + pct(j.ratio) + ", " + pct(j.ratio / explained) +
              " once the device's " + pct(explained) + " is taken out (" + verdict_name(again.verdict) + ")";
   j.verdict = Verdict::Device;
   j.regression = false;

@@ -7,8 +7,11 @@
 // only when it is real: the two devices' passes differ by a Mann-Whitney U test (p < 0.01) and
 // by kRealShift or more. What the shift explains depends on the point's kind:
 //   bandwidth-bound (kBandwidthBound of the peak or more on either side): the DRAM copy's ratio;
-//   latency-bound (below it): the ratios of the launch, the dependent load, the SM clock and
-//   the L2 read.
+//   latency-bound (below it): the ratios of the dependent load, the SM clock, the L2 read and
+//   the 8-block read, and the launch's in proportion to the point's host share (the larger of
+//   its two sides', 0 when unknown): a launch is a fixed cost a call pays per kernel, which
+//   moves a call's time by its own ratio only where the launch paces the call, and the figure
+//   follows the measuring process as much as the chip.
 // The explained band is [min, max] of 1 and the ratios of its figures. A SLOWER or FASTER point
 // whose head, scaled back by the band's value nearest its change, is judged anew (rules 1 to 7)
 // at kDeviceRest of the threshold and is no longer SLOWER or FASTER is DEVICE, with the figures
@@ -50,9 +53,18 @@ struct DeviceShift {
   bool different = false;   // both identities known and their UUIDs differ
   bool calibrated = false;  // both devices carry calibration passes
   std::vector<FigureShift> figures;
-  // The band of time ratios the shift explains for a point of each kind.
+  // The band of time ratios the shift explains for a point of each kind, a latency-bound point's
+  // before its launch (explained_band adds that).
   double latency_lo = 1, latency_hi = 1, bandwidth_lo = 1, bandwidth_hi = 1;
+  double launch = 1;  // the launch's time ratio (1 when it did not move)
 };
+
+// The band of time ratios `s` explains for one point: its kind's, the launch's ratio scaled by
+// `host_share` (clamped to [0, 1]; NaN: 0) for a latency-bound one.
+struct Band {
+  double lo = 1, hi = 1;
+};
+Band explained_band(const DeviceShift& s, bool bandwidth, double host_share);
 
 constexpr double kNearSeconds = 3600;
 

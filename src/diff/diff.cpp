@@ -552,11 +552,13 @@ void write_devices(std::ostream& o, const DiffResult& d) {
     for (const FigureShift& f : s.figures)
       o << "| " << f.figure->name << " (" << f.figure->unit << ") | " << num(f.base) << " | " << num(f.head) << " | "
         << fmt("%.4f", f.time_ratio) << " | " << fmt("%.2g", f.p) << " | " << (f.real ? "yes" : "no") << " |\n";
-    o << "\nA SLOWER or FASTER point within what these figures explain for its kind (latency-bound: launch, "
-         "dependent load, SM clock, L2; bandwidth-bound, from "
+    o << "\nA SLOWER or FASTER point within what these figures explain for its kind (latency-bound: "
+         "dependent load, SM clock, L2, 8-block read, and the launch in proportion to the point's host share; "
+         "bandwidth-bound, from "
       << num(kBandwidthBound) << "% of peak: the DRAM copy) is DEVICE: band " << fmt("%.4f", s.latency_lo) << "-"
-      << fmt("%.4f", s.latency_hi) << " for latency-bound points, " << fmt("%.4f", s.bandwidth_lo) << "-"
-      << fmt("%.4f", s.bandwidth_hi) << " for bandwidth-bound ones.\n\n";
+      << fmt("%.4f", s.latency_hi) << " for latency-bound points (a launch-paced one's up to "
+      << fmt("%.4f", s.launch) << "), " << fmt("%.4f", s.bandwidth_lo) << "-" << fmt("%.4f", s.bandwidth_hi)
+      << " for bandwidth-bound ones.\n\n";
   }
 }
 
@@ -873,6 +875,7 @@ json shifts_json(const std::vector<DeviceShift>& shifts) {
                    {"head", {{"device", s.head_device}, {"identity", identity_json(s.head_identity)}, {"passes", s.head_passes}}},
                    {"calibrated", s.calibrated}, {"figures", figures},
                    {"latency_band", json::array({s.latency_lo, s.latency_hi})},
+                   {"launch_ratio", s.launch},
                    {"bandwidth_band", json::array({s.bandwidth_lo, s.bandwidth_hi})}});
   }
   return out;

@@ -1,4 +1,4 @@
-// The device calibration's micro-suite (calibrate.h): six fixed measurements, each a kernel (or
+// The device calibration's micro-suite (calibrate.h): seven fixed measurements, each a kernel (or
 // a copy) timed by CUDA events on the device's stream, or by the host's clock for the launch
 // it waits for.
 #include "measure/calibrate.h"
@@ -23,6 +23,8 @@ constexpr size_t kL2Bytes = size_t(8) << 20;
 constexpr int kL2Passes = 128;
 constexpr size_t kCopyBytes = size_t(128) << 20;
 constexpr int kCopies = 4;
+constexpr size_t kNarrowBytes = size_t(8) << 20;  // the start of the copy's source, out of L2 by then
+constexpr int kNarrowBlocks = 8, kNarrowThreads = 256, kNarrowInFlight = 4;
 constexpr int kLaunches = 256;
 constexpr int kSyncs = 32;
 constexpr long long kSpinCycles = 2000000;  // about a millisecond at 2 GHz
@@ -56,6 +58,21 @@ __global__ void __launch_bounds__(512) l2_read_kernel(const int4* p, size_t n, i
       const int4 v = __ldcg(p + i);
       acc ^= v.x ^ v.y ^ v.z ^ v.w ^ pass;
     }
+  if (acc == 0x5bd1e995) out[0] = acc;
+}
+
+// `gridDim.x` blocks share the buffer in contiguous slices; each thread keeps
+// kNarrowInFlight independent 16-byte loads in flight, XOR-ed as l2_read_kernel's are.
+__global__ void __launch_bounds__(kNarrowThreads) narrow_read_kernel(const int4* p, size_t n, unsigned long long* out) {
+  const size_t slice = n / gridDim.x, begin = blockIdx.x * slice, step = size_t{blockDim.x} * kNarrowInFlight;
+  int acc = 0;
+  for (size_t i = begin + threadIdx.x; i + (kNarrowInFlight - 1) * blockDim.x < begin + slice; i += step) {
+    int4 v[kNarrowInFlight];
+#pragma unroll
+    for (int k = 0; k < kNarrowInFlight; ++k) v[k] = __ldcg(p + i + size_t(k) * blockDim.x);
+#pragma unroll
+    for (int k = 0; k < kNarrowInFlight; ++k) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+  }
   if (acc == 0x5bd1e995) out[0] = acc;
 }
 
@@ -171,6 +188,13 @@ double Calibrator::dram_gbps(cudaStream_t stream) {
   return 2.0 * double(kCopyBytes) * kCopies / (elapsed_ms(stream) * 1e-3) / 1e9;
 }
 
+double Calibrator::narrow_gbps(cudaStream_t stream) {
+  const size_t words = kNarrowBytes / sizeof(int4);
+  check(cudaEventRecord(start_, stream), "cudaEventRecord");
+  narrow_read_kernel<<<kNarrowBlocks, kNarrowThreads, 0, stream>>>(static_cast<const int4*>(src_), words, out_);
+  return double(kNarrowBytes) / (elapsed_ms(stream) * 1e-3) / 1e9;
+}
+
 double Calibrator::sm_mhz(cudaStream_t stream) {
   spin_kernel<<<sms_, 32, 0, stream>>>(kSpinCycles, out_);
   check(cudaGetLastError(), "spin_kernel");
@@ -192,6 +216,7 @@ CalibrationFigures Calibrator::measure(cudaStream_t stream) {
   f.chase_ns = chase_ns(stream);
   f.l2_gbps = l2_gbps(stream);
   f.dram_gbps = dram_gbps(stream);
+  f.narrow_gbps = narrow_gbps(stream);  // after the copy, whose traffic has pushed its source out of L2
   f.sm_mhz = sm_mhz(stream);
   return f;
 }

@@ -11,6 +11,9 @@
 //               its own random chain through 256 MiB): the latency a latency-bound kernel waits
 //   l2_gbps     reading 8 MiB held in L2 with every multiprocessor, 32 times
 //   dram_gbps   a 128 MiB device-to-device copy, read + write counted
+//   narrow_gbps reading 8 MiB from DRAM with 8 blocks of 256 threads, 4 loads of 16 bytes in
+//               flight a thread: the multiprocessors a small grid lands on, each bound by its own
+//               path to memory (latency times loads in flight), as a kernel of a few blocks is
 //   sm_mhz      the multiprocessors' clock while busy: clock64() cycles over %globaltimer time
 //               in a kernel that keeps every multiprocessor spinning for about a millisecond
 #pragma once
@@ -21,7 +24,7 @@
 namespace opbench {
 
 struct CalibrationFigures {
-  double launch_us = 0, sync_us = 0, chase_ns = 0, l2_gbps = 0, dram_gbps = 0, sm_mhz = 0;
+  double launch_us = 0, sync_us = 0, chase_ns = 0, l2_gbps = 0, dram_gbps = 0, narrow_gbps = 0, sm_mhz = 0;
 };
 
 // The buffers and events of the micro-suite on one device, made at the first measure and kept.
@@ -43,6 +46,7 @@ class Calibrator {
   double chase_ns(cudaStream_t stream);
   double l2_gbps(cudaStream_t stream);
   double dram_gbps(cudaStream_t stream);
+  double narrow_gbps(cudaStream_t stream);
   double sm_mhz(cudaStream_t stream);
   float elapsed_ms(cudaStream_t stream);  // between start_ and stop_, once both are reached
 

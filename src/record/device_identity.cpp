@@ -66,6 +66,7 @@ const std::vector<CalibrationFigure>& calibration_figures() {
       {"chase_ns", "dependent load", "ns", false, &CalibrationSample::chase_ns},
       {"l2_gbps", "L2 read", "GB/s", true, &CalibrationSample::l2_gbps},
       {"dram_gbps", "DRAM copy", "GB/s", true, &CalibrationSample::dram_gbps},
+      {"narrow_gbps", "8-block read", "GB/s", true, &CalibrationSample::narrow_gbps},
       {"sm_mhz", "SM clock under load", "MHz", true, &CalibrationSample::sm_mhz},
   };
   return rows;

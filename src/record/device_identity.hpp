@@ -28,7 +28,7 @@ struct DeviceIdentity {
 
 // The figures of one pass of the calibration suite (measure/calibrate.h says how each is taken).
 struct CalibrationSample {
-  double launch_us = 0, sync_us = 0, chase_ns = 0, l2_gbps = 0, dram_gbps = 0, sm_mhz = 0;
+  double launch_us = 0, sync_us = 0, chase_ns = 0, l2_gbps = 0, dram_gbps = 0, narrow_gbps = 0, sm_mhz = 0;
   bool operator==(const CalibrationSample& o) const;
 };
 

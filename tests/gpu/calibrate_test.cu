@@ -20,6 +20,8 @@ void expect_plausible(const opbench::CalibrationFigures& f) {
   EXPECT_GT(f.dram_gbps, 300);  // any HBM part copies faster
   EXPECT_LT(f.dram_gbps, 20000);
   EXPECT_GT(f.l2_gbps, f.dram_gbps);  // L2 reads outrun the DRAM copy
+  EXPECT_GT(f.narrow_gbps, 10);       // 8 multiprocessors read some GB/s each
+  EXPECT_LT(f.narrow_gbps, f.dram_gbps);  // and less than the whole chip copies
   EXPECT_GT(f.sm_mhz, 300);
   EXPECT_LT(f.sm_mhz, 4000);
 }
@@ -33,6 +35,7 @@ TEST(Calibration, EveryFigureIsPlausibleAndTwoPassesAgree) {
   EXPECT_NEAR(a.dram_gbps / b.dram_gbps, 1.0, 0.2);
   EXPECT_NEAR(a.chase_ns / b.chase_ns, 1.0, 0.3);
   EXPECT_NEAR(a.sm_mhz / b.sm_mhz, 1.0, 0.3);
+  EXPECT_NEAR(a.narrow_gbps / b.narrow_gbps, 1.0, 0.3);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }

@@ -43,18 +43,21 @@ StoredPoint rounds_point(int64_t x, double center, uint64_t seed, double drift =
   return p;
 }
 
-// A calibration of `passes` passes, the dependent load at chase_ns and DRAM at dram_gbps.
-Calibration calibration(double chase_ns, double dram_gbps, size_t passes = 12, uint64_t seed = 7) {
+// A calibration of `passes` passes, the dependent load at chase_ns, DRAM at dram_gbps, the
+// 8-block read at narrow_gbps and the launch at launch_us.
+Calibration calibration(double chase_ns, double dram_gbps, size_t passes = 12, uint64_t seed = 7,
+                        double narrow_gbps = 200, double launch_us = 2.0) {
   std::mt19937_64 gen(seed);
   std::normal_distribution<double> noise(0, 0.001);
   Calibration c;
   for (size_t i = 0; i < passes; ++i) {
     CalibrationSample s;
-    s.launch_us = 2.0 * (1 + noise(gen));
+    s.launch_us = launch_us * (1 + noise(gen));
     s.sync_us = 5.0 * (1 + noise(gen));
     s.chase_ns = chase_ns * (1 + noise(gen));
     s.l2_gbps = 9000 * (1 + noise(gen));
     s.dram_gbps = dram_gbps * (1 + noise(gen));
+    s.narrow_gbps = narrow_gbps * (1 + noise(gen));
     s.sm_mhz = 1980;
     c.samples.push_back(s);
   }
@@ -114,6 +117,38 @@ TEST(DeviceVerdict, AChangeTheChipsShiftExplainsIsDevice) {
   const std::string md = diff_markdown(d);
   EXPECT_NE(md.find("## Devices"), std::string::npos);
   EXPECT_NE(md.find("DEVICE"), std::string::npos);
+}
+
+// A kernel of a few blocks runs at the pace of the multiprocessors it lands on: a chip whose
+// first multiprocessors reach memory more slowly shows it in the 8-block read alone.
+TEST(DeviceVerdict, TheEightBlockReadExplainsASmallGridsChange) {
+  const DiffResult d =
+      diff_latency(1.07, calibration(600, 3000, 12, 7, 200), calibration(600, 3000, 12, 8, 200 / 1.07));
+  ASSERT_EQ(d.rows.size(), 1u);
+  EXPECT_EQ(d.rows[0].j.verdict, Verdict::Device);
+  EXPECT_NE(d.rows[0].j.reason.find("8-block read"), std::string::npos) << d.rows[0].j.reason;
+  EXPECT_EQ(d.rows[0].j.reason.find("dependent load"), std::string::npos) << d.rows[0].j.reason;
+  // and explains no more than its own shift: 20% on top of it stays SLOWER
+  EXPECT_EQ(diff_latency(1.07 * 1.2, calibration(600, 3000, 12, 7, 200), calibration(600, 3000, 12, 8, 200 / 1.07))
+                .rows[0]
+                .j.verdict,
+            Verdict::Slower);
+}
+
+// The launch moved 15% (a process's launch path as much as a chip's): a call the GPU paces is not
+// explained by it, one the host half paces is, by the share of its time the launch takes.
+TEST(DeviceVerdict, TheLaunchExplainsAPointByItsHostShare) {
+  const Calibration base = calibration(600, 3000, 12, 7, 200, 2.0), head = calibration(600, 3000, 12, 8, 200, 2.3);
+  auto at_share = [&](double change, double share) {
+    StoredPoint b = rounds_point(1, 0.014, 11), h = rounds_point(1, 0.014 * change, 12);
+    b.result.host_share = h.result.host_share = share;
+    return diff_runs(run_on(1, "GPU-aaaa", base, {b}), run_on(2, "GPU-bbbb", head, {h}), at_2pct()).rows[0].j;
+  };
+  EXPECT_EQ(at_share(1.10, 0.05).verdict, Verdict::Slower);  // 0.75% explained of 10%
+  const Judgement paced = at_share(1.06, 0.45);              // 6.75% explained
+  EXPECT_EQ(paced.verdict, Verdict::Device) << paced.reason;
+  EXPECT_NE(paced.reason.find("at a host share of 0.45"), std::string::npos) << paced.reason;
+  EXPECT_EQ(at_share(1.06, std::nan("")).verdict, Verdict::Slower);  // no share known: nothing explained
 }
 
 TEST(DeviceVerdict, AChangeBeyondTheShiftStaysSlower) {
