@@ -160,10 +160,7 @@ void apply_device_rule(const StoredPoint& base, const StoredPoint& head, double 
   if (j.verdict != Verdict::Slower && j.verdict != Verdict::Faster) return;
   if (!shift.different || !shift.calibrated || !(j.ratio > 0)) return;
   const bool bandwidth = pct_base >= kBandwidthBound || pct_head >= kBandwidthBound;
-  const double b_share = base.result.host_share, h_share = head.result.host_share;
-  const double host_share = std::isfinite(b_share) && std::isfinite(h_share) ? std::max(b_share, h_share)
-                            : std::isfinite(b_share)                        ? b_share
-                                                                            : h_share;
+  const double host_share = std::fmax(base.result.host_share, head.result.host_share);  // fmax skips a NaN side
   const Band band = explained_band(shift, bandwidth, host_share);
   const double explained = std::clamp(j.ratio, band.lo, band.hi);
   if (explained == 1) return;
