@@ -21,6 +21,8 @@ bool explains_latency(const CalibrationFigure& f) {
   return false;
 }
 double share_of(double host_share) { return std::isfinite(host_share) ? std::clamp(host_share, 0.0, 1.0) : 0.0; }
+// What a launch that moved by `ratio` explains of a point whose host share is `host_share`.
+double launch_explains(double ratio, double host_share) { return 1 + share_of(host_share) * (ratio - 1); }
 bool explains_bandwidth(const CalibrationFigure& f) { return std::strcmp(f.key, "dram_gbps") == 0; }
 
 FigureShift figure_shift(const CalibrationFigure& f, const Calibration& base, const Calibration& head) {
@@ -52,7 +54,7 @@ std::string figures_words(const DeviceShift& s, bool bandwidth, double host_shar
     if (!f.real || (bandwidth ? !explains_bandwidth(*f.figure) : !explains_latency(*f.figure))) continue;
     std::string time = "time " + pct(f.time_ratio);
     if (is_launch(*f.figure))
-      time += ", " + pct(1 + share_of(host_share) * (f.time_ratio - 1)) + " at a host share of " +
+      time += ", " + pct(launch_explains(f.time_ratio, host_share)) + " at a host share of " +
               number_text("%.2f", share_of(host_share));
     out += (out.empty() ? "" : ", ") + std::string(f.figure->name) + " " + number_text("%.4g", f.base) + " -> " +
            number_text("%.4g", f.head) + " " + f.figure->unit + " (" + time + ")";
@@ -151,7 +153,7 @@ RunDevice run_device_of(const RunInfo& run, const std::string& device) {
 
 Band explained_band(const DeviceShift& s, bool bandwidth, double host_share) {
   if (bandwidth) return {s.bandwidth_lo, s.bandwidth_hi};
-  const double launch = 1 + share_of(host_share) * (s.launch - 1);
+  const double launch = launch_explains(s.launch, host_share);
   return {std::min(s.latency_lo, launch), std::max(s.latency_hi, launch)};
 }
 

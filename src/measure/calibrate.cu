@@ -207,10 +207,10 @@ double Calibrator::sm_mhz(cudaStream_t stream) {
   return ns > 0 ? 1e3 * cycles / ns : 0;
 }
 
-CalibrationFigures Calibrator::measure(cudaStream_t stream) {
+CalibrationSample Calibrator::measure(cudaStream_t stream) {
   check(cudaSetDevice(device_), "cudaSetDevice");
   if (!chain_) allocate(stream);
-  CalibrationFigures f;
+  CalibrationSample f;
   f.launch_us = launch_us(stream);
   f.sync_us = sync_us(stream);
   f.chase_ns = chase_ns(stream);

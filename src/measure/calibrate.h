@@ -21,11 +21,9 @@
 
 #include <cstddef>
 
-namespace opbench {
+#include "record/calibration_sample.hpp"
 
-struct CalibrationFigures {
-  double launch_us = 0, sync_us = 0, chase_ns = 0, l2_gbps = 0, dram_gbps = 0, narrow_gbps = 0, sm_mhz = 0;
-};
+namespace opbench {
 
 // The buffers and events of the micro-suite on one device, made at the first measure and kept.
 class Calibrator {
@@ -37,7 +35,7 @@ class Calibrator {
 
   // One pass of the suite on `stream` (the device's current one), about 5 ms. Throws
   // std::runtime_error for a failed CUDA call.
-  CalibrationFigures measure(cudaStream_t stream);
+  CalibrationSample measure(cudaStream_t stream);
 
  private:
   void allocate(cudaStream_t stream);

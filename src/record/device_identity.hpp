@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "record/calibration_sample.hpp"
+
 namespace opbench {
 
 struct DeviceIdentity {
@@ -24,12 +26,6 @@ struct DeviceIdentity {
   bool known() const { return !uuid.empty() || !pci_bus_id.empty(); }
   bool operator==(const DeviceIdentity& o) const;
   bool operator!=(const DeviceIdentity& o) const { return !(*this == o); }
-};
-
-// The figures of one pass of the calibration suite (measure/calibrate.h says how each is taken).
-struct CalibrationSample {
-  double launch_us = 0, sync_us = 0, chase_ns = 0, l2_gbps = 0, dram_gbps = 0, narrow_gbps = 0, sm_mhz = 0;
-  bool operator==(const CalibrationSample& o) const;
 };
 
 // A figure of the suite: its key, its words, its unit, and whether more is faster (bandwidths

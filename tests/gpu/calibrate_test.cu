@@ -10,7 +10,7 @@
 
 namespace {
 
-void expect_plausible(const opbench::CalibrationFigures& f) {
+void expect_plausible(const opbench::CalibrationSample& f) {
   EXPECT_GT(f.launch_us, 0.2);
   EXPECT_LT(f.launch_us, 50);
   EXPECT_GT(f.sync_us, f.launch_us * 0.5);
@@ -28,8 +28,8 @@ void expect_plausible(const opbench::CalibrationFigures& f) {
 
 TEST(Calibration, EveryFigureIsPlausibleAndTwoPassesAgree) {
   opbench::Calibrator c(0);
-  const opbench::CalibrationFigures a = c.measure(nullptr);
-  const opbench::CalibrationFigures b = c.measure(nullptr);
+  const opbench::CalibrationSample a = c.measure(nullptr);
+  const opbench::CalibrationSample b = c.measure(nullptr);
   expect_plausible(a);
   expect_plausible(b);
   EXPECT_NEAR(a.dram_gbps / b.dram_gbps, 1.0, 0.2);
