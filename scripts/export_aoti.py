@@ -14,10 +14,11 @@ The request (JSON object), written by the C++ side from the op's OpSpec:
   params                  every other axis of the point (batch, head, dim, act, act_dim, ...)
   x_name, x_min, x_max    the swept axis and the range one package serves; x_min == x_max
                           exports a package static in x for that value
+  x_step                  optional: a power of two dividing every x value the package serves
   x_values                the tables' x values (x_min and x_max among them)
   shared                  optional: the op's shared axes the package serves besides x (tables
-                          differing in these alone share it), each {name, min, max, values};
-                          min == max: static in that axis
+                          differing in these alone share it), each {name, min, max, step,
+                          values}; min == max: static in that axis
   args                    the function's tensors in call order (the op's inputs, then grad_out
                           for bwd), each {name, dtype, fill, shapes: {"<point>": [sizes]} for
                           every point, dynamic: [dims whose size changes]}; a point's label is
@@ -29,8 +30,8 @@ The request (JSON object), written by the C++ side from the op's OpSpec:
   metadata                optional: strings stored in the package metadata
 
 The package metadata (AOTIModelPackageLoader::get_metadata) records opbench_dynamic (1|0),
-opbench_x_name, opbench_x_min, opbench_x_max, opbench_shared (the shared axes' names, comma
-separated), opbench_shared_<axis>_min and _max per shared axis, opbench_trace (export | make_fx: how the graph
+opbench_x_name, opbench_x_min, opbench_x_max, opbench_x_step, opbench_shared (the shared axes'
+names, comma separated), opbench_shared_<axis>_min, _max and _step per shared axis, opbench_trace (export | make_fx: how the graph
 was captured), opbench_dynamic_error (why a static fallback happened) and the request's.
 
 Beside each package, <package>.stages.json says where its time went, in seconds: isa_s (the
@@ -47,8 +48,10 @@ every package it builds (docs/baselines.md, "The compiler's settings").
 The last line printed is "opbench-export: ok ..." (exit 0) or "opbench-export: error: ..."
 (exit 1, one line). The dynamic axes (x, and each shared axis of several values): every dynamic
 dimension gets a torch.export.Dim, one per axis and distinct way a size changes with it (an op
-whose token count is l + n^md gets a Dim for it); a size changing with two axes at once is an
-error; the exported graph recomputes what it needs from the sizes it is given. The package is
+whose token count is l + n^md gets a Dim for it); a size that is the axis's value times a
+constant, on an axis with a step, is declared that multiple of a Dim (m = 256 * m_by256), which
+lets Inductor tile it evenly; when that export fails, plain Dims are tried; a size changing with
+two axes at once is an error; the exported graph recomputes what it needs from the sizes it is given. The package is
 checked against eager at the example point, and at x_min with every shared axis at its minimum
 and at its maximum.
 """
@@ -222,10 +225,16 @@ class Exporter:
         # (name, min, max, values in range).
         self.axes = [(self.x_name, self.x_min, self.x_max,
                       [v for v in self.x_values if self.x_min <= v <= self.x_max])]
+        # Each axis's step: a power of two dividing all its values (1: none declared).
+        self.steps = [int(req.get("x_step", 1))]
         for ax in req.get("shared", []):
             lo, hi = int(ax["min"]), int(ax["max"])
             values = sorted({int(v) for v in ax["values"] if lo <= int(v) <= hi})
             self.axes.append((ax["name"], lo, hi, values))
+            self.steps.append(int(ax.get("step", 1)))
+        for (name, _, _, values), step in zip(self.axes, self.steps):
+            if step < 1 or step & (step - 1) or any(v % step for v in values):
+                raise ExportError(f"step {step} of {name} is not a power of two dividing its values")
         for name, *_ in self.axes:
             self.params.pop(name, None)
         self.dynamic = any(lo < hi for _, lo, hi, _ in self.axes)
@@ -291,9 +300,10 @@ class Exporter:
                 out.append(k)
         return out
 
-    def dynamic_shapes(self, pt):
+    def dynamic_shapes(self, pt, stepped=True):
         """One Dim per axis and distinct way a dynamic size changes along it (sizes that change
-        alike share it); the other sizes stay static."""
+        alike share it); the other sizes stay static. With `stepped`, a size that is c times the
+        axis's value, on an axis of step s > 1, is (c * s) times a Dim."""
         from torch.export import Dim
 
         dims, spec = {}, []
@@ -311,7 +321,12 @@ class Exporter:
                 sig = tuple(self.shapes(q)[i][j] for q in self.along(k, pt))
                 if (k, sig) not in dims:
                     dim_name = name if sig == tuple(values) else f"{name}_size{len(dims)}"
-                    dims[(k, sig)] = Dim(dim_name, min=min(sig), max=max(sig))
+                    step, c = self.steps[k], sig[0] // values[0]
+                    if stepped and step > 1 and c >= 1 and sig == tuple(c * v for v in values):
+                        dims[(k, sig)] = Dim(f"{dim_name}_by{c * step}", min=min(values) // step,
+                                             max=max(values) // step) * (c * step)
+                    else:
+                        dims[(k, sig)] = Dim(dim_name, min=min(sig), max=max(sig))
                 entry[j] = dims[(k, sig)]
             spec.append(entry or None)
         for k, (name, lo, hi, _) in enumerate(self.axes):
@@ -412,9 +427,9 @@ class Exporter:
                 raise ExportError(f"package disagrees with eager at {self.words(pt)}: "
                                   f"relative error {err:.3g} > {tol}")
 
-    def ranges(self, example, dynamic):
+    def ranges(self, example, dynamic, stepped):
         """The package's metadata of what it serves: each axis's range (the example's value
-        alone when static)."""
+        alone when static) and, for a stepped export, its step."""
         meta = {"opbench_dynamic": "1" if dynamic else "0", "opbench_x_name": self.x_name}
         shared = [ax[0] for ax in self.axes[1:]]
         if shared:
@@ -423,6 +438,8 @@ class Exporter:
             prefix = "opbench_x" if k == 0 else f"opbench_shared_{name}"
             meta[f"{prefix}_min"] = str(lo if dynamic else example[k])
             meta[f"{prefix}_max"] = str(hi if dynamic else example[k])
+            if dynamic and stepped and lo < hi and self.steps[k] > 1:
+                meta[f"{prefix}_step"] = str(self.steps[k])
         meta["opbench_x_example"] = str(example[0])
         return meta
 
@@ -431,16 +448,16 @@ class Exporter:
         return " ".join(f"{name}={lo}..{hi}" if dynamic and lo < hi else f"{name}={example[k]}"
                         for k, (name, lo, hi, _) in enumerate(self.axes))
 
-    def export(self, example, path, dynamic, metadata):
+    def export(self, example, path, dynamic, metadata, stepped=True):
         args = self.example(example)
         t0 = time.time()
         ep, how, why = self.trace(self.fn_at(example), args,
-                                  self.dynamic_shapes(example) if dynamic else None)
+                                  self.dynamic_shapes(example, stepped) if dynamic else None)
         if why:
             log(f"torch.export failed ({why}); captured with make_fx instead")
         t1 = time.time()
         meta = dict(metadata)
-        meta.update(self.ranges(example, dynamic))
+        meta.update(self.ranges(example, dynamic, stepped))
         meta["opbench_trace"] = how
         stages = self.compile(ep, path, meta, example)
         t2 = time.time()
@@ -465,7 +482,13 @@ class Exporter:
             return f"static {self.served(self.lowest(), False)} path={out}"
         example = self.pick_example()
         try:
-            self.export(example, out, True, metadata)
+            try:
+                self.export(example, out, True, metadata)
+            except Exception as e:  # noqa: BLE001
+                if max(self.steps) == 1:
+                    raise
+                log(f"dynamic export with steps failed ({one_line(e)}); plain dims instead")
+                self.export(example, out, True, metadata, stepped=False)
             return f"dynamic {self.served(example, True)} path={out}"
         except Exception as e:  # noqa: BLE001
             why = one_line(e)

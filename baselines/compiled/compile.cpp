@@ -135,13 +135,13 @@ class Build {
     job.spec.xs = distinct_sorted(job.spec.xs);
     for (auto& [axis, values] : job.spec.shared) {
       values = distinct_sorted(values);
-      ranges[axis] = {values.front(), values.back()};
+      ranges[axis] = range_of(values);
       job.merged = job.merged || values.size() > 1;
     }
     job.spec.lo = job.spec.xs.front();
     job.spec.hi = job.spec.xs.back();
     const std::string& dir = state_[members.front()].dir;
-    job.spec.output = dir + "/" + package_name(PackageName{{job.spec.lo, job.spec.hi}, ranges});
+    job.spec.output = dir + "/" + package_name(PackageName{range_of(job.spec.xs), ranges});
     if (job.spec.lo != job.spec.hi && !job.merged)
       job.spec.static_output = dir + "/" + package_name("static-{x}", ranges);
     for (size_t m : members) ++state_[m].pending;
@@ -263,7 +263,7 @@ class Build {
   // The exporter fell back to a static package at its example x: one static export per x.
   void fall_back_static(const Job& job) {
     SharedRanges ranges;
-    for (const auto& [axis, values] : job.spec.shared) ranges[axis] = {values.front(), values.back()};
+    for (const auto& [axis, values] : job.spec.shared) ranges[axis] = range_of(values);
     const std::string& dir = state_[job.members.front()].dir;
     for (int64_t x : job.spec.xs) {
       Job one;

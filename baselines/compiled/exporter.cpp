@@ -168,7 +168,8 @@ json arguments(const OpSpec& op, const CompileRequest& r, const ExportJob& job) 
 json shared_json(const ExportJob& job) {
   json out = json::array();
   for (const auto& [axis, values] : job.shared)
-    out.push_back({{"name", axis}, {"min", values.front()}, {"max", values.back()}, {"values", values}});
+    out.push_back({{"name", axis}, {"min", values.front()}, {"max", values.back()}, {"step", step_of(values)},
+                   {"values", values}});
   return out;
 }
 
@@ -394,6 +395,7 @@ std::string request_json(const CompileRequest& r, const std::string& key, const 
             {"x_name", r.x_name},
             {"x_min", job.lo},
             {"x_max", job.hi},
+            {"x_step", step_of(job.xs)},
             {"x_values", job.xs},
             {"shared", shared_json(job)},
             {"args", arguments(*op, r, job)},

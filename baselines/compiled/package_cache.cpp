@@ -195,20 +195,22 @@ std::map<int64_t, std::string> cached_packages(const std::string& dir, const std
 
 namespace {
 
-// "name in [lo, hi]" from a package's metadata; false when it lacks them or holds no number.
+// "name in [lo, hi]" (and its step, where given) from a package's metadata; false when it
+// lacks them or holds no number.
 bool meta_range(const std::map<std::string, std::string>& meta, const std::string& prefix, Range* r) {
-  auto lo = meta.find(prefix + "_min"), hi = meta.find(prefix + "_max");
+  auto lo = meta.find(prefix + "_min"), hi = meta.find(prefix + "_max"), step = meta.find(prefix + "_step");
   if (lo == meta.end() || hi == meta.end()) return false;
   try {
-    *r = {std::stoll(lo->second), std::stoll(hi->second)};
+    *r = {std::stoll(lo->second), std::stoll(hi->second), step == meta.end() ? 1 : std::stoll(step->second)};
   } catch (const std::exception&) {
     return false;
   }
-  return true;
+  return r->step >= 1;
 }
 
 std::string range_words(const std::string& axis, const Range& r) {
-  return axis + " in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "]";
+  return axis + " in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "]" +
+         (r.step > 1 ? " (multiples of " + std::to_string(r.step) + ")" : "");
 }
 
 }  // namespace

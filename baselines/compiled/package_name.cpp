@@ -33,15 +33,24 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return parts;
 }
 
-// "<word>-<lo>-<hi>" -> word and range (lo <= hi); false for anything else.
+// "<word>-<lo>-<hi>[-by<step>]" -> word and range (lo < hi, both multiples of a power-of-two
+// step above 1 when one is given); false for anything else.
 bool word_range(const std::string& part, std::string* word, Range* r) {
   const std::vector<std::string> f = split(part, '-');
-  if (f.size() != 3) return false;
+  if (f.size() != 3 && f.size() != 4) return false;
   const auto lo = number(f[1]), hi = number(f[2]);
   if (!lo || !hi || *lo > *hi) return false;
   *word = f[0];
   *r = {*lo, *hi};
+  if (f.size() == 3) return true;
+  const auto step = f[3].rfind("by", 0) == 0 ? number(f[3].substr(2)) : std::nullopt;
+  if (!step || *step < 2 || (*step & (*step - 1)) != 0 || *lo == *hi || *lo % *step || *hi % *step) return false;
+  r->step = *step;
   return true;
+}
+
+std::string range_text(const Range& r) {
+  return std::to_string(r.lo) + "-" + std::to_string(r.hi) + (r.step > 1 ? "-by" + std::to_string(r.step) : "");
 }
 
 // x's part: "dyn-<lo>-<hi>" (lo < hi) or "static-<x>".
@@ -56,6 +65,17 @@ bool x_part(const std::string& part, Range* r) {
 }
 
 }  // namespace
+
+int64_t step_of(const std::vector<int64_t>& values) {
+  if (values.size() < 2) return 1;
+  int64_t all = 0;
+  for (int64_t v : values) all |= v;
+  return all > 0 ? all & -all : 1;
+}
+
+Range range_of(const std::vector<int64_t>& values) {
+  return values.empty() ? Range{} : Range{values.front(), values.back(), step_of(values)};
+}
 
 bool PackageName::serves(int64_t x_value, const SharedPoint& point) const {
   if (!x.holds(x_value) || shared.size() != point.size()) return false;
@@ -78,13 +98,12 @@ bool PackageName::narrower_than(const PackageName& o) const {
 
 std::string package_name(const std::string& x_part_text, const SharedRanges& shared) {
   std::string name = x_part_text;
-  for (const auto& [axis, r] : shared) name += "." + axis + "-" + std::to_string(r.lo) + "-" + std::to_string(r.hi);
+  for (const auto& [axis, r] : shared) name += "." + axis + "-" + range_text(r);
   return name + kExt;
 }
 
 std::string package_name(const PackageName& p) {
-  const std::string x = p.x.lo == p.x.hi ? "static-" + std::to_string(p.x.lo)
-                                         : "dyn-" + std::to_string(p.x.lo) + "-" + std::to_string(p.x.hi);
+  const std::string x = p.x.lo == p.x.hi ? "static-" + std::to_string(p.x.lo) : "dyn-" + range_text(p.x);
   return package_name(x, p.shared);
 }
 

@@ -35,11 +35,18 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 assert s["export_s"] > 0 and s["inductor_s"] > 0 and s["check_s"] >= 0, s
 assert s["cpp_s"] <= s["inductor_s"] and "metrics" in s, s
-' "$(find "$cache" -name 'dyn-8-16.stages.json' | head -1)"
-pkg=$(find "$cache" -name 'dyn-8-16.pt2' | head -1)
+' "$(find "$cache" -name 'dyn-8-16-by8.stages.json' | head -1)"
+pkg=$(find "$cache" -name 'dyn-8-16-by8.pt2' | head -1)
 # the checks below need the package: without it the test fails here
 [ -n "$pkg" ] || { echo "FAIL no package in $cache"; echo "compile_cache_cli_test: failed"; exit 1; }
 echo "ok   package-in-cache"
+# n = 8 and 16: exported as multiples of 8, which the package's metadata says.
+pycheck package-step '
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+text = "".join(z.read(n).decode("utf-8", "replace") for n in z.namelist() if n.endswith(".json"))
+assert "opbench_x_step" in text and "opbench_x_min" in text, [n for n in z.namelist() if n.endswith(".json")]
+' "$pkg"
 check check-cached 0 "$bin" compile "$work/one.yaml" --device cpu --cache "$cache" --check
 contains check-cached-line "$work/out" "cached  torch_compile"
 check check-suite 1 "$bin" compile "$work/one.yaml" "$work/two.yaml" --device cpu --cache "$cache" --check
@@ -82,7 +89,7 @@ pycheck two-writers-package-loads '
 import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
 assert any(n.endswith(".so") or n.endswith(".cpp") or "data/" in n for n in names), names[:5]
-' "$(find "$cache" -name 'dyn-8-16.pt2' -newer "$work/three.yaml" | head -1)"
+' "$(find "$cache" -name 'dyn-8-16-by8.pt2' -newer "$work/three.yaml" | head -1)"
 
 # Two tpa_decode tables differing in batch alone: one package for both (batch a shared axis),
 # named for both ranges; ready for both tables; one table's packages (OPBENCH_AOTI_SHARE=0)

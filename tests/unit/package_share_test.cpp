@@ -177,8 +177,57 @@ TEST_F(Share, NamesSayTheRanges) {
   EXPECT_TRUE(s->shared.empty());
   for (const char* other : {"dyn-256-32768.batch-8-32.log", "dyn-8-64.tmp-123.pt2", "dyn-8-64.batch-8.pt2",
                             "dyn-64-8.pt2", "dyn-8-8.pt2", "dyn-8-64.batch-32-8.pt2", "static-x.pt2",
-                            "dyn-8-64.batch-8-32.batch-8-32.pt2", "key.txt"})
+                            "dyn-8-64.batch-8-32.batch-8-32.pt2", "key.txt", "dyn-8-64-by3.pt2",
+                            "dyn-8-64-by16.pt2", "dyn-8-64-by1.pt2", "dyn-8-64-8.pt2", "dyn-8-8-by8.pt2",
+                            "dyn-8-64.batch-8-32-by16.pt2"})
     EXPECT_FALSE(compiled::parse_package_name(other).has_value()) << other;
+}
+
+TEST_F(Share, ARangesStepIsInItsName) {
+  using compiled::PackageName;
+  EXPECT_EQ(compiled::step_of({256, 512, 4096, 32768}), 256);
+  EXPECT_EQ(compiled::step_of({8, 32}), 8);
+  EXPECT_EQ(compiled::step_of({8, 33, 64}), 1);
+  EXPECT_EQ(compiled::step_of({96, 160}), 32);  // a power of two, not the gcd
+  EXPECT_EQ(compiled::step_of({256}), 1);        // one value: static, no step
+  const compiled::Range r = compiled::range_of({256, 1024, 32768});
+  EXPECT_EQ(r.lo, 256);
+  EXPECT_EQ(r.hi, 32768);
+  EXPECT_EQ(r.step, 256);
+  const std::string name = "dyn-256-32768-by256.batch-8-32-by8.pt2";
+  EXPECT_EQ(compiled::package_name(PackageName{{256, 32768, 256}, {{"batch", {8, 32, 8}}}}), name);
+  const auto p = compiled::parse_package_name(name);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->x.step, 256);
+  EXPECT_EQ(p->shared.at("batch").step, 8);
+  EXPECT_EQ(compiled::package_name(*p), name);
+  EXPECT_EQ(compiled::parse_package_name("dyn-256-32768.pt2")->x.step, 1);
+}
+
+TEST_F(Share, ASteppedPackageServesTheMultiplesOfItsStepAlone) {
+  const std::string dir = dir_ + "/stepped";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  const std::string stepped = dir + "/dyn-256-1024-by256.batch-8-32-by8.pt2";
+  write(stepped, kEmptyZip);
+  EXPECT_EQ(compiled::find_package(dir, 768, {{"batch", 16}}), stepped);
+  EXPECT_EQ(compiled::find_package(dir, 300, {{"batch", 8}}), "");
+  EXPECT_EQ(compiled::find_package(dir, 512, {{"batch", 12}}), "");
+  // A plain package of the same ranges serves the rest.
+  write(dir + "/dyn-256-1024.batch-8-32.pt2", kEmptyZip);
+  EXPECT_EQ(compiled::find_package(dir, 300, {{"batch", 12}}), dir + "/dyn-256-1024.batch-8-32.pt2");
+  const std::map<std::string, std::string> meta = {
+      {"opbench_x_name", "m"}, {"opbench_x_min", "256"}, {"opbench_x_max", "1024"}, {"opbench_x_step", "256"},
+      {"opbench_shared", "batch"}, {"opbench_shared_batch_min", "8"}, {"opbench_shared_batch_max", "32"},
+      {"opbench_shared_batch_step", "8"}};
+  Params p = tpa(16);
+  p.set("m", int64_t(768));
+  EXPECT_EQ(compiled::serve_error(meta, "P", p, {{"batch", 16}}), "");
+  p.set("m", int64_t(300));
+  EXPECT_EQ(compiled::serve_error(meta, "P", p, {{"batch", 16}}),
+            "package P serves m in [256, 1024] (multiples of 256), not m=300");
+  p.set("m", int64_t(512));
+  EXPECT_EQ(compiled::serve_error(meta, "P", p, {{"batch", 12}}),
+            "package P serves batch in [8, 32] (multiples of 8), not batch=12");
 }
 
 TEST_F(Share, APackageServesThePointsOfItsRangesAlone) {
@@ -248,16 +297,17 @@ TEST_F(Share, TwoTablesAreOneExport) {
   for (const CompileOutcome& o : out) {
     EXPECT_EQ(o.error, "");
     EXPECT_FALSE(o.cached);
-    EXPECT_EQ(base_name(o.path), "dyn-256-512.batch-8-32.pt2");
+    EXPECT_EQ(base_name(o.path), "dyn-256-512-by256.batch-8-32-by8.pt2");
     EXPECT_EQ(o.path, out[0].path);
   }
   const std::vector<nlohmann::json> reqs = exports();
   ASSERT_EQ(reqs.size(), 1u);
   const nlohmann::json& r = reqs[0];
-  EXPECT_EQ(r["shared"], nlohmann::json::parse(R"([{"name": "batch", "min": 8, "max": 32, "values": [8, 32]}])"));
+  EXPECT_EQ(r["shared"], nlohmann::json::parse(R"([{"name": "batch", "min": 8, "max": 32, "step": 8, "values": [8, 32]}])"));
   EXPECT_FALSE(r["params"].contains("batch"));
   EXPECT_EQ(r["x_min"], 256);
   EXPECT_EQ(r["x_max"], 512);
+  EXPECT_EQ(r["x_step"], 256);
   EXPECT_FALSE(r.contains("static_output"));  // a failure falls back per table instead
   // Every (m, batch) point's shapes: ak is (b, m, h).
   const nlohmann::json& ak = r["args"][1];
@@ -281,7 +331,7 @@ TEST_F(Share, SharingOffMakesOnePackagePerTable) {
   ASSERT_EQ(out.size(), 2u);
   for (const CompileOutcome& o : out) {
     EXPECT_EQ(o.error, "");
-    EXPECT_EQ(base_name(o.path), "dyn-256-1024.pt2");
+    EXPECT_EQ(base_name(o.path), "dyn-256-1024-by256.pt2");
   }
   EXPECT_NE(out[0].key, out[1].key);
   EXPECT_NE(dir_name(out[0].path), dir_name(out[1].path));
@@ -298,7 +348,7 @@ TEST_F(Share, SharingOffMakesOnePackagePerTable) {
   const std::vector<CompileOutcome> shared =
       opbench::compile_packages({tpa_request(8, {256, 1024}), tpa_request(32, {256, 1024})}, 2, nullptr);
   EXPECT_FALSE(shared.at(0).cached);
-  EXPECT_EQ(base_name(shared[0].path), "dyn-256-1024.batch-8-32.pt2");
+  EXPECT_EQ(base_name(shared[0].path), "dyn-256-1024-by256.batch-8-32-by8.pt2");
   EXPECT_EQ(exports().size(), 3u);
 }
 
@@ -311,8 +361,8 @@ TEST_F(Share, AFailedSharedExportFallsBackToOnePackagePerTable) {
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].error, "");
   EXPECT_EQ(out[1].error, "");
-  EXPECT_EQ(base_name(out[0].path), "dyn-300-600.batch-8-8.pt2");
-  EXPECT_EQ(base_name(out[1].path), "dyn-300-600.batch-32-32.pt2");
+  EXPECT_EQ(base_name(out[0].path), "dyn-300-600-by4.batch-8-8.pt2");
+  EXPECT_EQ(base_name(out[1].path), "dyn-300-600-by4.batch-32-32.pt2");
   EXPECT_EQ(out[0].key, out[1].key);
   EXPECT_NE(err.find("warning: "), std::string::npos) << err;
   EXPECT_NE(err.find("dynamic over batch failed (fake: no export dynamic over a shared axis)"), std::string::npos)
