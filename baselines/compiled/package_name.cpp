@@ -93,6 +93,7 @@ bool PackageName::narrower_than(const PackageName& o) const {
   for (const auto& [axis, r] : shared) mine += r.width();
   for (const auto& [axis, r] : o.shared) theirs += r.width();
   if (mine != theirs) return mine < theirs;
+  if (x.step != o.x.step) return x.step > o.x.step;  // declared in steps: Inductor tiled it evenly
   return x.lo < o.x.lo;
 }
 

@@ -40,7 +40,8 @@ struct PackageName {
   SharedRanges shared;
   bool serves(int64_t x_value, const SharedPoint& point) const;
   // Which of two packages serving a point is taken: one dynamic over x before a static one,
-  // then the narrower (x's width first, then the shared axes'), then the lower x.
+  // then the narrower (x's width first, then the shared axes'), then the one with the larger
+  // step over x, then the lower x.
   bool narrower_than(const PackageName& o) const;
 };
 

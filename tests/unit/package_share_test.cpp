@@ -212,9 +212,13 @@ TEST_F(Share, ASteppedPackageServesTheMultiplesOfItsStepAlone) {
   EXPECT_EQ(compiled::find_package(dir, 768, {{"batch", 16}}), stepped);
   EXPECT_EQ(compiled::find_package(dir, 300, {{"batch", 8}}), "");
   EXPECT_EQ(compiled::find_package(dir, 512, {{"batch", 12}}), "");
-  // A plain package of the same ranges serves the rest.
+  // A plain package of the same ranges serves the rest; where both serve, the stepped one.
   write(dir + "/dyn-256-1024.batch-8-32.pt2", kEmptyZip);
   EXPECT_EQ(compiled::find_package(dir, 300, {{"batch", 12}}), dir + "/dyn-256-1024.batch-8-32.pt2");
+  EXPECT_EQ(compiled::find_package(dir, 768, {{"batch", 16}}), stepped);
+  const compiled::PackageName by256{{256, 1024, 256}, {{"batch", {8, 32, 8}}}}, plain{{256, 1024}, {{"batch", {8, 32}}}};
+  EXPECT_TRUE(by256.narrower_than(plain));
+  EXPECT_FALSE(plain.narrower_than(by256));
   const std::map<std::string, std::string> meta = {
       {"opbench_x_name", "m"}, {"opbench_x_min", "256"}, {"opbench_x_max", "1024"}, {"opbench_x_step", "256"},
       {"opbench_shared", "batch"}, {"opbench_shared_batch_min", "8"}, {"opbench_shared_batch_max", "32"},
