@@ -25,6 +25,18 @@ double share_of(double host_share) { return std::isfinite(host_share) ? std::cla
 double launch_explains(double ratio, double host_share) { return 1 + share_of(host_share) * (ratio - 1); }
 bool explains_bandwidth(const CalibrationFigure& f) { return std::strcmp(f.key, "dram_gbps") == 0; }
 
+}  // namespace
+
+std::string explaining_figures(bool bandwidth) {
+  std::string out;
+  for (const CalibrationFigure& f : calibration_figures())
+    if (!is_launch(f) && (bandwidth ? explains_bandwidth(f) : explains_latency(f)))
+      out += (out.empty() ? "" : ", ") + std::string(f.name);
+  return bandwidth ? out : out + ", and the launch in proportion to the point's host share";
+}
+
+namespace {
+
 FigureShift figure_shift(const CalibrationFigure& f, const Calibration& base, const Calibration& head) {
   FigureShift s;
   s.figure = &f;

@@ -59,6 +59,10 @@ struct DeviceShift {
   double launch = 1;  // the launch's time ratio (1 when it did not move)
 };
 
+// The calibration figures that explain a point of each kind, in words ("dependent load, L2
+// read, ..., and the launch in proportion to the point's host share"; "DRAM copy").
+std::string explaining_figures(bool bandwidth);
+
 // The band of time ratios `s` explains for one point: its kind's, the launch's ratio scaled by
 // `host_share` (clamped to [0, 1]; NaN: 0) for a latency-bound one.
 struct Band {

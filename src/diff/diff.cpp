@@ -553,9 +553,8 @@ void write_devices(std::ostream& o, const DiffResult& d) {
       o << "| " << f.figure->name << " (" << f.figure->unit << ") | " << num(f.base) << " | " << num(f.head) << " | "
         << fmt("%.4f", f.time_ratio) << " | " << fmt("%.2g", f.p) << " | " << (f.real ? "yes" : "no") << " |\n";
     o << "\nA SLOWER or FASTER point within what these figures explain for its kind (latency-bound: "
-         "dependent load, SM clock, L2, 8-block read, and the launch in proportion to the point's host share; "
-         "bandwidth-bound, from "
-      << num(kBandwidthBound) << "% of peak: the DRAM copy) is DEVICE: band " << fmt("%.4f", s.latency_lo) << "-"
+      << explaining_figures(false) << "; bandwidth-bound, from " << num(kBandwidthBound)
+      << "% of peak: the " << explaining_figures(true) << ") is DEVICE: band " << fmt("%.4f", s.latency_lo) << "-"
       << fmt("%.4f", s.latency_hi) << " for latency-bound points (a launch-paced one's up to "
       << fmt("%.4f", s.launch) << "), " << fmt("%.4f", s.bandwidth_lo) << "-" << fmt("%.4f", s.bandwidth_hi)
       << " for bandwidth-bound ones.\n\n";

@@ -203,6 +203,16 @@ TEST(DeviceVerdict, TheShiftCountsOnlyRealMoves) {
   EXPECT_EQ(s.latency_hi, 1);
 }
 
+TEST(DeviceVerdict, TheReportNamesTheFiguresEachKindCounts) {
+  EXPECT_EQ(explaining_figures(true), "DRAM copy");
+  const std::string latency = explaining_figures(false);
+  for (const char* name : {"dependent load", "L2 read", "8-block read", "SM clock under load"})
+    EXPECT_NE(latency.find(name), std::string::npos) << name;
+  EXPECT_EQ(latency.find("launch and wait"), std::string::npos);
+  EXPECT_EQ(latency.find("DRAM"), std::string::npos);
+  EXPECT_NE(latency.find("and the launch in proportion to the point's host share"), std::string::npos);
+}
+
 TEST(PairedVerdict, RoundAgainstRoundASmallChangeUnderADriftIsConfirmed) {
   // Both sides drift 3% together round by round; head is 2.5% slower in every round.
   RunRecord b = run_on(1, "GPU-aaaa", calibration(600, 3000), {rounds_point(1, 0.014, 21, 0.03)});

@@ -37,7 +37,7 @@ def shapes(m, b):
             "bv": [b, m, D]}
 
 
-def request(ms, batches, **extra):
+def request(ms, batches, b_step=None, **extra):
     args = []
     for name in ("aq", "ak", "av", "bq", "bk", "bv"):
         dynamic = [0] if name in ("aq", "bq") else [0, 1]
@@ -48,6 +48,8 @@ def request(ms, batches, **extra):
            "x_name": "m", "x_min": min(ms), "x_max": max(ms), "x_values": ms,
            "shared": [{"name": "batch", "min": min(batches), "max": max(batches), "values": batches}],
            "args": args, "output": "/nonexistent/p.pt2"}
+    if b_step is not None:
+        req["shared"][0]["step"] = b_step
     req.update(extra)
     return export_aoti.Exporter(req)
 
@@ -58,15 +60,9 @@ def dims(exporter, stepped=True):
     return {j: getattr(d, "__name__", str(d)) for j, d in spec[1].items()}
 
 
-def stepped(ms, batches, x_step, b_step):
-    req = request(ms, batches, x_step=x_step).req
-    req["shared"][0]["step"] = b_step
-    return export_aoti.Exporter(req)
-
-
 def refused(ms, batches, x_step, b_step):
     try:
-        stepped(ms, batches, x_step, b_step)
+        request(ms, batches, b_step, x_step=x_step)
     except export_aoti.ExportError:
         return True
     return False
@@ -78,13 +74,13 @@ def main():
     check("an odd count's middle", request([256, 1024, 4096], [8, 16, 32]).pick_example(), (1024, 16))
     check("a size of 1 is never the example", request([1, 2, 3], [8]).pick_example(), (3, 8))
     check("the request's x_example", request(ms, [8, 32], x_example=1024).pick_example(), (1024, 32))
-    ms_by256 = stepped(ms, [8, 32], 256, 8)
+    ms_by256 = request(ms, [8, 32], 8, x_step=256)
     check("sizes as multiples of a Dim", dims(ms_by256), {0: "8*batch_by8", 1: "256*m_by256"})
     check("the Dims' ranges", [(d.min, d.max) for d in ms_by256.dynamic_shapes((4096, 32))[1].values()],
           [(8, 32), (256, 32768)])
     check("plain Dims when asked", dims(ms_by256, stepped=False), {0: "batch", 1: "m"})
     check("plain Dims without a step", dims(request(ms, [8, 32])), {0: "batch", 1: "m"})
-    check("a step of 1 on one axis", dims(stepped(ms, [8, 12], 256, 1)), {0: "batch", 1: "256*m_by256"})
+    check("a step of 1 on one axis", dims(request(ms, [8, 12], 1, x_step=256)), {0: "batch", 1: "256*m_by256"})
     check("a step not dividing the values is refused", refused(ms, [8, 12], 256, 8), True)
     check("a step that is no power of two is refused", refused([3, 6, 9], [8, 32], 3, 8), True)
     print("export_example_test:", "FAILED" if failures else "ok", f"({len(failures)} failures)")
