@@ -89,6 +89,44 @@ void pdl_pair() {
   CK(cudaLaunchKernelEx(&cfg, pdl_secondary_kernel));
 }
 
+// Spins for `ns` nanoseconds of the global timer.
+__device__ void spin_for(long long ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < static_cast<unsigned long long>(ns));
+}
+__global__ void spin_primary_kernel(long long ns) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+  spin_for(ns);
+}
+__global__ void spin_secondary_kernel(long long ns) {
+  spin_for(ns);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+// Two kernels of 8 blocks spinning 10 us each, the second launched plain (mode 0), as a
+// programmatic dependent (1), or as a cooperative programmatic dependent (2): where the
+// dependent overlaps the first, the pair takes ~10 us less.
+void spin_pair(int mode) {
+  const long long ns = 10000;
+  spin_primary_kernel<<<8, 32>>>(ns);
+  CK(cudaGetLastError());
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(8);
+  cfg.blockDim = dim3(32);
+  cudaLaunchAttribute attr[2];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  attr[1].id = cudaLaunchAttributeCooperative;
+  attr[1].val.cooperative = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = static_cast<unsigned>(mode);
+  CK(cudaLaunchKernelEx(&cfg, spin_secondary_kernel, ns));
+}
+
 bool trace = false;  // --trace (a build with -DOPBENCH_TPA_TRACE): tpa timelines
 
 #ifdef OPBENCH_TPA_TRACE
@@ -416,26 +454,32 @@ int main(int argc, char** argv) {
         const std::string cfg = "b=" + std::to_string(b) + " m=" + std::to_string(m) + " bf16";
         // tile x stages (0: default), PDL, chunk length (0: default, one wave of blocks), bn's
         // dynamic tiles (the default) or equal static chunks, its fused merge (the default) or
-        // the reduction kernel
+        // the reduction kernel, q built in each block (the default) or by the q kernel
         struct V {
           K::TpaStrategy st;
           int tile, stages;
           bool pdl;
           int64_t chunk;
           bool dyn = true, fused = true;
+          int q = 0;  // 1: the q kernel, 2: q shared by chunk 0
         };
         const auto bn = K::TpaStrategy::bn;
         std::vector<V> vs = {{K::TpaStrategy::b, 0, 0, true, 0}, {K::TpaStrategy::bh, 0, 0, true, 0},
                              {bn, 0, 0, true, 0},   {bn, 0, 0, true, 0, true, false},
                              {bn, 0, 0, false, 0, true, false},  {bn, 0, 0, true, 0, false},
                              {bn, 32, 2, true, 0},  {bn, 32, 4, true, 0},  {bn, 64, 3, true, 0},
+                             {bn, 0, 0, true, 0, true, true, 1},  {bn, 0, 0, true, 0, false, true, 1},
+                             {bn, 0, 0, true, 0, true, true, 2},
                              {bn, 0, 0, true, 0}};  // the default again: the spread between runs
         if (m >= 4096) {  // two waves of blocks, and chunks of 2048 tokens
           vs.push_back({bn, 0, 0, true, m * b / 512});
           vs.push_back({bn, 0, 0, true, m * b / 512, false});
           vs.push_back({bn, 0, 0, true, 2048});
         }
-        if (trace) vs = {{bn, 0, 0, true, 0}, {bn, 0, 0, true, 0, true, false}, {bn, 0, 0, true, 0, false}};
+        if (trace)
+          vs = {{bn, 0, 0, true, 0}, {bn, 0, 0, true, 0, true, false}, {bn, 0, 0, true, 0, false},
+                {bn, 0, 0, true, 0, true, true, 1}, {bn, 0, 0, true, 0, false, true, 1},
+                {bn, 0, 0, true, 0, true, true, 2}};
         for (const V& v : vs) {
           K::TpaOptions opt;
           opt.tile = v.tile;
@@ -444,6 +488,8 @@ int main(int argc, char** argv) {
           opt.chunk_len = v.chunk;
           opt.dynamic_tiles = v.dyn;
           opt.fused_merge = v.fused;
+          opt.q_kernel = v.q == 1;
+          opt.shared_q = v.q == 2;
           const K::TpaPlan plan(s, DType::bf16, v.st, opt);  // outside the timed calls
           const size_t wsb = plan.workspace_bytes();
           if (wsb > (size_t(256) << 20)) continue;
@@ -458,6 +504,7 @@ int main(int argc, char** argv) {
           if (!v.pdl) ver += " nopdl";
           if (!v.dyn) ver += " static";
           if (v.dyn && !v.fused) ver += " sep";
+          if (v.q) ver += v.q == 1 ? " qk" : " sq";
           ver += " c" + std::to_string(nch);
           report("tpa", cfg, ver, t, bytes / peak);
           if (trace) trace_tpa(timer.t, cfg + " " + ver, nch, call);
@@ -485,6 +532,11 @@ int main(int argc, char** argv) {
       report("launch", "-", "264 x 256 empty", tn, 0);
       auto tp = timer.run([&] { pdl_pair(); }, 50);
       report("launch", "-", "empty kernel + PDL empty", tp, 0);
+      for (int mode : {0, 1, 2}) {
+        auto ts = timer.run([&] { spin_pair(mode); }, 50);
+        report("launch", "-", mode == 0 ? "10 us spin, then 10 us spin" : mode == 1 ? "10 us spin + PDL 10 us spin"
+                                                                                  : "10 us spin + PDL cooperative 10 us spin", ts, 0);
+      }
       auto tw = timer.run([&] {
         empty_kernel<<<256, 256>>>();
         CK(cudaGetLastError());
