@@ -83,6 +83,7 @@ class TorchExecutor final : public Executor {
   const Call* kept_call(const Point& point, const Timing& timing) const;
   void keep(const Point& point, const Call& call, const Result& r);
   // After a failed point: no samples, and nothing of it kept (inputs, truth, cached memory).
+  void hold_nothing();
   void forget_failed_point(Result& r);
 };
 
