@@ -52,14 +52,6 @@ struct TpaOptions {
   bool fused_merge = true;    // bn with dynamic tiles: when every block fits on the device at
                               // once, the main kernel merges the partials itself (cooperative
                               // launch) instead of a second, reduction kernel
-  bool q_kernel = false;      // bn, bf16/fp16: q built once per (batch, head group) by a kernel
-                              // of its own, the main kernel launched after it by programmatic
-                              // dependent launch (sm_90): its blocks issue their first tiles
-                              // before waiting for q (false: every block builds q itself)
-  bool shared_q = false;      // bn with the fused merge: the group's chunk-0 block builds q and
-                              // publishes it in the workspace; the others issue their first tiles
-                              // and wait for it (every block is resident). Ignored without the
-                              // fused merge; q_kernel, where set, takes precedence
 };
 
 // Throws KernelError (one line) for sizes the kernels do not take.

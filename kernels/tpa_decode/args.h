@@ -18,8 +18,6 @@ constexpr int kJitRounds = 3;    // tensor-core kernel: the counter's last round
 constexpr int kRedPad = 8;       // tensor-core kernel: pad of the slice merge's rows (floats)
 constexpr int kRedThreads = 256;  // threads per reduction block (and per merge of the partials)
 constexpr int kRedBatch = 8;      // merge_partials: chunks each thread loads before any wait
-constexpr int kQThreads = 256;    // threads per q block (tpa_q_kernel)
-constexpr int kQByKernel = 1, kQByChunk0 = 2;  // TpaArgs::qmode
 
 struct TpaArgs {
   const void *aq, *ak, *av, *bq, *bk, *bv;
@@ -29,11 +27,6 @@ struct TpaArgs {
                              // merge) [b * ngroups] barrier words; or null
   bool fused;                // bn, tensor cores: the main kernel merges the partials itself
                              // (cooperative launch: every block resident)
-  void* qg;                  // bn, tensor cores, q built once per (batch, head group): q,
-                             // [b][ngroups][HG][q_stride] in the storage dtype; or null (each
-                             // block builds its own from the q inputs)
-  int qmode;                 // with qg: kQByKernel (tpa_q_kernel built it) or kQByChunk0 (the
-                             // group's chunk-0 block builds it, the others wait for its flag)
   int ngroups;               // head groups (gridDim.y of the main kernel)
   int b, h, r, d, e;
   int64_t m;
@@ -54,10 +47,6 @@ struct TpaArgs {
   float qscale;              // scale * scale_k * scale_q * log2(e)
   float vscale;              // scale_v
 };
-
-// tpa_q_kernel's shared memory in bytes: aq as a transposed float table (r x HG rounded to 8),
-// then the raw q inputs (the block's aq rows, bq).
-__host__ __device__ constexpr int64_t q_table_bytes(int r, int HG) { return (4 * int64_t{r} * ((HG + 7) & ~7) + 15) & ~int64_t{15}; }
 
 // A partial row: o (e floats), then l (and zeros to the next 16 bytes when e % 4 == 0).
 __host__ __device__ constexpr int partial_row(int e) { return e % 4 == 0 ? e + 4 : e + 1; }

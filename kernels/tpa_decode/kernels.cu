@@ -17,7 +17,6 @@
 //   tpa_cc_kernel<T>  (any dtype; strategy bh with one head a block, and    cc_kernel.cuh
 //                     fp32 b/bn)
 //   tpa_reduce_kernel<T, V>  (bn without the fused merge)                   reduce_kernel.cuh
-//   tpa_q_kernel<T>  (bn with the q kernel option: q once per group)       q.cuh
 // Both main kernels start with the q inputs (aq rows, bq) copied asynchronously together with
 // the first tile, then build q in shared memory (aq as a transposed float table; q.cuh).
 // Device helpers: ptx.cuh (PTX wrappers), mma.cuh (tensor-core traits), copy.cuh (tile copies),
@@ -56,10 +55,6 @@ KernelFn reduce_kernel_of(int V) {
 KernelFn tc_kernel_for(DType dt, int tt, int stages) {
   return dt == DType::bf16 ? tc_kernel_of<__nv_bfloat16>(tt, stages)
                            : tc_kernel_of<__half>(tt, stages);
-}
-
-KernelFn q_kernel_for(DType dt) {
-  return dt == DType::bf16 ? tpa_q_kernel<__nv_bfloat16> : tpa_q_kernel<__half>;
 }
 
 KernelFn cc_kernel_for(DType dt) {

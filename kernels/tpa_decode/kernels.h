@@ -13,8 +13,6 @@ using KernelFn = void (*)(TpaArgs);
 KernelFn tc_kernel_for(DType dt, int tt, int stages);
 // tpa_cc_kernel for dt.
 KernelFn cc_kernel_for(DType dt);
-// tpa_q_kernel for bf16 (dt == bf16) or fp16 (any other dt).
-KernelFn q_kernel_for(DType dt);
 // tpa_reduce_kernel for dt, V = 4 (float4 columns) or 1.
 KernelFn reduce_kernel_for(DType dt, int V);
 

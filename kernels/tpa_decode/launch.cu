@@ -72,40 +72,20 @@ int chunks_log2(int64_t cols, int w, int sz, int threads) {
   return lg;
 }
 
-// The launch attributes of a kernel: cooperative (every block resident, or the launch fails)
-// and programmatic dependent launch (it may start before the previous kernel in the stream ends,
-// and waits for it with griddepcontrol.wait).
-struct LaunchAttrs {
-  cudaLaunchAttribute at[2];
-  unsigned n = 0;
-  LaunchAttrs& cooperative(bool on) {
-    if (on) {
-      at[n] = {};
-      at[n].id = cudaLaunchAttributeCooperative;
-      at[n++].val.cooperative = 1;
-    }
-    return *this;
-  }
-  LaunchAttrs& dependent(bool on) {
-    if (on) {
-      at[n] = {};
-      at[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      at[n++].val.programmaticStreamSerializationAllowed = 1;
-    }
-    return *this;
-  }
-};
-
-// Launches fn(a) through cudaLaunchKernelEx with the given attributes.
+// Launches fn(a) through cudaLaunchKernelEx with at most one launch attribute.
 void launch_ex(KernelFn fn, dim3 grid, int threads, size_t smem, cudaStream_t stream,
-               const TpaArgs& a, LaunchAttrs attrs = {}) {
+               const TpaArgs& a, const cudaLaunchAttribute* attr) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = grid;
   cfg.blockDim = dim3(static_cast<unsigned>(threads));
   cfg.dynamicSmemBytes = smem;
   cfg.stream = stream;
-  cfg.attrs = attrs.n ? attrs.at : nullptr;
-  cfg.numAttrs = attrs.n;
+  cudaLaunchAttribute at[1];
+  if (attr) {
+    at[0] = *attr;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+  }
   OPBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, fn, a));
 }
 
@@ -121,9 +101,7 @@ struct TpaPlan::Detail {
   KernelFn fn;              // the main kernel
   KernelFn reduce = nullptr;  // bn's reduction kernel (none when fused or with one chunk)
   size_t reduce_smem = 0;
-  KernelFn qk = nullptr;      // bn's q kernel (the option), launched before the main kernel
   bool pdl;    // the reduction by programmatic dependent launch (sm_90 and the option)
-  bool sm90;   // programmatic dependent launch exists
   int device;  // the device the plan was made for
 };
 
@@ -136,12 +114,7 @@ TpaPlan::TpaPlan(const TpaShape& s, DType dtype, TpaStrategy strategy, const Tpa
   d->ws = workspace_layout(d->p, s, opt);
   d->fn = kernel_for(d->p, dtype);
   allow_max_smem(d->fn);
-  d->sm90 = device_attr(cudaDevAttrComputeCapabilityMajor) >= 9;
-  d->pdl = opt.pdl && d->sm90;
-  if (d->p.qmode == tpa::kQByKernel) {
-    d->qk = tpa::q_kernel_for(dtype);
-    allow_max_smem(d->qk);
-  }
+  d->pdl = opt.pdl && device_attr(cudaDevAttrComputeCapabilityMajor) >= 9;
   OPBENCH_CUDA_CHECK(cudaGetDevice(&d->device));
   const Plan& p = d->p;
   TpaArgs& a = d->args;
@@ -204,24 +177,21 @@ void TpaPlan::run(const void* aq, const void* ak, const void* av, const void* bq
     float* w = reinterpret_cast<float*>(static_cast<char*>(workspace) + wl.ctr_bytes);
     a.po = w;
     a.pm = w + s.b * p.nchunks * s.h * partial_row(static_cast<int>(s.e));
-    if (p.qmode) {
-      a.qg = static_cast<char*>(workspace) + wl.q_off;
-      a.qmode = p.qmode;
-    }
   }
 
   const dim3 grid(static_cast<unsigned>(p.nchunks), static_cast<unsigned>(p.ngroups),
                   static_cast<unsigned>(s.b));
-  if (dt.qk)
-    launch_ex(dt.qk, dim3(static_cast<unsigned>(p.ngroups), static_cast<unsigned>(s.b)), tpa::kQThreads,
-              p.q_smem, stream, a);
-  // The fused merge needs every block resident (cooperative); after the q kernel, the main
-  // kernel is its programmatic dependent.
-  launch_ex(dt.fn, grid, p.threads, p.smem, stream, a,
-            LaunchAttrs().cooperative(p.fused).dependent(dt.qk && dt.sm90));
-  if (dt.reduce)  // none when fused
+  cudaLaunchAttribute coop{};  // the fused merge: every block resident, or the launch fails
+  coop.id = cudaLaunchAttributeCooperative;
+  coop.val.cooperative = 1;
+  launch_ex(dt.fn, grid, p.threads, p.smem, stream, a, p.fused ? &coop : nullptr);
+  if (dt.reduce) {  // none when fused
+    cudaLaunchAttribute pdl{};
+    pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    pdl.val.programmaticStreamSerializationAllowed = 1;
     launch_ex(dt.reduce, dim3(static_cast<unsigned>(s.b * s.h)), kRedThreads, dt.reduce_smem,
-              stream, a, LaunchAttrs().dependent(dt.pdl));
+              stream, a, dt.pdl ? &pdl : nullptr);
+  }
 }
 
 int64_t tpa_decode_chunks(const TpaShape& s, DType dtype, TpaStrategy strategy,

@@ -20,15 +20,11 @@ int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 size_t r16(size_t b) { return (b + 15) & ~size_t(15); }
 
-// The raw q inputs of a block in shared memory: aq rows of its heads, bq (stage_q_inputs).
-size_t q_inputs_bytes(const Plan& p, const TpaShape& s, int sz) {
-  return r16(static_cast<size_t>(round_up(p.HG * s.r, 8)) * sz) + r16(static_cast<size_t>(s.r * s.d) * sz);
-}
-
-// The raw q inputs go into the last stage when they fit there and the prologue leaves it free
-// (CUDA cores), else past the stages (tensor cores: the prologue fills every stage).
+// The raw q inputs (aq rows of the block's heads, bq) go into the last stage when they fit
+// there and the prologue leaves it free (CUDA cores), else past the stages (tensor cores: the
+// prologue fills every stage).
 void place_q_inputs(Plan& p, const TpaShape& s, int sz, size_t stage_bytes, size_t stages_end) {
-  const size_t qin = q_inputs_bytes(p, s, sz);
+  const size_t qin = r16(static_cast<size_t>(round_up(p.HG * s.r, 8)) * sz) + r16(static_cast<size_t>(s.r * s.d) * sz);
   if (qin <= stage_bytes && !p.tc) {
     p.qin_off = stages_end - stage_bytes;
     p.smem = stages_end;
@@ -162,12 +158,6 @@ Plan make_plan(const TpaShape& s, DType dt, TpaStrategy strat, const TpaOptions&
   p.chunk_len = s.m;
   p.nchunks = 1;
   if (strat == TpaStrategy::bn) plan_chunks(p, s, dt, opt);
-  if (p.tc && p.nchunks > 1)
-    p.qmode = opt.q_kernel ? kQByKernel : opt.shared_q && p.fused ? kQByChunk0 : 0;
-  if (p.qmode) {
-    p.q_smem = static_cast<size_t>(q_table_bytes(static_cast<int>(s.r), p.HG)) + q_inputs_bytes(p, s, sz);
-    p.q_bytes = static_cast<size_t>(s.b * p.ngroups * p.HG * p.q_stride) * sz;
-  }
   return p;
 }
 
@@ -175,13 +165,9 @@ WorkspaceLayout workspace_layout(const Plan& p, const TpaShape& s, const TpaOpti
   WorkspaceLayout w;
   if (p.nchunks <= 1) return w;
   if (p.tc && opt.dynamic_tiles)
-    w.ctr_bytes = static_cast<size_t>(round_up((p.fused ? (p.qmode == kQByChunk0 ? 3 : 2) : 1) * s.b * p.ngroups * 4, 256));
+    w.ctr_bytes = static_cast<size_t>(round_up((p.fused ? 2 : 1) * s.b * p.ngroups * 4, 256));
   w.total = w.ctr_bytes + static_cast<size_t>(s.b * p.nchunks * s.h * (partial_row(static_cast<int>(s.e)) + 1)) *
                                  sizeof(float);
-  if (p.qmode) {
-    w.q_off = r16(w.total);
-    w.total = w.q_off + p.q_bytes;
-  }
   return w;
 }
 

@@ -21,10 +21,6 @@ struct Plan {
   int64_t chunk_len = 1;
   int nchunks = 1;
   bool fused = false;  // bn, tensor cores: the main kernel merges the partials (cooperative)
-  int qmode = 0;         // bn, tensor cores: q built once per group into the workspace
-                         // (kQByKernel, kQByChunk0), or 0: by every block
-  size_t q_smem = 0;     // tpa_q_kernel's shared memory (bytes)
-  size_t q_bytes = 0;    // q in the workspace (bytes)
 };
 
 // The plan of a call: the strategy's tile x stages (the first that fits the shared memory),
@@ -38,11 +34,9 @@ KernelFn kernel_for(const Plan& p, DType dt);
 
 // bn's workspace: the work counters first (tensor cores with dynamic tiles: one per batch and
 // head group, 256-byte aligned: every call finds them at the same place), then the float32
-// partials: o and l [b][chunks][h][partial_row(e)], m [b][chunks][h]; then, with q built once
-// per group, q [b][ngroups][HG][q_stride] in the storage dtype (16-byte aligned). The counters:
-// the tile counters, then (fused merge) the barrier words, then (q by chunk 0) the q flags.
+// partials: o and l [b][chunks][h][partial_row(e)], m [b][chunks][h].
 struct WorkspaceLayout {
-  size_t ctr_bytes = 0, q_off = 0, total = 0;
+  size_t ctr_bytes = 0, total = 0;
 };
 WorkspaceLayout workspace_layout(const Plan& p, const TpaShape& s, const TpaOptions& opt);
 

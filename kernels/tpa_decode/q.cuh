@@ -6,7 +6,6 @@
 #include "kernels/common.cuh"
 #include "kernels/tpa_decode/args.h"
 #include "kernels/tpa_decode/copy.cuh"
-#include "kernels/tpa_decode/ptx.cuh"
 
 namespace opbench::kernels::tpa {
 
@@ -63,26 +62,6 @@ __device__ __forceinline__ void compute_q(const TpaArgs& a, const T* aq_s, const
       }
     }
   }
-}
-
-// q of one (head group, batch) (grid (ngroups, b)), built as the tensor-core kernel builds it in
-// its shared memory (rows of q_stride, the columns d .. d_pad zero) into a.qg for the blocks of
-// that group to copy. It lets its dependent (the main kernel, launched by programmatic dependent
-// launch) start at once: those blocks issue their first tiles, then wait for this grid's end.
-template <typename T>
-__global__ void __launch_bounds__(kQThreads) tpa_q_kernel(TpaArgs a) {
-  pdl_trigger();
-  extern __shared__ __align__(16) unsigned char smem[];
-  const int grp = blockIdx.x, bi = blockIdx.y;
-  const int head0 = grp * a.HG, hv = min(a.HG, a.h - head0);
-  float* aq_t = reinterpret_cast<float*>(smem);
-  T* qin = reinterpret_cast<T*>(smem + q_table_bytes(a.r, a.HG));
-  const T* bq_s = stage_q_inputs<T>(a, bi, head0, hv, qin, threadIdx.x, blockDim.x);
-  cp_async_commit();
-  cp_async_wait<0>();
-  __syncthreads();
-  T* q = static_cast<T*>(a.qg) + (static_cast<int64_t>(bi) * a.ngroups + grp) * a.HG * a.q_stride;
-  compute_q<T, T>(a, qin, bq_s, hv, aq_t, q, a.q_stride, a.d_pad, threadIdx.x, blockDim.x);
 }
 
 }  // namespace opbench::kernels::tpa

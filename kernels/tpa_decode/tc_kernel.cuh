@@ -146,42 +146,11 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
                  tid, nthr);
   };
 
-  // The first counter request goes out before any load (answer read at the end of tile 0).
-  if (tid == 0 && tile_of(STAGES - 1) >= 0) request(STAGES);
-  // q built once per group (a.qg): its words in the workspace, and (built by chunk 0) the flag
-  // that says they are this call's: the group's barrier word's top bit flips once a call, after
-  // every block of the group has read it here, so the builder writes its complement to the flag.
-  const int qwords = a.HG * a.q_stride * static_cast<int>(sizeof(T)) / 16;
-  int4* qglobal = a.qmode ? static_cast<int4*>(a.qg) + static_cast<int64_t>(grp) * qwords : nullptr;
-  unsigned* qflag = a.qmode == kQByChunk0 ? a.ctr + 2 * a.b * a.ngroups + grp : nullptr;
-  const unsigned qready = a.qmode == kQByChunk0 && tid == 0
-                              ? ~ld_acquire(a.ctr + a.b * a.ngroups + grp) & 0x80000000u : 0u;
-  if (a.qmode == kQByKernel || (a.qmode == kQByChunk0 && chunk != 0)) {
-    // q built elsewhere: every stage's tile first, then the wait for q (tpa_q_kernel's end,
-    // this kernel being its programmatic dependent; or chunk 0's flag), then q (HG x q_stride,
-    // 16-byte words from L2). The loop's first barrier orders these stores before any read.
-#pragma unroll
-    for (int k = 0; k < STAGES; ++k) {
-      const int t = tile_of(k);
-      if (t >= 0) issue(t, k);
-      cp_async_commit();
-      if (tid == 0) tile_ring[k] = t;
-    }
-    if (a.qmode == kQByKernel) {
-      pdl_wait();
-    } else {
-      if (tid == 0)
-        while (ld_acquire(qflag) != qready) __nanosleep(32);
-      __syncthreads();
-    }
-    tpa_stamp(slot, kTrQInputs);
-    for (int i = tid; i < qwords; i += nthr) reinterpret_cast<int4*>(Qs)[i] = __ldcg(qglobal + i);
-    tpa_stamp(slot, kTrQBuilt);
-    pdl_trigger();
-  } else {
   // q inputs and tile 0 first; once q is built, the other stages' tiles (issued with the first
   // ones, they delayed q to +10 us at b = 8, m = 32768, against +5.6 us this way).
   T* qin = reinterpret_cast<T*>(smem + a.qin_off);
+  // The first counter request goes out before any load (answer read at the end of tile 0).
+  if (tid == 0 && tile_of(STAGES - 1) >= 0) request(STAGES);
   const T* bq_s = stage_q_inputs<T>(a, bi, head0, hv, qin, tid, nthr);
   cp_async_commit();
   {
@@ -194,12 +163,6 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   __syncthreads();
   tpa_stamp(slot, kTrQInputs);
   compute_q<T, T>(a, qin, bq_s, hv, aq_t, Qs, a.q_stride, a.d_pad, tid, nthr);
-  if (a.qmode == kQByChunk0) {  // publish q for the group's other blocks
-    __syncthreads();
-    for (int i = tid; i < qwords; i += nthr) qglobal[i] = reinterpret_cast<const int4*>(Qs)[i];
-    __syncthreads();  // every store before thread 0's release
-    if (tid == 0) st_release(qflag, qready);
-  }
   tpa_stamp(slot, kTrQBuilt);
   pdl_trigger();
   // The other stages once q is built. (Issued before q is built, once its inputs landed, they
@@ -211,7 +174,6 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
     if (t >= 0) issue(t, k);
     cp_async_commit();
     if (tid == 0) tile_ring[k] = t;
-  }
   }
   tpa_stamp(slot, kTrQReady);
 

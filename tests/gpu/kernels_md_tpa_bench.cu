@@ -454,32 +454,26 @@ int main(int argc, char** argv) {
         const std::string cfg = "b=" + std::to_string(b) + " m=" + std::to_string(m) + " bf16";
         // tile x stages (0: default), PDL, chunk length (0: default, one wave of blocks), bn's
         // dynamic tiles (the default) or equal static chunks, its fused merge (the default) or
-        // the reduction kernel, q built in each block (the default) or by the q kernel
+        // the reduction kernel
         struct V {
           K::TpaStrategy st;
           int tile, stages;
           bool pdl;
           int64_t chunk;
           bool dyn = true, fused = true;
-          int q = 0;  // 1: the q kernel, 2: q shared by chunk 0
         };
         const auto bn = K::TpaStrategy::bn;
         std::vector<V> vs = {{K::TpaStrategy::b, 0, 0, true, 0}, {K::TpaStrategy::bh, 0, 0, true, 0},
                              {bn, 0, 0, true, 0},   {bn, 0, 0, true, 0, true, false},
                              {bn, 0, 0, false, 0, true, false},  {bn, 0, 0, true, 0, false},
                              {bn, 32, 2, true, 0},  {bn, 32, 4, true, 0},  {bn, 64, 3, true, 0},
-                             {bn, 0, 0, true, 0, true, true, 1},  {bn, 0, 0, true, 0, false, true, 1},
-                             {bn, 0, 0, true, 0, true, true, 2},
                              {bn, 0, 0, true, 0}};  // the default again: the spread between runs
         if (m >= 4096) {  // two waves of blocks, and chunks of 2048 tokens
           vs.push_back({bn, 0, 0, true, m * b / 512});
           vs.push_back({bn, 0, 0, true, m * b / 512, false});
           vs.push_back({bn, 0, 0, true, 2048});
         }
-        if (trace)
-          vs = {{bn, 0, 0, true, 0}, {bn, 0, 0, true, 0, true, false}, {bn, 0, 0, true, 0, false},
-                {bn, 0, 0, true, 0, true, true, 1}, {bn, 0, 0, true, 0, false, true, 1},
-                {bn, 0, 0, true, 0, true, true, 2}};
+        if (trace) vs = {{bn, 0, 0, true, 0}, {bn, 0, 0, true, 0, true, false}, {bn, 0, 0, true, 0, false}};
         for (const V& v : vs) {
           K::TpaOptions opt;
           opt.tile = v.tile;
@@ -488,8 +482,6 @@ int main(int argc, char** argv) {
           opt.chunk_len = v.chunk;
           opt.dynamic_tiles = v.dyn;
           opt.fused_merge = v.fused;
-          opt.q_kernel = v.q == 1;
-          opt.shared_q = v.q == 2;
           const K::TpaPlan plan(s, DType::bf16, v.st, opt);  // outside the timed calls
           const size_t wsb = plan.workspace_bytes();
           if (wsb > (size_t(256) << 20)) continue;
@@ -504,7 +496,6 @@ int main(int argc, char** argv) {
           if (!v.pdl) ver += " nopdl";
           if (!v.dyn) ver += " static";
           if (v.dyn && !v.fused) ver += " sep";
-          if (v.q) ver += v.q == 1 ? " qk" : " sq";
           ver += " c" + std::to_string(nch);
           report("tpa", cfg, ver, t, bytes / peak);
           if (trace) trace_tpa(timer.t, cfg + " " + ver, nch, call);

@@ -506,8 +506,7 @@ void tpa_check(const TpaCase& c, DType dt, K::TpaStrategy st, K::TpaOptions opt 
   const std::string what = std::string(dname(dt)) + " " + K::tpa_strategy_name(st) + " " +
                            tpa_name(c) +
                            (opt.tile ? " tile" + std::to_string(opt.tile) + "x" + std::to_string(opt.stages) : "") +
-                           (opt.dynamic_tiles ? "" : " static") + (opt.fused_merge ? "" : " reduction kernel") +
-                           (opt.q_kernel ? " q kernel" : "") + (opt.shared_q ? " shared q" : "");
+                           (opt.dynamic_tiles ? "" : " static") + (opt.fused_merge ? "" : " reduction kernel");
   SCOPED_TRACE(what);
   K::TpaShape s;
   s.b = c.b; s.h = c.h; s.r = c.r; s.d = c.d; s.e = c.e; s.m = c.m;
@@ -534,7 +533,7 @@ void tpa_check(const TpaCase& c, DType dt, K::TpaStrategy st, K::TpaOptions opt 
   if (cb) CK(cudaMemset(ws.p, 0, cb));  // ... and the work counters start at zero
   const auto ref = tpa_ref(c, sc, aq, ak, av, bq, bk, bv);
   // Three times with the same workspace: a call must leave its counters ready for the next one
-  // (the fused merge's words and q's flags alternate between two values). The first call through
+  // (the fused merge's barrier words alternate between two values). The first call through
   // tpa_decode (a plan of its own), the others through the kept plan. All but the counters is
   // poisoned again before each call: nothing a call reads may be left from the one before.
   for (int call = 0; call < 3; ++call) {
@@ -613,18 +612,13 @@ TEST(TpaDecode, TensorCoreVariants) {
       for (auto ts : {std::make_pair(64, 2), std::make_pair(64, 3), std::make_pair(64, 4),
                       std::make_pair(32, 2), std::make_pair(32, 4)})
         for (K::TpaStrategy st : {K::TpaStrategy::b, K::TpaStrategy::bn})
-        for (int mode : {0, 1, 2, 3, 4, 5, 6}) {  // bn: counters + fused merge, counters +
-                                                   // reduction kernel, static chunks; each again
-                                                   // with the q kernel; the fused merge with q
-                                                   // shared by chunk 0
+        for (int mode : {0, 1, 2}) {  // bn: counters + fused merge, counters + reduction kernel, static chunks
           if (st == K::TpaStrategy::b && mode > 0) continue;
           K::TpaOptions o;
           o.tile = ts.first;
           o.stages = ts.second;
-          o.dynamic_tiles = mode % 3 < 2;
-          o.fused_merge = mode % 3 == 0;
-          o.q_kernel = mode >= 3 && mode < 6;
-          o.shared_q = mode == 6;
+          o.dynamic_tiles = mode < 2;
+          o.fused_merge = mode == 0;
           K::TpaShape s;
           s.b = c.b; s.h = c.h; s.r = c.r; s.d = c.d; s.e = c.e; s.m = c.m;
           SCOPED_TRACE("b=" + std::to_string(c.b) + " h=" + std::to_string(c.h) + " m=" + std::to_string(c.m) +
@@ -649,28 +643,6 @@ TEST(TpaDecode, SplitWithoutPdl) {
     o.pdl = false;
     tpa_check({2, 32, 16, 128, 128, 3000, 1.f, 32}, dt, K::TpaStrategy::bn, o);
     tpa_check({3, 7, 5, 40, 24, 999}, dt, K::TpaStrategy::bn, o);
-  }
-}
-
-// q built once per (batch, head group), by the q kernel or by the group's chunk-0 block: every
-// dtype and strategy on the odd and reference-like shapes (the options change bn with the tensor
-// cores only; the others ignore them), three calls on one workspace (the chunk-0 flag alternates),
-// and the workspace that holds q past the partials.
-TEST(TpaDecode, QBuiltOnce) {
-  REQUIRE_GPU();
-  for (int way : {1, 2}) {
-    K::TpaOptions o;
-    o.q_kernel = way == 1;
-    o.shared_q = way == 2;
-    for (DType dt : {DType::f32, DType::bf16, DType::f16})
-      for (const TpaCase& c : tpa_cases())
-        for (K::TpaStrategy st : {K::TpaStrategy::b, K::TpaStrategy::bh, K::TpaStrategy::bn}) tpa_check(c, dt, st, o);
-    K::TpaShape s;
-    s.b = 8; s.h = 32; s.r = 16; s.d = 128; s.e = 128; s.m = 32768;
-    const auto bn = K::TpaStrategy::bn;
-    const size_t without = K::tpa_decode_workspace_bytes(s, DType::bf16, bn);
-    EXPECT_GE(K::tpa_decode_workspace_bytes(s, DType::bf16, bn, o), without + 8 * 32 * 136 * 2);
-    EXPECT_EQ(K::tpa_decode_workspace_bytes(s, DType::f32, bn, o), K::tpa_decode_workspace_bytes(s, DType::f32, bn));
   }
 }
 
