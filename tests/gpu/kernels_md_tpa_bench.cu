@@ -63,69 +63,50 @@ void fill(void* p, size_t n, uint32_t seed, float amp = 1.f) {
 }
 
 __global__ void empty_kernel() {}
-__global__ void pdl_primary_kernel() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
-}
-__global__ void pdl_secondary_kernel() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
-}
-// An empty kernel of 256 blocks, then an empty dependent one launched with PDL (the shape of
-// tpa_decode's bn call without its work).
-void pdl_pair() {
-  pdl_primary_kernel<<<256, 256>>>();
-  CK(cudaGetLastError());
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(256);
-  cfg.blockDim = dim3(256);
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  CK(cudaLaunchKernelEx(&cfg, pdl_secondary_kernel));
-}
-
 // Spins for `ns` nanoseconds of the global timer.
 __device__ void spin_for(long long ns) {
   unsigned long long t0, t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < static_cast<unsigned long long>(ns));
 }
-__global__ void spin_primary_kernel(long long ns) {
+// Lets its dependents launch, then spins `ns` (0: empty).
+__global__ void pdl_primary_kernel(long long ns) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
-  spin_for(ns);
+  if (ns > 0) spin_for(ns);
 }
-__global__ void spin_secondary_kernel(long long ns) {
-  spin_for(ns);
+// Spins `ns` (0: empty), then waits for the kernel it depends on.
+__global__ void pdl_secondary_kernel(long long ns) {
+  if (ns > 0) spin_for(ns);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
 }
-// Two kernels of 8 blocks spinning 10 us each, the second launched plain (mode 0), as a
-// programmatic dependent (1), or as a cooperative programmatic dependent (2): where the
-// dependent overlaps the first, the pair takes ~10 us less.
-void spin_pair(int mode) {
-  const long long ns = 10000;
-  spin_primary_kernel<<<8, 32>>>(ns);
+// Two kernels of `blocks` x `threads` each spinning `ns`, the second launched plain (attrs 0), as
+// a programmatic dependent (1) or as a cooperative programmatic dependent (2).
+void kernel_pair(unsigned blocks, unsigned threads, long long ns, unsigned attrs) {
+  pdl_primary_kernel<<<blocks, threads>>>(ns);
   CK(cudaGetLastError());
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(8);
-  cfg.blockDim = dim3(32);
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(threads);
   cudaLaunchAttribute attr[2];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   attr[1].id = cudaLaunchAttributeCooperative;
   attr[1].val.cooperative = 1;
   cfg.attrs = attr;
-  cfg.numAttrs = static_cast<unsigned>(mode);
-  CK(cudaLaunchKernelEx(&cfg, spin_secondary_kernel, ns));
+  cfg.numAttrs = attrs;
+  CK(cudaLaunchKernelEx(&cfg, pdl_secondary_kernel, ns));
 }
+// An empty kernel of 256 blocks, then an empty dependent one launched with PDL (the shape of
+// tpa_decode's bn call without its work).
+void pdl_pair() { kernel_pair(256, 256, 0, 1); }
+// Two kernels of 8 blocks spinning 10 us each, the second launched plain (mode 0), as a
+// programmatic dependent (1), or as a cooperative programmatic dependent (2): where the
+// dependent overlaps the first, the pair takes ~10 us less.
+void spin_pair(int mode) { kernel_pair(8, 32, 10000, static_cast<unsigned>(mode)); }
 
 bool trace = false;  // --trace (a build with -DOPBENCH_TPA_TRACE): tpa timelines
 
