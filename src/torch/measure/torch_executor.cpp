@@ -272,17 +272,12 @@ TorchExecutor::Placed TorchExecutor::place_or_free(const Point& point, const Pro
 
 bool TorchExecutor::check_against_truth(const Point& point, const Placed& placed, bool check, Result& r) {
   // Speed points; once per cell and provider (a cell's first round: Timing::check): a later
-  // round's inputs hold the same values. A memory point's peak must not hold the truth.
+  // round's inputs hold the same values.
   bool called = false;
-  if (point.metric() == "speed") {
-    if (check) {
-      StageScope checking(Stage::check);
-      called = check_.check(point, inputs_key_, *placed.inputs, device_->torch_device(), placed.call,
-                            !alters_output(plants_, point.provider), r);
-    }
-  } else {
-    check_.release();
-    control_.reset();  // nor the control workload's tensor
+  if (check) {
+    StageScope checking(Stage::check);
+    called = check_.check(point, inputs_key_, *placed.inputs, device_->torch_device(), placed.call,
+                          !alters_output(plants_, point.provider), r);
   }
   device_->synchronize();
   return called;
@@ -338,15 +333,14 @@ void TorchExecutor::forget_failed_point(Result& r) {
 
 void TorchExecutor::measure_placed(const Point& point, const Provider& provider, const Timing& timing, Result& r) {
   if (point.metric() == "memory") {
-    // A memory point's peak counts everything held, each block at the size the caching
-    // allocator handed out: a request it serves from an idle block at most 1 MiB larger keeps
-    // the whole block, so what earlier points left idle moved one call's peak by 1 MiB (9.4 MB
-    // of inputs read 10 MiB). From an empty cache, with the point's inputs made anew, its blocks
-    // are what a fresh process gets.
+    // A memory point's peak counts everything held (so not the truth of a check, nor the
+    // control workload's tensor), each block at the size the caching allocator handed out: a
+    // request it serves from an idle block at most 1 MiB larger keeps the whole block, so what
+    // earlier points left idle moved one call's peak by 1 MiB (9.4 MB of inputs read 10 MiB).
+    // From an empty cache, with the point's inputs made anew, its blocks are what a fresh
+    // process gets. (Memory points are not checked: their cell's speed points are.)
     hold_nothing();
-    const Placed placed = place(point, provider);
-    check_against_truth(point, placed, timing.check, r);
-    measure_peak_memory(placed.call, r);
+    measure_peak_memory(place(point, provider).call, r);
   } else if (const Call* kept = kept_call(point, timing)) {
     const Call call = *kept;
     measure_time(point, call, timing, /*warm=*/true, r);

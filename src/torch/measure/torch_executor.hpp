@@ -82,8 +82,10 @@ class TorchExecutor final : public Executor {
   std::map<std::string, Call> kept_;
   const Call* kept_call(const Point& point, const Timing& timing) const;
   void keep(const Point& point, const Call& call, const Result& r);
-  // After a failed point: no samples, and nothing of it kept (inputs, truth, cached memory).
+  // Nothing held for points (inputs, kept calls, truth, control workload) and the caching
+  // allocator's idle blocks given back: before a memory point, and after a failed point.
   void hold_nothing();
+  // After a failed point: no samples, and nothing of it kept.
   void forget_failed_point(Result& r);
 };
 
