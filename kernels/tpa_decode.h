@@ -52,6 +52,10 @@ struct TpaOptions {
   bool fused_merge = true;    // bn with dynamic tiles: when every block fits on the device at
                               // once, the main kernel merges the partials itself (cooperative
                               // launch) instead of a second, reduction kernel
+  double fixed_share = 0.9;   // bn with dynamic tiles: the share (0..1) of a block's even part
+                              // of the tiles that it takes in fixed order before the counter
+                              // (at least the pipeline's stages; 0: only those, 1: no tile
+                              // from the counter)
 };
 
 // Throws KernelError (one line) for sizes the kernels do not take.

@@ -32,6 +32,7 @@ struct TpaArgs {
   int64_t m;
   int64_t chunk_len;
   int nchunks;
+  int fixed;                 // bn with counters: tiles each block takes in fixed order first
   int HG;                    // heads per block
   int tt;                    // tokens per tile
   bool a_full;               // ak/av tiles hold every head (bh), else the block's heads

@@ -120,7 +120,7 @@ TpaPlan::TpaPlan(const TpaShape& s, DType dtype, TpaStrategy strategy, const Tpa
   TpaArgs& a = d->args;
   a.b = static_cast<int>(s.b); a.h = static_cast<int>(s.h); a.r = static_cast<int>(s.r);
   a.d = static_cast<int>(s.d); a.e = static_cast<int>(s.e); a.m = s.m;
-  a.chunk_len = p.chunk_len; a.nchunks = p.nchunks; a.ngroups = p.ngroups; a.fused = p.fused;
+  a.chunk_len = p.chunk_len; a.nchunks = p.nchunks; a.fixed = p.fixed; a.ngroups = p.ngroups; a.fused = p.fused;
   a.HG = p.HG; a.tt = p.tt; a.a_full = p.a_full; a.NS = p.NS;
   a.q_stride = p.q_stride; a.bk_stride = p.bk_stride; a.bv_stride = p.bv_stride;
   a.a_stride = p.a_stride; a.d_pad = p.d_pad; a.e_pad = p.e_pad;

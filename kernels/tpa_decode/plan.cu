@@ -4,6 +4,7 @@
 #include "kernels/tpa_decode/plan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -130,6 +131,9 @@ void plan_chunks(Plan& p, const TpaShape& s, DType dt, const TpaOptions& opt) {
   p.chunk_len = round_up(std::max<int64_t>(len, 1), p.tt);
   p.nchunks = static_cast<int>(ceil_div(s.m, p.chunk_len));
   if (p.nchunks == 1) p.chunk_len = s.m;
+  const int64_t even = ceil_div(ceil_div(s.m, p.tt), p.nchunks);  // a block's even part of the tiles
+  const double share = std::min(1.0, std::max(0.0, opt.fixed_share));
+  p.fixed = static_cast<int>(std::max<int64_t>(p.stages, static_cast<int64_t>(std::ceil(share * even))));
   // The fused merge needs the tile counters, every block resident at once (a cooperative
   // launch checks it) and its buffers inside the stages' shared memory.
   if (p.tc && opt.dynamic_tiles && opt.fused_merge && p.nchunks > 1 &&

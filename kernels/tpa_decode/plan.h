@@ -20,6 +20,7 @@ struct Plan {
   size_t aqt_off = 0, stage_off = 0, qin_off = 0, smem = 0;  // shared-memory layout (bytes)
   int64_t chunk_len = 1;
   int nchunks = 1;
+  int fixed = 0;       // bn with tile counters: tiles a block takes in fixed order first
   bool fused = false;  // bn, tensor cores: the main kernel merges the partials (cooperative)
 };
 

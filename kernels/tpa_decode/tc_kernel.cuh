@@ -34,7 +34,8 @@ namespace opbench::kernels::tpa {
 //
 // Tiles: a block's k-th tile is, with one chunk per block, tile k of its chunk (strategy b and
 // bn with static chunks); with the bn work counters (a.ctr), tile chunk + k * nchunks for the
-// first STAGES (no wait at the start), then whatever the (batch, group)'s counter hands out, so
+// first a.fixed (at least STAGES: no wait at the start), then whatever the (batch, group)'s
+// counter hands out from tile a.fixed * nchunks on, so
 // blocks that DRAM serves faster take more tiles and all finish together (measured: with equal
 // chunks the blocks' loops ended between 49 and 65 us at b = 8, m = 32768). A block's partial
 // covers any set of tokens; the fused merge or the reduction kernel merges them and zeroes the
@@ -82,11 +83,13 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   int asked = -1;
   auto request = [&](int k) {
     asked = k;
-    if (dyn) ticket = atomicAdd(ctr, 1u);
+    if (dyn && k >= a.fixed) ticket = atomicAdd(ctr, 1u);
   };
   auto answer = [&]() -> int {
     if (asked < 0) return -1;
-    const int t = dyn ? STAGES * a.nchunks + static_cast<int>(ticket) : tile0 + asked;
+    const int t = !dyn ? tile0 + asked
+                  : asked < a.fixed ? chunk + asked * a.nchunks
+                                    : a.fixed * a.nchunks + static_cast<int>(ticket);
     return t < tile_end ? t : -1;
   };
   // The last kJitRounds rounds of the counter (tiles >= jit_from): thread 0 draws each tile just
@@ -95,10 +98,10 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   // waits for the atomic's round trip. (jit: 0 asking ahead, 1 the last tile asked ahead is in
   // the ring, 2 drawing just in time.) Measured at b = 8, m = 32768: 1 round no faster, 2, 3, 4
   // and 6 rounds 0.2-0.4 us faster; b = 32 unchanged.
-  const int jit_from = dyn ? tile_end - kJitRounds * a.nchunks : INT_MAX;
+  const int jit_from = dyn ? max(tile_end - kJitRounds * a.nchunks, a.fixed * a.nchunks) : INT_MAX;
   int jit = 0;
   auto draw_now = [&]() -> int {
-    const int t = STAGES * a.nchunks + static_cast<int>(atomicAdd(ctr, 1u));
+    const int t = a.fixed * a.nchunks + static_cast<int>(atomicAdd(ctr, 1u));
     return t < tile_end ? t : -1;
   };
   const int slot = grp * gridDim.x + chunk;  // trace slot: a group's blocks side by side

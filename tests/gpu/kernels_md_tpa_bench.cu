@@ -442,19 +442,23 @@ int main(int argc, char** argv) {
           bool pdl;
           int64_t chunk;
           bool dyn = true, fused = true;
+          double fixed = -1;  // bn's fixed share of each block's tiles before the counter (< 0: the default)
         };
         const auto bn = K::TpaStrategy::bn;
         std::vector<V> vs = {{K::TpaStrategy::b, 0, 0, true, 0}, {K::TpaStrategy::bh, 0, 0, true, 0},
                              {bn, 0, 0, true, 0},   {bn, 0, 0, true, 0, true, false},
                              {bn, 0, 0, false, 0, true, false},  {bn, 0, 0, true, 0, false},
                              {bn, 32, 2, true, 0},  {bn, 32, 4, true, 0},  {bn, 64, 3, true, 0},
+                             {bn, 0, 0, true, 0, true, true, 0.0},  {bn, 0, 0, true, 0, true, false, 0.0},
+                             {bn, 0, 0, true, 0, true, true, 0.75}, {bn, 0, 0, true, 0, true, true, 1.0},
                              {bn, 0, 0, true, 0}};  // the default again: the spread between runs
         if (m >= 4096) {  // two waves of blocks, and chunks of 2048 tokens
           vs.push_back({bn, 0, 0, true, m * b / 512});
           vs.push_back({bn, 0, 0, true, m * b / 512, false});
           vs.push_back({bn, 0, 0, true, 2048});
         }
-        if (trace) vs = {{bn, 0, 0, true, 0}, {bn, 0, 0, true, 0, true, false}, {bn, 0, 0, true, 0, false}};
+        if (trace) vs = {{bn, 0, 0, true, 0}, {bn, 0, 0, true, 0, true, true, 0.0}, {bn, 0, 0, true, 0, true, false},
+                          {bn, 0, 0, true, 0, false}};
         for (const V& v : vs) {
           K::TpaOptions opt;
           opt.tile = v.tile;
@@ -463,6 +467,7 @@ int main(int argc, char** argv) {
           opt.chunk_len = v.chunk;
           opt.dynamic_tiles = v.dyn;
           opt.fused_merge = v.fused;
+          if (v.fixed >= 0) opt.fixed_share = v.fixed;
           const K::TpaPlan plan(s, DType::bf16, v.st, opt);  // outside the timed calls
           const size_t wsb = plan.workspace_bytes();
           if (wsb > (size_t(256) << 20)) continue;
@@ -477,6 +482,7 @@ int main(int argc, char** argv) {
           if (!v.pdl) ver += " nopdl";
           if (!v.dyn) ver += " static";
           if (v.dyn && !v.fused) ver += " sep";
+          if (v.dyn && v.fixed >= 0) ver += " fix" + std::to_string(static_cast<int>(v.fixed * 100 + 0.5));
           ver += " c" + std::to_string(nch);
           report("tpa", cfg, ver, t, bytes / peak);
           if (trace) trace_tpa(timer.t, cfg + " " + ver, nch, call);

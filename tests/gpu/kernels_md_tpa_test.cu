@@ -506,7 +506,8 @@ void tpa_check(const TpaCase& c, DType dt, K::TpaStrategy st, K::TpaOptions opt 
   const std::string what = std::string(dname(dt)) + " " + K::tpa_strategy_name(st) + " " +
                            tpa_name(c) +
                            (opt.tile ? " tile" + std::to_string(opt.tile) + "x" + std::to_string(opt.stages) : "") +
-                           (opt.dynamic_tiles ? "" : " static") + (opt.fused_merge ? "" : " reduction kernel");
+                           (opt.dynamic_tiles ? "" : " static") + (opt.fused_merge ? "" : " reduction kernel") +
+                           (opt.fixed_share != K::TpaOptions{}.fixed_share ? " fixed share " + std::to_string(opt.fixed_share) : "");
   SCOPED_TRACE(what);
   K::TpaShape s;
   s.b = c.b; s.h = c.h; s.r = c.r; s.d = c.d; s.e = c.e; s.m = c.m;
@@ -612,13 +613,17 @@ TEST(TpaDecode, TensorCoreVariants) {
       for (auto ts : {std::make_pair(64, 2), std::make_pair(64, 3), std::make_pair(64, 4),
                       std::make_pair(32, 2), std::make_pair(32, 4)})
         for (K::TpaStrategy st : {K::TpaStrategy::b, K::TpaStrategy::bn})
-        for (int mode : {0, 1, 2}) {  // bn: counters + fused merge, counters + reduction kernel, static chunks
+        for (int mode : {0, 1, 2, 3, 4}) {  // bn: counters + fused merge, counters + reduction
+          // kernel, static chunks, every tile after the stages' from the counters (fused), no
+          // tile from the counters (reduction kernel)
           if (st == K::TpaStrategy::b && mode > 0) continue;
           K::TpaOptions o;
           o.tile = ts.first;
           o.stages = ts.second;
-          o.dynamic_tiles = mode < 2;
-          o.fused_merge = mode == 0;
+          o.dynamic_tiles = mode != 2;
+          o.fused_merge = mode == 0 || mode == 3;
+          if (mode == 3) o.fixed_share = 0.0;
+          if (mode == 4) o.fixed_share = 1.0;
           K::TpaShape s;
           s.b = c.b; s.h = c.h; s.r = c.r; s.d = c.d; s.e = c.e; s.m = c.m;
           SCOPED_TRACE("b=" + std::to_string(c.b) + " h=" + std::to_string(c.h) + " m=" + std::to_string(c.m) +
