@@ -54,8 +54,8 @@ struct TpaOptions {
                               // launch) instead of a second, reduction kernel
   double fixed_share = 0.9;   // bn with dynamic tiles: the share (0..1) of a block's even part
                               // of the tiles that it takes in fixed order before the counter
-                              // (at least the pipeline's stages; 0: only those, 1: no tile
-                              // from the counter)
+                              // (at least the pipeline's stages; below 1 the last round is
+                              // left to the counter; 0: only the stages, 1: no tile from it)
 };
 
 // Throws KernelError (one line) for sizes the kernels do not take.

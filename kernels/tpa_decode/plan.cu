@@ -131,9 +131,12 @@ void plan_chunks(Plan& p, const TpaShape& s, DType dt, const TpaOptions& opt) {
   p.chunk_len = round_up(std::max<int64_t>(len, 1), p.tt);
   p.nchunks = static_cast<int>(ceil_div(s.m, p.chunk_len));
   if (p.nchunks == 1) p.chunk_len = s.m;
+  // Tiles a block takes in fixed order before the counter: the option's share of its even part,
+  // leaving the counter at least the last round below 1 (and never fewer than the stages).
   const int64_t even = ceil_div(ceil_div(s.m, p.tt), p.nchunks);  // a block's even part of the tiles
   const double share = std::min(1.0, std::max(0.0, opt.fixed_share));
-  p.fixed = static_cast<int>(std::max<int64_t>(p.stages, static_cast<int64_t>(std::ceil(share * even))));
+  const int64_t fixed = static_cast<int64_t>(std::ceil(share * static_cast<double>(even)));
+  p.fixed = static_cast<int>(std::max<int64_t>(p.stages, share < 1.0 ? std::min(fixed, even - 1) : fixed));
   // The fused merge needs the tile counters, every block resident at once (a cooperative
   // launch checks it) and its buffers inside the stages' shared memory.
   if (p.tc && opt.dynamic_tiles && opt.fused_merge && p.nchunks > 1 &&

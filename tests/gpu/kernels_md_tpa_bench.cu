@@ -423,7 +423,7 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&ws, size_t(256) << 20));
     fill(aq, maxB * H * R, 11); fill(ak, maxB * maxM * H, 12); fill(av, maxB * maxM * H, 13);
     fill(bq, maxB * R * D, 14); fill(bk, maxB * maxM * D, 15); fill(bv, maxB * maxM * E, 16);
-    std::vector<int64_t> bs = {8, 32}, ms = {256, 4096, 32768};
+    std::vector<int64_t> bs = {8, 32}, ms = {256, 2048, 4096, 16384, 32768};
     if (quick) ms = {32768};
     if (trace) ms = {256, 32768};
     for (int64_t b : bs)
@@ -452,7 +452,9 @@ int main(int argc, char** argv) {
                              {bn, 0, 0, true, 0, true, true, 0.0},  {bn, 0, 0, true, 0, true, false, 0.0},
                              {bn, 0, 0, true, 0, true, true, 0.75}, {bn, 0, 0, true, 0, true, true, 1.0},
                              {bn, 0, 0, true, 0}};  // the default again: the spread between runs
-        if (m >= 4096) {  // two waves of blocks, and chunks of 2048 tokens
+        if (m < 32768)  // shorter m: how bn hands out its tiles
+          vs = {{bn, 0, 0, true, 0}, {bn, 0, 0, true, 0, true, true, 0.0}, {bn, 0, 0, true, 0, false}};
+        else {  // two waves of blocks, and chunks of 2048 tokens
           vs.push_back({bn, 0, 0, true, m * b / 512});
           vs.push_back({bn, 0, 0, true, m * b / 512, false});
           vs.push_back({bn, 0, 0, true, 2048});
