@@ -120,6 +120,9 @@ void plan_cuda_cores(Plan& p, const TpaShape& s, DType dt, TpaStrategy strat, in
   }
 }
 
+// bn: a block's even part of the tiles from which TpaOptions::fixed_share applies.
+constexpr int64_t kFixedMinTiles = 16;
+
 // bn's chunks of m: by default as many as fill the blocks resident on the device at once; and
 // whether the merge can be fused into the main kernel.
 void plan_chunks(Plan& p, const TpaShape& s, DType dt, const TpaOptions& opt) {
@@ -131,10 +134,12 @@ void plan_chunks(Plan& p, const TpaShape& s, DType dt, const TpaOptions& opt) {
   p.chunk_len = round_up(std::max<int64_t>(len, 1), p.tt);
   p.nchunks = static_cast<int>(ceil_div(s.m, p.chunk_len));
   if (p.nchunks == 1) p.chunk_len = s.m;
-  // Tiles a block takes in fixed order before the counter: the option's share of its even part,
-  // leaving the counter at least the last round below 1 (and never fewer than the stages).
+  // Tiles a block takes in fixed order before the counter: the option's share of its even part
+  // when that part is at least kFixedMinTiles, leaving the counter at least the last round
+  // below a share of 1; never fewer than the stages. (Measured: with 8 tiles a block or fewer
+  // the counter's balance is worth more than its round trips.)
   const int64_t even = ceil_div(ceil_div(s.m, p.tt), p.nchunks);  // a block's even part of the tiles
-  const double share = std::min(1.0, std::max(0.0, opt.fixed_share));
+  const double share = even >= kFixedMinTiles ? std::min(1.0, std::max(0.0, opt.fixed_share)) : 0.0;
   const int64_t fixed = static_cast<int64_t>(std::ceil(share * static_cast<double>(even)));
   p.fixed = static_cast<int>(std::max<int64_t>(p.stages, share < 1.0 ? std::min(fixed, even - 1) : fixed));
   // The fused merge needs the tile counters, every block resident at once (a cooperative
