@@ -604,9 +604,10 @@ TEST(TpaDecode, Fp16AllStrategies) {
 TEST(TpaDecode, TensorCoreVariants) {
   REQUIRE_GPU();
   // (m = 4097 in chunks of 512: tiles from the counters for several rounds after the fixed
-  // ones, the last tile one token long)
+  // ones, the last tile one token long; in chunks of 2048: 22 or 43 tiles a block, so the
+  // default fixed share applies, the counter handing out the last rounds)
   std::vector<TpaCase> cs = {{2, 5, 3, 20, 12, 33}, {2, 32, 16, 128, 128, 777, 2.f, 128},
-                             {2, 32, 16, 128, 128, 4097, 1.f, 512}};
+                             {2, 32, 16, 128, 128, 4097, 1.f, 512}, {2, 32, 16, 128, 128, 4097, 1.f, 2048}};
   if (!quick()) cs.push_back({1, 12, 16, 128, 256, 1000});
   for (const TpaCase& c : cs)
     for (DType dt : {DType::bf16, DType::f16})
