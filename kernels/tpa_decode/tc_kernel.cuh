@@ -71,9 +71,15 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   const int tile0 = static_cast<int>(t_begin / TT);                 // chunks are whole tiles
   const int tile_end = static_cast<int>((t_end + TT - 1) / TT);
   unsigned* ctr = dyn ? a.ctr + grp : nullptr;
-  // The block's k-th tile (absolute index) for k < STAGES, or -1 past its last.
+  // The block's k-th tile (absolute index) where it is fixed (with the counters, k < a.fixed, at
+  // least the STAGES of the prologue; else every k), or -1 past its last.
   auto tile_of = [&](int k) -> int {
     const int t = dyn ? chunk + k * a.nchunks : tile0 + k;
+    return t < tile_end ? t : -1;
+  };
+  // The tile of the counter's answer i (after every block's fixed tiles), or -1 past the last.
+  auto counter_tile = [&](unsigned i) -> int {
+    const int t = a.fixed * a.nchunks + static_cast<int>(i);
     return t < tile_end ? t : -1;
   };
   // Thread 0 alone, for k >= STAGES: request(k) asks for the block's k-th tile (with counters an
@@ -87,10 +93,7 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   };
   auto answer = [&]() -> int {
     if (asked < 0) return -1;
-    const int t = !dyn ? tile0 + asked
-                  : asked < a.fixed ? chunk + asked * a.nchunks
-                                    : a.fixed * a.nchunks + static_cast<int>(ticket);
-    return t < tile_end ? t : -1;
+    return dyn && asked >= a.fixed ? counter_tile(ticket) : tile_of(asked);
   };
   // The last kJitRounds rounds of the counter (tiles >= jit_from): thread 0 draws each tile just
   // before the barrier that publishes it for issue, once this tile's copies have landed, instead
@@ -100,10 +103,7 @@ __global__ void __launch_bounds__(kMaxWarpsTc * 32, 2) tpa_tc_kernel(TpaArgs a) 
   // and 6 rounds 0.2-0.4 us faster; b = 32 unchanged.
   const int jit_from = dyn ? max(tile_end - kJitRounds * a.nchunks, a.fixed * a.nchunks) : INT_MAX;
   int jit = 0;
-  auto draw_now = [&]() -> int {
-    const int t = a.fixed * a.nchunks + static_cast<int>(atomicAdd(ctr, 1u));
-    return t < tile_end ? t : -1;
-  };
+  auto draw_now = [&]() -> int { return counter_tile(atomicAdd(ctr, 1u)); };
   const int slot = grp * gridDim.x + chunk;  // trace slot: a group's blocks side by side
   tpa_stamp(slot, kTrEntry);
 
