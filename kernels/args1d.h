@@ -61,9 +61,6 @@ struct Tuning1d {
   int res_cg = -1;        // column groups a row is cut into (a power of two)
   int res_teams = -1;     // two warp teams (statistics; copies and outputs) side by side (1), or
                           // the whole block doing each step in turn (0)
-  int seq_exact = 0;      // softmax over n, every strategy: exp(x - m) as 2^((x - m) log2 e) for
-                          // every column (1), or (0) as 2^(x log2 e - m log2 e), one FFMA, where
-                          // the column's |m| <= 64 (rows1d/math.cuh, seq_exp)
 };
 inline Tuning1d& tuning_1d() {
   static Tuning1d t;
@@ -86,7 +83,7 @@ inline std::string apply_tuning_1d(const std::string& spec, Tuning1d& t) {
       {"plain_loads", &Tuning1d::plain_loads},
       {"res_threads", &Tuning1d::res_threads},   {"res_stages", &Tuning1d::res_stages},
       {"res_stage_kb", &Tuning1d::res_stage_kb}, {"res_cg", &Tuning1d::res_cg},
-      {"res_teams", &Tuning1d::res_teams},     {"seq_exact", &Tuning1d::seq_exact},
+      {"res_teams", &Tuning1d::res_teams},
   };
   size_t pos = 0;
   while (pos < spec.size()) {

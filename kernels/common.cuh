@@ -61,14 +61,6 @@ __device__ __forceinline__ void prefetch_l2(const void* p) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 }
 
-// 2^x by MUFU.EX2 (approximate, 2 ulp; flushes denormals). exp(x - m) = ex2(x kLog2e - m kLog2e):
-// one FFMA in front where an offset is subtracted.
-__device__ __forceinline__ float ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-
 // Shared-memory address of a generic pointer, for PTX operands.
 __device__ __forceinline__ uint32_t smem_u32(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));

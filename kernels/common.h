@@ -13,9 +13,6 @@ enum class Act { none, relu, sigmoid, silu, softmax };
 
 inline int dtype_size(DType t) { return t == DType::f32 ? 4 : 2; }
 
-// log2(e): the kernels take exp(x) as 2^(x log2 e) (ex2 in common.cuh).
-constexpr float kLog2e = 1.4426950408889634f;
-
 // Thrown for a failed CUDA call or launch, or input a kernel does not take.
 class KernelError : public std::runtime_error {
  public:

@@ -42,7 +42,6 @@ struct Args {
   int64_t ncols = 0;   // B * H * D
   int nchunks = 1;     // split strategy: chunks along s
   bool cs = true;      // streaming stores (st.global.cs) for the outputs
-  bool seq_exact = false;  // softmax over n: seq_exp's exact form for every column (Tuning1d)
 };
 
 // n / d for 32-bit unsigned n by a multiply-high (Granlund-Montgomery): with l = ceil(log2 d)

@@ -55,16 +55,6 @@ struct Lane {
     }
   }
 
-  // Whether every value of v (this thread's column maxima, or their m + log l) takes seq_exp's
-  // FAST form (math.cuh); if so, v becomes its mq (v log2 e).
-  __device__ __forceinline__ bool seq_fast(Vals& v) const {
-    float big = 0.f;
-    each([&](int i, int p, int e) { big = fmaxf(big, fabsf(v[i][p][e])); });
-    if (a.seq_exact || !(big <= kSeqFastMax)) return false;
-    each([&](int i, int p, int e) { v[i][p][e] *= kLog2e; });
-    return true;
-  }
-
   // Statistics per column of this thread, used by softmax over the sequence.
   __device__ __forceinline__ int64_t col(int64_t bh, int i, int p, int e) const {
     return bh * a.D + u[i] * V + e + p * a.xhalf;
@@ -96,7 +86,7 @@ struct Lane {
   }
 
   // Row j of a step: the row s0 + j * ds of this (b, h), or with batch rows (BR) the row s0
-  // of batch b + j. Its sequence index and whether it exists.
+  // of batch b + j. Its sequence index, whether it exists, and its offsets in x and in o.
   template <bool BR>
   __device__ __forceinline__ int64_t row_s(int64_t s0, int j) const {
     return BR ? s0 : s0 + int64_t(j) * ds;
@@ -105,16 +95,13 @@ struct Lane {
   __device__ __forceinline__ bool row_ok(int64_t s, int j) const {
     return BR ? (s < a.N && j < nbr) : s < a.N;
   }
-  // The offsets in x and in o of a step's rows: row 0's, then next() moves to the following row
-  // (a running sum: two adds a row where the product s * stride takes five instructions).
-  struct RowOffsets {
-    int64_t x, o, dx, dox;
-    __device__ __forceinline__ void next() { x += dx, o += dox; }
-  };
   template <bool BR>
-  __device__ __forceinline__ RowOffsets offsets(int64_t s0) const {
-    return {xrow + s0 * a.xss, orow + s0 * a.oss, BR ? a.xsb : int64_t(ds) * a.xss,
-            BR ? a.osb : int64_t(ds) * a.oss};
+  __device__ __forceinline__ int64_t row_x(int64_t s, int j) const {
+    return xrow + (BR ? int64_t(j) * a.xsb : 0) + s * a.xss;
+  }
+  template <bool BR>
+  __device__ __forceinline__ int64_t row_o(int64_t s, int j) const {
+    return orow + (BR ? int64_t(j) * a.osb : 0) + s * a.oss;
   }
 
   // Loads and L2 prefetch of a step's rows (lane_io.cuh).
@@ -129,11 +116,9 @@ struct Lane {
   // unless it is the backward of an elementwise act none.
   template <Act A, Soft S, bool BWD>
   static constexpr bool kNeedX = !BWD || S != Soft::elem || A != Act::none;
-  // Softmax over the sequence: Mp per column is seq_exp's mq of m + log l, its fast form when
-  // `fast` (FAST), as seq_fast() left it.
   template <Act A, Soft S, bool BWD, int RPT, bool BR = false>
-  __device__ __forceinline__ void apply(int64_t s0, const Vals& Mp, const Vals& R, bool fast = false) const;
-  template <Act A, Soft S, bool BWD, int RPT, bool BR = false, bool FAST = false>
+  __device__ __forceinline__ void apply(int64_t s0, const Vals& Mp, const Vals& R) const;
+  template <Act A, Soft S, bool BWD, int RPT, bool BR = false>
   __device__ __forceinline__ void process(int64_t s0, const Raw<T, V> (&xr)[RPT][UPT][P],
                                           const Raw<T, V> (&dr)[RPT][UPT][Q], const Vals& Mp,
                                           const Vals& R) const;
@@ -160,10 +145,6 @@ struct Lane {
   __device__ __forceinline__ void accumulate_rows(int64_t s0, const Raw<T, V> (&xr)[RPT][UPT][P],
                                                   const Raw<T, V> (&dr)[RPT][UPT][Q], Vals& m,
                                                   Vals& l, Vals& t) const;
-  template <bool FAST, bool BWD, int RPT>
-  __device__ __forceinline__ void accumulate_exp(int64_t s0, const float (&xv)[RPT][UPT][P][V],
-                                                 const Raw<T, V> (&dr)[RPT][UPT][Q], const Vals& mn,
-                                                 Vals& l, Vals& t) const;
 };
 
 }  // namespace opbench::kernels::rows1d

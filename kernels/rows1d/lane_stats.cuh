@@ -29,21 +29,19 @@ __device__ __forceinline__ void Lane<OP, T, V>::accumulate_rows(int64_t s0,
                                                                Vals& m, Vals& l, Vals& t) const {
   float xv[RPT][UPT][P][V];
 #pragma unroll
-  for (int j = 0; j < RPT; ++j)
+  for (int j = 0; j < RPT; ++j) {
+    const bool ok = s0 + int64_t(j) * ds < a.N;
 #pragma unroll
     for (int i = 0; i < UPT; ++i)
 #pragma unroll
-      for (int p = 0; p < P; ++p) unpack<T, V>(xr[j][i][p], xv[j][i][p]);
-  // Rows past n count as -inf (exp(-inf - m) = 0: no contribution); only a column's last step
-  // can have them, so a full step skips the selects.
-  if (s0 + int64_t(RPT - 1) * ds >= a.N) {
+      for (int p = 0; p < P; ++p) {
+        unpack<T, V>(xr[j][i][p], xv[j][i][p]);
 #pragma unroll
-    for (int j = 1; j < RPT; ++j)
-      if (s0 + int64_t(j) * ds >= a.N)
-        each([&](int i, int p, int e) { xv[j][i][p][e] = -INFINITY; });
-    if (s0 >= a.N) each([&](int i, int p, int e) { xv[0][i][p][e] = -INFINITY; });
+        for (int e = 0; e < V; ++e)
+          if (!ok) xv[j][i][p][e] = -INFINITY;  // exp(-inf - m) = 0: no contribution
+      }
   }
-  Vals mn;  // the new maximum (seq_exp's mq: times log2 e on the fast form)
+  float mn[UPT][P][V];
   each([&](int i, int p, int e) {
     float v = m[i][p][e];
 #pragma unroll
@@ -54,16 +52,6 @@ __device__ __forceinline__ void Lane<OP, T, V>::accumulate_rows(int64_t s0,
     if constexpr (BWD) t[i][p][e] *= scale;
     m[i][p][e] = v;
   });
-  if (seq_fast(mn)) accumulate_exp<true, BWD, RPT>(s0, xv, dr, mn, l, t);
-  else accumulate_exp<false, BWD, RPT>(s0, xv, dr, mn, l, t);
-}
-
-// l += exp(x - m) and (backward) t += exp(x - m) g over a step's rows (seq_exp's form FAST).
-template <class OP, typename T, int V>
-template <bool FAST, bool BWD, int RPT>
-__device__ __forceinline__ void Lane<OP, T, V>::accumulate_exp(int64_t s0, const float (&xv)[RPT][UPT][P][V],
-                                                              const Raw<T, V> (&dr)[RPT][UPT][Q],
-                                                              const Vals& mn, Vals& l, Vals& t) const {
 #pragma unroll
   for (int j = 0; j < RPT; ++j) {
     float g[UPT][P][V];
@@ -79,7 +67,7 @@ __device__ __forceinline__ void Lane<OP, T, V>::accumulate_exp(int64_t s0, const
       }
     }
     each([&](int i, int p, int e) {
-      const float ex = seq_exp<FAST>(xv[j][i][p][e], mn[i][p][e]);
+      const float ex = __expf(xv[j][i][p][e] - mn[i][p][e]);
       l[i][p][e] += ex;
       if constexpr (BWD) t[i][p][e] = fmaf(ex, g[i][p][e], t[i][p][e]);
     });

@@ -28,23 +28,20 @@ __device__ __forceinline__ void Lane<OP, T, V>::row_softmax(const Vals& x, Vals&
 }
 
 // One step: RPT rows s0 + j * ds, forward (o from x) or backward (dx from x and dout).
-// S == seq: Mp = seq_exp's mq of m + log(l) per column (fast: its FAST form), R = sum over n of
-// o * g (backward).
+// S == seq: Mp = m + log(l) per column, R = sum over n of o * g (backward).
 template <class OP, typename T, int V>
 template <Act A, Soft S, bool BWD, int RPT, bool BR>
-__device__ __forceinline__ void Lane<OP, T, V>::apply(int64_t s0, const Vals& Mp, const Vals& R,
-                                                     bool fast) const {
+__device__ __forceinline__ void Lane<OP, T, V>::apply(int64_t s0, const Vals& Mp, const Vals& R) const {
   Raw<T, V> xr[RPT][UPT][P];
   Raw<T, V> dr[RPT][UPT][Q];
   load<RPT, kNeedX<A, S, BWD>, BWD, BR>(s0, xr, dr);
-  if (S == Soft::seq && fast) process<A, S, BWD, RPT, BR, true>(s0, xr, dr, Mp, R);
-  else process<A, S, BWD, RPT, BR, false>(s0, xr, dr, Mp, R);
+  process<A, S, BWD, RPT, BR>(s0, xr, dr, Mp, R);
 }
 
 // The compute and the stores of one step whose rows are already loaded (xr, dr). With batch
 // rows (BR) the step's rows share s, so their angles are evaluated once.
 template <class OP, typename T, int V>
-template <Act A, Soft S, bool BWD, int RPT, bool BR, bool FAST>
+template <Act A, Soft S, bool BWD, int RPT, bool BR>
 __device__ __forceinline__ void Lane<OP, T, V>::process(int64_t s0, const Raw<T, V> (&xr)[RPT][UPT][P],
                                                        const Raw<T, V> (&dr)[RPT][UPT][Q],
                                                        const Vals& Mp, const Vals& R) const {
@@ -52,9 +49,8 @@ __device__ __forceinline__ void Lane<OP, T, V>::process(int64_t s0, const Raw<T,
   T* O = static_cast<T*>(a.out);
   float c[UPT][V], s[UPT][V];
   if constexpr (BR) angles(s0, c, s);
-  RowOffsets r = offsets<BR>(s0);
 #pragma unroll
-  for (int j = 0; j < RPT; ++j, r.next()) {
+  for (int j = 0; j < RPT; ++j) {
     const int64_t sj = row_s<BR>(s0, j);
     const bool ok = row_ok<BR>(sj, j);
     if constexpr (!BR) angles(sj, c, s);
@@ -74,7 +70,7 @@ __device__ __forceinline__ void Lane<OP, T, V>::process(int64_t s0, const Raw<T,
         row_softmax(xv, xa);
       } else {
         each([&](int i, int p, int e) {
-          if constexpr (S == Soft::seq) xa[i][p][e] = seq_exp<FAST>(xv[i][p][e], Mp[i][p][e]);
+          if constexpr (S == Soft::seq) xa[i][p][e] = __expf(xv[i][p][e] - Mp[i][p][e]);
           else xa[i][p][e] = fact_fwd<A>(xv[i][p][e]);
         });
       }
@@ -85,7 +81,7 @@ __device__ __forceinline__ void Lane<OP, T, V>::process(int64_t s0, const Raw<T,
         if (ok && uv[i]) {
 #pragma unroll
           for (int q = 0; q < Q; ++q)
-            st<T, V>(O + r.o + u[i] * V + q * a.ohalf, pack<T, V>(o[q]), a.cs);
+            st<T, V>(O + row_o<BR>(sj, j) + u[i] * V + q * a.ohalf, pack<T, V>(o[q]), a.cs);
         }
       }
     } else {
@@ -109,7 +105,7 @@ __device__ __forceinline__ void Lane<OP, T, V>::process(int64_t s0, const Raw<T,
         each([&](int i, int p, int e) { dx[i][p][e] = o[i][p][e] * (g[i][p][e] - dot); });
       } else {
         each([&](int i, int p, int e) {
-          const float o = seq_exp<FAST>(xv[i][p][e], Mp[i][p][e]);
+          const float o = __expf(xv[i][p][e] - Mp[i][p][e]);
           dx[i][p][e] = o * (g[i][p][e] - R[i][p][e]);
         });
       }
@@ -118,7 +114,7 @@ __device__ __forceinline__ void Lane<OP, T, V>::process(int64_t s0, const Raw<T,
         if (ok && uv[i]) {
 #pragma unroll
           for (int p = 0; p < P; ++p)
-            st<T, V>(O + r.x + u[i] * V + p * a.xhalf, pack<T, V>(dx[i][p]), a.cs);
+            st<T, V>(O + row_x<BR>(sj, j) + u[i] * V + p * a.xhalf, pack<T, V>(dx[i][p]), a.cs);
         }
     }
   }

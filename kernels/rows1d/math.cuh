@@ -55,17 +55,6 @@ __device__ __forceinline__ float fact_bwd(float x, float g) {
   else return g;
 }
 
-// exp(x - m) of softmax over the sequence (m a column's maximum, or its m + log l). FAST: one
-// FFMA and the ex2, 2^(x log2 e - mq) with mq = m log2 e; its error grows with |m| (mq's
-// rounding, |m| 2^-24 in the exponent), so it serves columns with |m| <= kSeqFastMax (error
-// <= 4e-6 relative, ex2.approx's own size). Else 2^((x - m) log2 e), mq = m (x - m exact when
-// x is near m), a subtraction and a product.
-constexpr float kSeqFastMax = 64.f;
-template <bool FAST>
-__device__ __forceinline__ float seq_exp(float x, float mq) {
-  return FAST ? ex2(fmaf(x, kLog2e, -mq)) : ex2((x - mq) * kLog2e);
-}
-
 // Merge of online-softmax statistics (max m, sum of exp(x - m) l, sum of exp(x - m) g t).
 // Empty statistics are (-FLT_MAX, 0, 0): finite, so no inf - inf appears.
 __device__ __forceinline__ void merge_stats(float& m, float& l, float& t, float m2, float l2,

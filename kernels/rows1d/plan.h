@@ -259,7 +259,6 @@ inline Args make_args(const Call& c, const Plan& p) {
   a.ncols = c.B * c.H * c.D;
   a.nchunks = p.nchunks;
   a.cs = stream_stores();
-  a.seq_exact = tuning_1d().seq_exact != 0;
   return a;
 }
 

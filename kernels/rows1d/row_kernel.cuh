@@ -103,7 +103,6 @@ __global__ void __launch_bounds__(kThreads, (BWD || S == Soft::seq) ? 2 : 3) row
   if constexpr (PF) lane.template prefetch<RPT, kNeedX, BWD, BR>(tl.s0 + tl.sl);
   fill_table<OP, V>(a, tab, tl.h - tl.hl, 1 << a.hb_shift);
   typename L::Vals Mp, R;
-  bool fast = false;
   if constexpr (S == Soft::seq) {
     const int64_t bh = tl.b * a.H + tl.h;
     L::each([&](int i, int p, int e) {
@@ -111,14 +110,13 @@ __global__ void __launch_bounds__(kThreads, (BWD || S == Soft::seq) ? 2 : 3) row
       Mp[i][p][e] = lane.uv[i] ? a.stats[c] : 0.f;
       R[i][p][e] = (BWD && lane.uv[i]) ? a.stats[a.ncols + c] : 0.f;
     });
-    fast = lane.seq_fast(Mp);
   }
   const int64_t stride = int64_t(tl.ds) * (BR ? 1 : RPT);
   int64_t s0 = tl.s0;  // uniform in the block: so is the loop condition (shuffles inside)
   for (int step = 0; step < a.steps && s0 < a.N; ++step, s0 += stride) {
     if constexpr (PF)
       if (step + 1 < a.steps) lane.template prefetch<RPT, kNeedX, BWD, BR>(s0 + stride + tl.sl);
-    lane.template apply<A, S, BWD, RPT, BR>(s0 + tl.sl, Mp, R, fast);
+    lane.template apply<A, S, BWD, RPT, BR>(s0 + tl.sl, Mp, R);
   }
 }
 

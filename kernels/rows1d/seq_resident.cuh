@@ -258,7 +258,6 @@ struct ResBlock {
       Mp[i][p][e] = f[col(i, p, e)];
       R[i][p][e] = BWD ? f[r.ncg + col(i, p, e)] : 0.f;
     });
-    const bool fast = ln.seq_fast(Mp);
     const bool more = refill < r.items;
     const ResItem nx = more ? res_item(r, refill) : it;
     const L nl = lane(nx, 0);
@@ -266,8 +265,7 @@ struct ResBlock {
       Raw<T, V> xr[RPT][UPT][P];
       Raw<T, V> dr[RPT][UPT][Q];
       ln.template load_staged<RPT, BWD>(slot(stage, js), tn, xr, dr);
-      if (fast) ln.template process<Act::softmax, Soft::seq, BWD, RPT, false, true>(row0(it, js), xr, dr, Mp, R);
-      else ln.template process<Act::softmax, Soft::seq, BWD, RPT, false, false>(row0(it, js), xr, dr, Mp, R);
+      ln.template process<Act::softmax, Soft::seq, BWD, RPT>(row0(it, js), xr, dr, Mp, R);
       if (more) nl.template stage<RPT, BWD>(row0(nx, js), slot(stage, js), tn);
     }
     cp_async_commit();

@@ -174,11 +174,10 @@ __global__ void __launch_bounds__(kThreads, 2) seq_block_kernel(const Args a) {
     Mp[i][p][e] = fin[0][k][t];
     R[i][p][e] = BWD ? fin[1][k][t] : 0.f;
   });
-  const bool fast = lane.seq_fast(Mp);
   for (int64_t s0 = 0; s0 < a.N; s0 += stride) {
     if constexpr (PF)
       if (s0 + stride < a.N) lane.template prefetch<RPT, true, BWD>(s0 + stride + g);
-    lane.template apply<Act::softmax, Soft::seq, BWD, RPT>(s0 + g, Mp, R, fast);
+    lane.template apply<Act::softmax, Soft::seq, BWD, RPT>(s0 + g, Mp, R);
   }
 }
 

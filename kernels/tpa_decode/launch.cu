@@ -51,6 +51,8 @@ using tpa::partial_row;
 using tpa::reduce_kernel_for;
 using tpa::workspace_layout;
 
+constexpr float kLog2e = 1.4426950408889634f;
+
 // Largest of 16/8/4 bytes that divides the pointer and every row offset; 0 = plain loads.
 int copy_width(const void* base, int64_t row_bytes, int64_t col_step_bytes) {
   const uintptr_t b = reinterpret_cast<uintptr_t>(base);

@@ -1,6 +1,6 @@
-// tpa_decode device helpers: PTX wrappers (cp.async of 4 to 16 bytes, ldmatrix,
-// programmatic dependent launch) and small warp math; shared-memory addresses, cp.async groups,
-// the acquire/release atomics and exp2 are in kernels/common.cuh.
+// tpa_decode device helpers: PTX wrappers (exp2, cp.async of 4 to 16 bytes, ldmatrix,
+// programmatic dependent launch) and small warp math; shared-memory addresses, cp.async groups
+// and the acquire/release atomics are in kernels/common.cuh.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -9,6 +9,12 @@
 #include "kernels/common.cuh"
 
 namespace opbench::kernels::tpa {
+
+__device__ __forceinline__ float ex2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 
 __device__ __forceinline__ int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
 
