@@ -86,7 +86,7 @@ struct Lane {
   }
 
   // Row j of a step: the row s0 + j * ds of this (b, h), or with batch rows (BR) the row s0
-  // of batch b + j. Its sequence index and whether it exists.
+  // of batch b + j. Its sequence index, whether it exists, and its offsets in x and in o.
   template <bool BR>
   __device__ __forceinline__ int64_t row_s(int64_t s0, int j) const {
     return BR ? s0 : s0 + int64_t(j) * ds;
@@ -95,16 +95,13 @@ struct Lane {
   __device__ __forceinline__ bool row_ok(int64_t s, int j) const {
     return BR ? (s < a.N && j < nbr) : s < a.N;
   }
-  // The offsets in x and in o of a step's rows: row 0's, then next() moves to the following row
-  // (a running sum: two adds a row where the product s * stride takes five instructions).
-  struct RowOffsets {
-    int64_t x, o, dx, dox;
-    __device__ __forceinline__ void next() { x += dx, o += dox; }
-  };
   template <bool BR>
-  __device__ __forceinline__ RowOffsets offsets(int64_t s0) const {
-    return {xrow + s0 * a.xss, orow + s0 * a.oss, BR ? a.xsb : int64_t(ds) * a.xss,
-            BR ? a.osb : int64_t(ds) * a.oss};
+  __device__ __forceinline__ int64_t row_x(int64_t s, int j) const {
+    return xrow + (BR ? int64_t(j) * a.xsb : 0) + s * a.xss;
+  }
+  template <bool BR>
+  __device__ __forceinline__ int64_t row_o(int64_t s, int j) const {
+    return orow + (BR ? int64_t(j) * a.osb : 0) + s * a.oss;
   }
 
   // Loads and L2 prefetch of a step's rows (lane_io.cuh).

@@ -15,12 +15,11 @@ __device__ __forceinline__ void Lane<OP, T, V>::load(int64_t s0, Raw<T, V> (&xr)
                                                     Raw<T, V> (&dr)[RPT][UPT][Q]) const {
   const T* X = static_cast<const T*>(a.x);
   const T* G = static_cast<const T*>(a.dout);
-  RowOffsets r = offsets<BR>(s0);
 #pragma unroll
-  for (int j = 0; j < RPT; ++j, r.next()) {
+  for (int j = 0; j < RPT; ++j) {
     const int64_t s = row_s<BR>(s0, j);
     const bool ok = row_ok<BR>(s, j);
-    const int64_t rx = r.x, ro = r.o;
+    const int64_t rx = row_x<BR>(s, j), ro = row_o<BR>(s, j);
 #pragma unroll
     for (int i = 0; i < UPT; ++i) {
       if constexpr (NEEDX) {
@@ -46,12 +45,11 @@ template <int RPT, bool NEEDX, bool NEEDD, bool BR>
 __device__ __forceinline__ void Lane<OP, T, V>::prefetch(int64_t s0) const {
   const T* X = static_cast<const T*>(a.x);
   const T* G = static_cast<const T*>(a.dout);
-  RowOffsets r = offsets<BR>(s0);
 #pragma unroll
-  for (int j = 0; j < RPT; ++j, r.next()) {
+  for (int j = 0; j < RPT; ++j) {
     const int64_t s = row_s<BR>(s0, j);
     if (!row_ok<BR>(s, j)) continue;
-    const int64_t rx = r.x, ro = r.o;
+    const int64_t rx = row_x<BR>(s, j), ro = row_o<BR>(s, j);
 #pragma unroll
     for (int i = 0; i < UPT; ++i) {
       if (!uv[i]) continue;
@@ -77,12 +75,11 @@ __device__ __forceinline__ void Lane<OP, T, V>::stage(int64_t s0, uint4* slot, i
   constexpr int NP = kNP<NEEDD>;
   const T* X = static_cast<const T*>(a.x);
   const T* G = static_cast<const T*>(a.dout);
-  RowOffsets r = offsets<false>(s0);
 #pragma unroll
-  for (int j = 0; j < RPT; ++j, r.next()) {
+  for (int j = 0; j < RPT; ++j) {
     const int64_t s = s0 + int64_t(j) * ds;
     const bool ok = s < a.N;
-    const int64_t rx = r.x, ro = r.o;
+    const int64_t rx = row_x<false>(s, j), ro = row_o<false>(s, j);
 #pragma unroll
     for (int i = 0; i < UPT; ++i) {
       const bool v = ok && uv[i];

@@ -29,17 +29,17 @@ __device__ __forceinline__ void Lane<OP, T, V>::accumulate_rows(int64_t s0,
                                                                Vals& m, Vals& l, Vals& t) const {
   float xv[RPT][UPT][P][V];
 #pragma unroll
-  for (int j = 0; j < RPT; ++j)
+  for (int j = 0; j < RPT; ++j) {
+    const bool ok = s0 + int64_t(j) * ds < a.N;
 #pragma unroll
     for (int i = 0; i < UPT; ++i)
 #pragma unroll
-      for (int p = 0; p < P; ++p) unpack<T, V>(xr[j][i][p], xv[j][i][p]);
-  // Rows past n count as -inf (exp(-inf - m) = 0: no contribution); only a column's last step
-  // can have them, so a full step skips the selects.
-  if (s0 + int64_t(RPT - 1) * ds >= a.N) {
+      for (int p = 0; p < P; ++p) {
+        unpack<T, V>(xr[j][i][p], xv[j][i][p]);
 #pragma unroll
-    for (int j = 0; j < RPT; ++j)
-      if (s0 + int64_t(j) * ds >= a.N) each([&](int i, int p, int e) { xv[j][i][p][e] = -INFINITY; });
+        for (int e = 0; e < V; ++e)
+          if (!ok) xv[j][i][p][e] = -INFINITY;  // exp(-inf - m) = 0: no contribution
+      }
   }
   float mn[UPT][P][V];
   each([&](int i, int p, int e) {

@@ -49,9 +49,8 @@ __device__ __forceinline__ void Lane<OP, T, V>::process(int64_t s0, const Raw<T,
   T* O = static_cast<T*>(a.out);
   float c[UPT][V], s[UPT][V];
   if constexpr (BR) angles(s0, c, s);
-  RowOffsets r = offsets<BR>(s0);
 #pragma unroll
-  for (int j = 0; j < RPT; ++j, r.next()) {
+  for (int j = 0; j < RPT; ++j) {
     const int64_t sj = row_s<BR>(s0, j);
     const bool ok = row_ok<BR>(sj, j);
     if constexpr (!BR) angles(sj, c, s);
@@ -82,7 +81,7 @@ __device__ __forceinline__ void Lane<OP, T, V>::process(int64_t s0, const Raw<T,
         if (ok && uv[i]) {
 #pragma unroll
           for (int q = 0; q < Q; ++q)
-            st<T, V>(O + r.o + u[i] * V + q * a.ohalf, pack<T, V>(o[q]), a.cs);
+            st<T, V>(O + row_o<BR>(sj, j) + u[i] * V + q * a.ohalf, pack<T, V>(o[q]), a.cs);
         }
       }
     } else {
@@ -115,7 +114,7 @@ __device__ __forceinline__ void Lane<OP, T, V>::process(int64_t s0, const Raw<T,
         if (ok && uv[i]) {
 #pragma unroll
           for (int p = 0; p < P; ++p)
-            st<T, V>(O + r.x + u[i] * V + p * a.xhalf, pack<T, V>(dx[i][p]), a.cs);
+            st<T, V>(O + row_x<BR>(sj, j) + u[i] * V + p * a.xhalf, pack<T, V>(dx[i][p]), a.cs);
         }
     }
   }

@@ -75,13 +75,11 @@ __device__ __forceinline__ void unpack(const Raw<T, V>& r, float (&f)[V]) {
       f[2 * i + 1] = t.y;
     }
   } else {
-    // A bf16 is the high half of its float32: one shift or one mask a value (the intrinsic
-    // pair takes a byte permute and a shift for the high one).
 #pragma unroll
     for (int i = 0; i < V / 2; ++i) {
-      const uint32_t w = *reinterpret_cast<const uint32_t*>(&r.v[2 * i]);
-      f[2 * i] = __uint_as_float(w << 16);
-      f[2 * i + 1] = __uint_as_float(w & 0xffff0000u);
+      const float2 t = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&r.v[2 * i]));
+      f[2 * i] = t.x;
+      f[2 * i + 1] = t.y;
     }
   }
 }
