@@ -91,7 +91,6 @@ ResPlan resident_plan(const Call& c, const Plan& p) {
       if (want_cg > 0 ? cg != want_cg : cg > 1 && (tpr / cg) * 16 < 32) continue;
       ResPlan rp;
       if (!resident_geometry(c, p, kRpt, OP::P, OP::Q, nt, teams, stages, stage_bytes, cg, rp)) continue;
-      rp.r.lag = teams && tu.res_lag == 1 && stages >= 3 ? 1 : 0;
       const int occ = resident_occupancy<OP, T, V, BWD>(rp);
       const int64_t slots = int64_t(occ) * sm_count();
       if (occ < 1 || rp.r.G > slots) continue;

@@ -142,7 +142,7 @@ inline bool resident_geometry(const Call& c, const Plan& p, int rpt, int P, int 
   rp.teams = teams;
   rp.cg_shift = ilog2(cg);
   rp.smem = size_t(stages) * sps * step_slots * 16 + size_t(nstat) * (tn / 32) * r.ncg * 4 +
-            size_t(6) * r.ncg * 4;
+            size_t(4) * r.ncg * 4;
   rp.ws_bytes = r.G > 1 ? size_t(r.items) * nstat * r.ncg * 4 + size_t(r.groups) * 4 : 0;
   return true;
 }

@@ -97,8 +97,8 @@ struct ResBlock {
   const ResArgs& r;
   uint4* stage_mem;  // [stages][sps][step_slots]
   float* red;        // [NSTAT][team warps][ncg]
-  float* fin;        // [3][2][ncg]: m + log(l), t / l of the block's item k in k % 3
-  float* tab;        // [3][kTabPiece]: theta of the block's item k in k % 3
+  float* fin;        // [2][2][ncg]: m + log(l), t / l of chunk parity 0 and 1
+  float* tab;        // [2][kTabPiece]: theta of chunk parity 0 and 1
   int tn, team, tid, t, g, ds, tprc;
 
   __device__ __forceinline__ ResBlock(const Args& args, const ResArgs& ra, uint4* smem, float* table)
@@ -120,10 +120,9 @@ struct ResBlock {
     if constexpr (TEAMS) asm volatile("bar.sync %0, %1;" ::"r"(1 + team), "r"(tn) : "memory");
     else __syncthreads();
   }
-  // A block's k-th item uses piece k % 3 of tab and fin (up to three items are in progress at
-  // once: statistics, merge and outputs with lag).
+  // A block's k-th item uses half k & 1 of tab and fin (two items are in progress at once).
   __device__ __forceinline__ L lane(const ResItem& it, int k) const {
-    return L(a, tab + (k % 3) * kTabPiece, 0, it.b, it.h, it.cg * tprc + t, 1 << a.tpr_shift,
+    return L(a, tab + (k & 1) * kTabPiece, 0, it.b, it.h, it.cg * tprc + t, 1 << a.tpr_shift,
              tprc, ds);
   }
   __device__ __forceinline__ uint4* slot(int stage, int js) const {
@@ -136,11 +135,11 @@ struct ResBlock {
   // Local column of statistic (i, p, e) of this thread within its group.
   __device__ __forceinline__ int col(int i, int p, int e) const { return t * K + (i * P + p) * V + e; }
 
-  // The theta table of the k-th item's head (lrpe), in its piece, by this team; its previous
+  // The theta table of the k-th item's head (lrpe), in its half, by this team; its previous
   // readers finished before the block barrier that ends each item.
   __device__ __forceinline__ void fill(const ResItem& it, int k) const {
     if constexpr (OP::kAngle) {
-      float* tb = tab + (k % 3) * kTabPiece;
+      float* tb = tab + (k & 1) * kTabPiece;
       const int per = a.U * V;
       for (int idx = tid; idx < per; idx += tn) tb[idx] = __ldg(a.theta + it.h * a.th_sh + int64_t(idx) * a.th_sk);
       sync();
@@ -156,7 +155,7 @@ struct ResBlock {
   }
 
   __device__ __forceinline__ void write_final(int k, int c, float m, float l, float tt) const {
-    float* f = fin + (k % 3) * 2 * r.ncg;
+    float* f = fin + (k & 1) * 2 * r.ncg;
     f[c] = m + logf(l);
     if constexpr (BWD) f[r.ncg + c] = tt / l;
   }
@@ -253,7 +252,7 @@ struct ResBlock {
   // Step 3: the outputs from the stage; each step's slots, once read, take the copies of `refill`.
   __device__ __forceinline__ void apply(const ResItem& it, int k, int stage, uint32_t refill) const {
     const L ln = lane(it, k);
-    const float* f = fin + (k % 3) * 2 * r.ncg;
+    const float* f = fin + (k & 1) * 2 * r.ncg;
     Vals Mp, R;
     L::each([&](int i, int p, int e) {
       Mp[i][p][e] = f[col(i, p, e)];
@@ -278,7 +277,7 @@ struct ResBlock {
 template <class OP, typename T, int V, bool BWD, bool TEAMS>
 __global__ void __launch_bounds__(kResMaxThreads, 1) seq_resident_kernel(const Args a, const ResArgs r) {
   extern __shared__ __align__(16) uint4 res_smem[];
-  __shared__ __align__(16) float tab[OP::kAngle ? 3 * kTabPiece : 1];
+  __shared__ __align__(16) float tab[OP::kAngle ? 2 * kTabPiece : 1];
   const ResBlock<OP, T, V, BWD, TEAMS> blk(a, r, res_smem, tab);
   const bool stats_team = !TEAMS || blk.team == 0, copy_team = !TEAMS || blk.team == 1;
   const uint32_t step = gridDim.x, first = blockIdx.x;  // items < 2^31: no overflow below
@@ -304,36 +303,6 @@ __global__ void __launch_bounds__(kResMaxThreads, 1) seq_resident_kernel(const A
   }
   if (copy_team) cp_async_wait_n(r.stages - 2);
   __syncthreads();
-  if (TEAMS && r.lag) {
-    // Lagged: in round k the statistics team computes chunk k + 1's statistics, then merges chunk
-    // k's group (its partials were written a round before, so the wait is short), while the
-    // output team writes chunk k - 1 and refills its stage with chunk k - 1 + stages; chunk k + 2
-    // must have landed by the round's end (with 3 stages its copies were issued in this round).
-    ResItem prev = cur;
-    int k = 0;
-    for (uint32_t item = first;; item += step, ++k) {
-      const bool has = item < r.items;
-      const uint32_t next = item + step;
-      const ResItem nx = res_item(r, next < r.items ? next : item);
-      if (stats_team) {
-        if (next < r.items) {
-          blk.fill(nx, k + 1);
-          blk.stats(next, nx, k + 1, (k + 1) % r.stages);
-        }
-        if (has && r.G > 1) blk.merge(cur.group, k);
-      }
-      if (copy_team) {
-        if (k >= 1) blk.apply(prev, k - 1, (k - 1) % r.stages, item - step + uint32_t(r.stages) * step);
-        cp_async_wait_n(r.stages >= 3 ? r.stages - 3 : 0);
-      }
-      __syncthreads();
-      if (!has) break;
-      prev = cur;
-      cur = nx;
-    }
-    cp_async_wait<0>();
-    return;
-  }
   int stage = 0, k = 0;
   for (uint32_t item = first; item < r.items; item += step, ++k) {
     const uint32_t next = item + step;

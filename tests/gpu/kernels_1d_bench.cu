@@ -190,8 +190,6 @@ void seq_sweep(Timer& tm, double peak, const std::string& only_op, const std::st
             configs.push_back(config("whole_cg2", [](T1& t) { t.res_teams = 0, t.res_cg = 2; }));
             configs.push_back(config("st2", [](T1& t) { t.res_stages = 2; }));
             configs.push_back(config("st4kb48", [](T1& t) { t.res_stages = 4, t.res_stage_kb = 48; }));
-            configs.push_back(config("lag", [](T1& t) { t.res_lag = 1; }));
-            configs.push_back(config("lag_st4kb48", [](T1& t) { t.res_lag = 1, t.res_stages = 4, t.res_stage_kb = 48; }));
             configs.push_back(config("kb32", [](T1& t) { t.res_stage_kb = 32; }));
             configs.push_back(config("kb48", [](T1& t) { t.res_stage_kb = 48; }));
             configs.push_back(config("st2kb96", [](T1& t) { t.res_stages = 2, t.res_stage_kb = 96; }));

@@ -513,17 +513,16 @@ struct TuningGuard {
 
 // Softmax over n, resident strategy under its tunings: chunks of one step (so that the odd n
 // below cut a group into up to 65 chunks, the last one partial), every column-group count,
-// 256 and 512 threads, 2 to 4 stages, two warp teams or one, the lagged form (the statistics
-// team merging, 3 and 4 stages); d = 96 leaves column groups without units; both layouts.
+// 256 and 512 threads, 2 to 4 stages, two warp teams or one; d = 96 leaves column groups
+// without units; both layouts.
 TEST(Kernels1d, ResidentTunings) {
   REQUIRE_GPU();
   const TuningGuard guard;
   const opbench::kernels::Tuning1d& saved = guard.saved;
   Tally t;
-  struct Tu { int cg, threads, stages, kb, teams, lag; } tus[] = {
-      {1, 512, 2, 1, 0, -1}, {2, 256, 2, 1, 1, -1}, {4, 256, 4, 1, 0, -1}, {8, 256, 3, 1, 1, -1},
-      {-1, 512, 3, 8, 1, -1}, {-1, 512, 2, 1, 1, -1}, {-1, -1, -1, -1, 0, -1}, {-1, -1, -1, -1, -1, -1},
-      {2, 256, 3, 1, 1, 1}, {-1, 512, 4, 2, 1, 1}, {-1, -1, -1, -1, -1, 1}};
+  struct Tu { int cg, threads, stages, kb, teams; } tus[] = {
+      {1, 512, 2, 1, 0}, {2, 256, 2, 1, 1}, {4, 256, 4, 1, 0}, {8, 256, 3, 1, 1}, {-1, 512, 3, 8, 1},
+      {-1, 512, 2, 1, 1}, {-1, -1, -1, -1, 0}, {-1, -1, -1, -1, -1}};
   struct S { int64_t b, h, n, d; } shapes[] = {{2, 3, 1000, 128}, {1, 2, 4097, 96}, {3, 1, 333, 64}, {1, 2, 2049, 256}};
   for (const Tu& tu : tus)
     for (Op op : {Op::act, Op::cos, Op::rot})
@@ -532,7 +531,7 @@ TEST(Kernels1d, ResidentTunings) {
           auto& g = opbench::kernels::tuning_1d();
           g = saved;
           g.res_cg = tu.cg, g.res_threads = tu.threads, g.res_stages = tu.stages, g.res_stage_kb = tu.kb;
-          g.res_teams = tu.teams, g.res_lag = tu.lag;
+          g.res_teams = tu.teams;
           Case c;
           // float32 with the planned tuning only (a step of 512 threads of float32 backward
           // rows does not fit the shared memory)
