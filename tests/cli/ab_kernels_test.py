@@ -182,6 +182,11 @@ def end_to_end():
     builds = sorted(b for b in os.listdir(os.path.join(d, "ab")) if not b.endswith((".log", ".dir")))
     check(f"builds by side and commit ({builds})",
           [b.split("-")[0] for b in builds] == ["base", "head", "run", "src", "tree"])
+    fresh = dict(env, AB_DIR=os.path.join(d, "ab2"))  # one commit on both sides, extracted at once
+    rc, out, err = run(ab + ["HEAD", "--head", "HEAD", "--", "fake_bench"], env=fresh)
+    check(f"one commit on both sides from scratch ({rc}: {err})", rc == 0 and "| 1.00000 | 1.00000 |" in out)
+    check("one extraction of it", sorted(os.listdir(os.path.join(d, "ab2")))[0].startswith("base-") and
+          len([b for b in os.listdir(os.path.join(d, "ab2")) if b.startswith(("src-", ".src-"))]) == 1)
     write(os.path.join(d, "kernels"), "k.cu", "// FAIL\n")
     rc, out, err = run(ab + ["HEAD", "--", "fake_bench"], env=env)
     check(f"a failed build: exit 1 naming its log ({rc}: {err!r})",

@@ -50,9 +50,11 @@ build() {
     src=$root dir=$AB_DIR/tree
   else
     src=$AB_DIR/src-$commit dir=$AB_DIR/$side-$commit
-    if [ ! -d "$src" ]; then
-      mkdir -p "$src.tmp" && git archive "$commit" | tar -x -C "$src.tmp" && mv "$src.tmp" "$src" ||
-        { echo "ab_kernels: cannot extract $commit" >&2; return 1; }
+    if [ ! -d "$src" ]; then  # both sides may extract one commit at once: the first move wins
+      local tmp
+      tmp=$(mktemp -d "$AB_DIR/.src-XXXXXX") && git archive "$commit" | tar -x -C "$tmp" ||
+        { rm -rf "$tmp"; echo "ab_kernels: cannot extract $commit" >&2; return 1; }
+      mv -T "$tmp" "$src" 2> /dev/null || rm -rf "$tmp"
     fi
   fi
   (cd "$src" && BUILD_DIR=$dir JOBS=$jobs bash tests/gpu/build_kernels.sh > "$dir.log" 2>&1) ||
