@@ -9,7 +9,7 @@
 # BASE, REV: git revisions, built from `git archive`; without --head the head is the working tree
 # as it is (uncommitted changes included). BENCH: a benchmark's name (tests/gpu/BENCH.cu); the
 # script gives it its CSV path as the first argument, ARGS follow. Builds go to $AB_DIR (default
-# build-kernels-ab/): base-COMMIT/ and head-COMMIT/ (kept, and reused for the same commit), the
+# build-kernels-ab/): COMMIT/ (kept and reused; one build when both sides are one commit), the
 # working tree's to tree/ (rebuilt as build_kernels.sh decides). $JOBS compilations at once per
 # build (default half the CPUs). Writes DIR (default $AB_DIR/run) base1.csv, head1.csv, ... with
 # each run's log beside it, and ab.md (the table, also printed).
@@ -43,30 +43,24 @@ out=$(realpath -m "${out:-$AB_DIR/run}")
 jobs=${JOBS:-$(( ($(nproc) + 1) / 2 ))}
 mkdir -p "$AB_DIR" "$out" && rm -f "$out"/base*.csv "$out"/head*.csv "$out"/ab.md
 
-# build SIDE COMMIT|"": the side's benchmarks under $AB_DIR; prints the build folder
+# A commit's build folder (one for both sides when they are one commit), or the working tree's.
+dir_of() { if [ -n "$1" ]; then echo "$AB_DIR/$1"; else echo "$AB_DIR/tree"; fi; }
+bdir=$(dir_of "$base_c") hdir=$(dir_of "${head_c:-}")
+# build SIDE COMMIT|"" DIR: the side's kernels and benchmarks (a commit's from `git archive`)
 build() {
-  local side=$1 commit=$2 src dir
-  if [ -z "$commit" ]; then
-    src=$root dir=$AB_DIR/tree
-  else
-    src=$AB_DIR/src-$commit dir=$AB_DIR/$side-$commit
-    if [ ! -d "$src" ]; then  # both sides may extract one commit at once: the first move wins
-      local tmp
-      tmp=$(mktemp -d "$AB_DIR/.src-XXXXXX") && git archive "$commit" | tar -x -C "$tmp" ||
-        { rm -rf "$tmp"; echo "ab_kernels: cannot extract $commit" >&2; return 1; }
-      mv -T "$tmp" "$src" 2> /dev/null || rm -rf "$tmp"
-    fi
+  local side=$1 commit=$2 dir=$3 src=$root
+  if [ -n "$commit" ]; then
+    src=$AB_DIR/src-$commit
+    [ -d "$src" ] || { rm -rf "$src.tmp" && mkdir -p "$src.tmp" && git archive "$commit" | tar -x -C "$src.tmp" &&
+                       mv "$src.tmp" "$src"; } || { echo "ab_kernels: cannot extract $commit" >&2; return 1; }
   fi
   (cd "$src" && BUILD_DIR=$dir JOBS=$jobs bash tests/gpu/build_kernels.sh > "$dir.log" 2>&1) ||
     { echo "ab_kernels: the $side build failed (its log: $dir.log)" >&2; tail -5 "$dir.log" >&2; return 1; }
-  echo "$dir"
 }
-mkdir -p "$AB_DIR"
-build base "$base_c" > "$AB_DIR/base.dir" & pb=$!
-build head "${head_c:-}" > "$AB_DIR/head.dir" & ph=$!
-wait $pb || exit 1
-wait $ph || exit 1
-bdir=$(cat "$AB_DIR/base.dir") hdir=$(cat "$AB_DIR/head.dir")
+pids=()
+build base "$base_c" "$bdir" & pids+=($!)
+[ "$hdir" != "$bdir" ] && { build head "${head_c:-}" "$hdir" & pids+=($!); }
+for p in "${pids[@]}"; do wait "$p" || exit 1; done
 echo "ab_kernels: base ${base_c:0:7} in $bdir, head ${head_c:-working tree} in $hdir" >&2
 for r in $(seq 1 "$rounds"); do
   for side in base head; do

@@ -128,12 +128,11 @@ def main(argv):
         raise BadInput(f"{args[0]}: key columns differ between base ({kb}) and head ({kh})")
     order = order_b + [k for k in order_h if k not in base]
     print("\n".join(table(kb, base, head, order, min_pct)))
-    return 0
 
 
 if __name__ == "__main__":
     try:
-        sys.exit(main(sys.argv[1:]))
+        main(sys.argv[1:])
     except (BadInput, OSError) as e:
         print(f"ab_table: {e}", file=sys.stderr)
         sys.exit(2)
