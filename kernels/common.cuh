@@ -93,12 +93,6 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
   return v;
 }
 
-__device__ __forceinline__ unsigned ld_relaxed(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
 // Reductions inside a group of `width` lanes (a power of two <= 32, aligned in the warp).
 // Every lane of the warp must call these (no divergence around them).
 __device__ __forceinline__ float group_max(float v, int width) {

@@ -13,11 +13,8 @@
 // Each block holds `stages` chunks; step 1 of chunk k + 1 runs before step 2 of chunk k. With
 // TEAMS the block is two warp teams that run side by side: one does step 1 of chunk k + 1 while
 // the other waits for chunk k's group and does steps 2 and 3 (the team that copies a chunk is
-// the one that writes its outputs; the other reads it after a block barrier per chunk). The
-// statistics team, once done, waits for chunk k + 1's group while the other team is still at
-// chunk k's outputs, and merges it if it completes by then, taking step 2 off the other team's
-// next chunk. Without TEAMS, every warp does the three steps in turn. Bytes: inputs once,
-// outputs once.
+// the one that writes its outputs; the other reads it after a block barrier per chunk). Without,
+// every warp does the three steps in turn. Bytes: inputs once, outputs once.
 //
 // Blocks take items (group * G + chunk) i, i + grid, ... in order. Every block of the grid is
 // resident (cooperative launch) and a group's G chunks go to G different blocks (G <= grid), so a
@@ -85,10 +82,6 @@ __device__ __forceinline__ ResItem res_item(const ResArgs& r, uint32_t item) {
   return it;
 }
 
-// The block's flags in shared memory: the k of the last item whose outputs it wrote, the k of
-// the last item of each parity the statistics team merged, each team's answer from wait_group.
-enum : int { kResApplied = 0, kResMerged = 1, kResReady = 3, kResFlags = 5 };
-
 // One team's view (the whole block without TEAMS): its shared memory (stages, reduction buffer,
 // final statistics and theta tables of the two chunks in progress) and its place in a row group.
 template <class OP, typename T, int V, bool BWD, bool TEAMS>
@@ -106,12 +99,10 @@ struct ResBlock {
   float* red;        // [NSTAT][team warps][ncg]
   float* fin;        // [2][2][ncg]: m + log(l), t / l of chunk parity 0 and 1
   float* tab;        // [2][kTabPiece]: theta of chunk parity 0 and 1
-  volatile int* flags;  // [kResFlags]: the block's k of the outputs last written, merged chunks, waits
   int tn, team, tid, t, g, ds, tprc;
 
-  __device__ __forceinline__ ResBlock(const Args& args, const ResArgs& ra, uint4* smem, float* table,
-                                      volatile int* fl)
-      : a(args), r(ra), tab(table), flags(fl) {
+  __device__ __forceinline__ ResBlock(const Args& args, const ResArgs& ra, uint4* smem, float* table)
+      : a(args), r(ra), tab(table) {
     tn = TEAMS ? int(blockDim.x) / 2 : int(blockDim.x);
     team = TEAMS ? int(threadIdx.x) / tn : 0;
     tid = int(threadIdx.x) - team * tn;
@@ -220,28 +211,14 @@ struct ResBlock {
     if (r.G > 1 && tid == 0) atom_add_acq_rel(r.counters + it.group, 1u);
   }
 
-  // Step 2's wait for the group's G partials, by thread 0 for the team. With `until` >= 0 it
-  // gives up once the block's outputs of its until-th item are written; the answer: whether the
-  // group is complete.
-  __device__ __forceinline__ bool wait_group(uint32_t group, int until) const {
-    if (tid == 0) {
-      const unsigned* cnt = r.counters + group;
-      bool done;
-      if (until < 0) {
-        while (!(done = ld_acquire(cnt) >= unsigned(r.G))) __nanosleep(32);
-      } else {  // a relaxed poll, seldom, while the other team works; the acquire once complete
-        while (!(done = ld_relaxed(cnt) >= unsigned(r.G)) && flags[kResApplied] != until) __nanosleep(256);
-        if (done) ld_acquire(cnt);
-      }
-      flags[kResReady + team] = done;
-    }
-    sync();
-    return flags[kResReady + team] != 0;
-  }
-
-  // Step 2, once the group is complete: merge its G partials, W lanes a column, each over every
+  // Step 2: wait for the group's G partials and merge them: W lanes a column, each over every
   // W-th partial with every load in flight, then across the W lanes.
   __device__ __forceinline__ void merge(uint32_t group, int k) const {
+    if (tid == 0) {
+      const unsigned* cnt = r.counters + group;
+      while (ld_acquire(cnt) < unsigned(r.G)) __nanosleep(32);
+    }
+    sync();
     const int ncg = r.ncg;
     const int W = tn / ncg < 1 ? 1 : tn / ncg > 32 ? 32 : tn / ncg;
     const int w = tid & (W - 1);
@@ -301,9 +278,7 @@ template <class OP, typename T, int V, bool BWD, bool TEAMS>
 __global__ void __launch_bounds__(kResMaxThreads, 1) seq_resident_kernel(const Args a, const ResArgs r) {
   extern __shared__ __align__(16) uint4 res_smem[];
   __shared__ __align__(16) float tab[OP::kAngle ? 2 * kTabPiece : 1];
-  __shared__ volatile int flags[kResFlags];
-  const ResBlock<OP, T, V, BWD, TEAMS> blk(a, r, res_smem, tab, flags);
-  if (threadIdx.x == 0) flags[kResApplied] = flags[kResMerged] = flags[kResMerged + 1] = -1;
+  const ResBlock<OP, T, V, BWD, TEAMS> blk(a, r, res_smem, tab);
   const bool stats_team = !TEAMS || blk.team == 0, copy_team = !TEAMS || blk.team == 1;
   const uint32_t step = gridDim.x, first = blockIdx.x;  // items < 2^31: no overflow below
   if (copy_team) {
@@ -336,20 +311,11 @@ __global__ void __launch_bounds__(kResMaxThreads, 1) seq_resident_kernel(const A
     if (stats_team && next < r.items) {  // step 1 of the next chunk before this one's group
       blk.fill(nx, k + 1);
       blk.stats(next, nx, k + 1, nstage);
-      // Step 2 of the next chunk too, if its group completes while this chunk's outputs are written.
-      if (TEAMS && r.G > 1 && r.early && blk.wait_group(nx.group, k)) {
-        blk.merge(nx.group, k + 1);
-        if (blk.tid == 0) flags[kResMerged + ((k + 1) & 1)] = k + 1;
-      }
     }
     if (copy_team) {
-      if (r.G > 1 && flags[kResMerged + (k & 1)] != k) {
-        blk.wait_group(cur.group, -1);
-        blk.merge(cur.group, k);
-      }
+      if (r.G > 1) blk.merge(cur.group, k);
       blk.apply(cur, k, stage, item + uint32_t(r.stages) * step);
       cp_async_wait_n(r.stages - 2);  // the chunk after next has landed
-      if (TEAMS && blk.tid == 0) flags[kResApplied] = k;
     }
     __syncthreads();
     cur = nx;
