@@ -10,18 +10,15 @@
 //      load in flight at once) into m + log(l) [, t / l];
 //   3. writes the outputs from shared memory (Lane::process, as the split strategy's row kernel
 //      does) and, slot by slot as they are read, refills the stage with a later chunk.
-// Each block holds `stages` chunks; steps 1 and 2 of chunk k + 1 run before step 3 of chunk k.
-// With TEAMS the block is two warp teams that run side by side: one does steps 1 and 2 of chunk
-// k + 1 (its statistics, then the wait for its group and the merge) while the other writes chunk
-// k's outputs (the team that copies a chunk is the one that writes its outputs; the other reads
-// it after a block barrier per chunk). Without, every warp does the three steps in turn. Bytes:
-// inputs once, outputs once.
+// Each block holds `stages` chunks; step 1 of chunk k + 1 runs before step 2 of chunk k. With
+// TEAMS the block is two warp teams that run side by side: one does step 1 of chunk k + 1 while
+// the other waits for chunk k's group and does steps 2 and 3 (the team that copies a chunk is
+// the one that writes its outputs; the other reads it after a block barrier per chunk). Without,
+// every warp does the three steps in turn. Bytes: inputs once, outputs once.
 //
 // Blocks take items (group * G + chunk) i, i + grid, ... in order. Every block of the grid is
-// resident (cooperative launch) and a group's G chunks go to G different blocks (G <= grid). A
-// block computes a chunk's statistics before it waits for the chunk's group, whose other chunks
-// lie in the same round or, where the group spans two, the next round's first blocks; those
-// reach them after waiting only for groups of earlier items: no deadlock. The
+// resident (cooperative launch) and a group's G chunks go to G different blocks (G <= grid), so a
+// block only waits for groups whose chunks every other block reaches first: no deadlock. The
 // counters are zeroed by the launch itself (before a grid barrier), so the workspace needs no
 // preparation. G = 1 (the whole column group in one chunk) needs neither counters nor partials.
 #pragma once
@@ -275,8 +272,8 @@ struct ResBlock {
   }
 };
 
-// TEAMS: team 0 computes and merges statistics (steps 1 and 2), team 1 copies the chunks and
-// writes the outputs (step 3); without, the whole block does everything.
+// TEAMS: team 0 computes statistics (step 1), team 1 copies the chunks and writes the outputs
+// (steps 2 and 3); without, the whole block does everything.
 template <class OP, typename T, int V, bool BWD, bool TEAMS>
 __global__ void __launch_bounds__(kResMaxThreads, 1) seq_resident_kernel(const Args a, const ResArgs r) {
   extern __shared__ __align__(16) uint4 res_smem[];
@@ -303,7 +300,6 @@ __global__ void __launch_bounds__(kResMaxThreads, 1) seq_resident_kernel(const A
   if (stats_team && first < r.items) {
     blk.fill(cur, 0);
     blk.stats(first, cur, 0, 0);
-    if (r.G > 1) blk.merge(cur.group, 0);
   }
   if (copy_team) cp_async_wait_n(r.stages - 2);
   __syncthreads();
@@ -312,12 +308,12 @@ __global__ void __launch_bounds__(kResMaxThreads, 1) seq_resident_kernel(const A
     const uint32_t next = item + step;
     const int nstage = stage + 1 == r.stages ? 0 : stage + 1;
     const ResItem nx = res_item(r, next < r.items ? next : item);
-    if (stats_team && next < r.items) {  // steps 1 and 2 of the next chunk beside this one's outputs
+    if (stats_team && next < r.items) {  // step 1 of the next chunk before this one's group
       blk.fill(nx, k + 1);
       blk.stats(next, nx, k + 1, nstage);
-      if (r.G > 1) blk.merge(nx.group, k + 1);
     }
     if (copy_team) {
+      if (r.G > 1) blk.merge(cur.group, k);
       blk.apply(cur, k, stage, item + uint32_t(r.stages) * step);
       cp_async_wait_n(r.stages - 2);  // the chunk after next has landed
     }
