@@ -61,8 +61,6 @@ struct Tuning1d {
   int res_cg = -1;        // column groups a row is cut into (a power of two)
   int res_teams = -1;     // two warp teams (statistics; copies and outputs) side by side (1), or
                           // the whole block doing each step in turn (0)
-  int res_hold = -1;      // teams: the output team starts a chunk's outputs only once the next
-                          // chunk's partial is published (1), or at once (0, -1)
 };
 inline Tuning1d& tuning_1d() {
   static Tuning1d t;
@@ -85,7 +83,7 @@ inline std::string apply_tuning_1d(const std::string& spec, Tuning1d& t) {
       {"plain_loads", &Tuning1d::plain_loads},
       {"res_threads", &Tuning1d::res_threads},   {"res_stages", &Tuning1d::res_stages},
       {"res_stage_kb", &Tuning1d::res_stage_kb}, {"res_cg", &Tuning1d::res_cg},
-      {"res_teams", &Tuning1d::res_teams},       {"res_hold", &Tuning1d::res_hold},
+      {"res_teams", &Tuning1d::res_teams},
   };
   size_t pos = 0;
   while (pos < spec.size()) {

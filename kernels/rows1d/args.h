@@ -74,7 +74,6 @@ struct ResArgs {
   FastDiv div_g, div_cgs, div_h;  // by G, cgs and H
   int ncg = 0;             // statistics per group: its columns
   int step_slots = 0;      // 16-byte slots of one step (a team's threads x units each)
-  int hold = 0;            // teams: outputs wait for the next chunk's partial to be published
   unsigned* counters = nullptr;  // per group: chunks whose partial statistics are written
   float* partial = nullptr;      // per item: its statistics [stat][ncg] (G > 1)
 };

@@ -108,7 +108,6 @@ template <class OP, typename T, int V, bool BWD>
 void launch_resident(const Call& c, const ResPlan& rp, Args a) {
   a.tprc_shift = a.tpr_shift - rp.cg_shift;
   ResArgs r = rp.r;
-  r.hold = tuning_1d().res_hold > 0;
   if (rp.ws_bytes > 0) {
     if (c.ws_bytes < rp.ws_bytes)
       throw KernelError(std::string(c.op) + ": workspace of " + std::to_string(c.ws_bytes) +

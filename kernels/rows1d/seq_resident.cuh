@@ -99,12 +99,10 @@ struct ResBlock {
   float* red;        // [NSTAT][team warps][ncg]
   float* fin;        // [2][2][ncg]: m + log(l), t / l of chunk parity 0 and 1
   float* tab;        // [2][kTabPiece]: theta of chunk parity 0 and 1
-  volatile int* published;  // the k of the last item whose statistics this block published
   int tn, team, tid, t, g, ds, tprc;
 
-  __device__ __forceinline__ ResBlock(const Args& args, const ResArgs& ra, uint4* smem, float* table,
-                                      volatile int* pub)
-      : a(args), r(ra), tab(table), published(pub) {
+  __device__ __forceinline__ ResBlock(const Args& args, const ResArgs& ra, uint4* smem, float* table)
+      : a(args), r(ra), tab(table) {
     tn = TEAMS ? int(blockDim.x) / 2 : int(blockDim.x);
     team = TEAMS ? int(threadIdx.x) / tn : 0;
     tid = int(threadIdx.x) - team * tn;
@@ -211,14 +209,6 @@ struct ResBlock {
     // The partial stores precede the barrier, which orders them before the release.
     sync();
     if (r.G > 1 && tid == 0) atom_add_acq_rel(r.counters + it.group, 1u);
-    if (TEAMS && tid == 0) *published = k;
-  }
-
-  // The output team's hold: until the block's statistics of its k-th item are published.
-  __device__ __forceinline__ void hold(int k) const {
-    if (tid == 0)
-      while (*published < k) __nanosleep(32);
-    sync();
   }
 
   // Step 2: wait for the group's G partials and merge them: W lanes a column, each over every
@@ -288,9 +278,7 @@ template <class OP, typename T, int V, bool BWD, bool TEAMS>
 __global__ void __launch_bounds__(kResMaxThreads, 1) seq_resident_kernel(const Args a, const ResArgs r) {
   extern __shared__ __align__(16) uint4 res_smem[];
   __shared__ __align__(16) float tab[OP::kAngle ? 2 * kTabPiece : 1];
-  __shared__ volatile int published;
-  const ResBlock<OP, T, V, BWD, TEAMS> blk(a, r, res_smem, tab, &published);
-  if (threadIdx.x == 0) published = -1;
+  const ResBlock<OP, T, V, BWD, TEAMS> blk(a, r, res_smem, tab);
   const bool stats_team = !TEAMS || blk.team == 0, copy_team = !TEAMS || blk.team == 1;
   const uint32_t step = gridDim.x, first = blockIdx.x;  // items < 2^31: no overflow below
   if (copy_team) {
@@ -326,7 +314,6 @@ __global__ void __launch_bounds__(kResMaxThreads, 1) seq_resident_kernel(const A
     }
     if (copy_team) {
       if (r.G > 1) blk.merge(cur.group, k);
-      if (TEAMS && r.hold && next < r.items) blk.hold(k + 1);
       blk.apply(cur, k, stage, item + uint32_t(r.stages) * step);
       cp_async_wait_n(r.stages - 2);  // the chunk after next has landed
     }

@@ -187,7 +187,6 @@ void seq_sweep(Timer& tm, double peak, const std::string& only_op, const std::st
             for (int cg : {1, 2, 4, 8})
               configs.push_back(config("cg" + std::to_string(cg), [cg](T1& t) { t.res_cg = cg; }));
             configs.push_back(config("whole", [](T1& t) { t.res_teams = 0; }));
-            configs.push_back(config("hold1", [](T1& t) { t.res_hold = 1; }));
             configs.push_back(config("whole_cg2", [](T1& t) { t.res_teams = 0, t.res_cg = 2; }));
             configs.push_back(config("st2", [](T1& t) { t.res_stages = 2; }));
             configs.push_back(config("st4kb48", [](T1& t) { t.res_stages = 4, t.res_stage_kb = 48; }));
