@@ -68,7 +68,7 @@ def verdicts():
         for r in (0, 1):
             write(d, f"{side}{r + 1}.csv", ONE_D + "".join(f"{k},{v[r]},{v[r]}\n" for k, *v in rows))
     rc, out, err = table(d)
-    check(f"table exits 0 ({rc}: {err})", rc == 0)
+    check(f"the table is made ({rc}: {err})", rc == 0)
     check("2% slower beyond the spread is slower", row_of(out, "act | fwd | softmax_n | resident").endswith("| slower |"))
     check("0.5% is same", row_of(out, "act | fwd | softmax_n | split").endswith("| same |"))
     check("5% within twice a 4% spread is same", row_of(out, "act | fwd | softmax_n | block").endswith("| same |"))
@@ -175,7 +175,7 @@ def end_to_end():
     ab = ["bash", os.path.join(d, "tests", "gpu", "ab_kernels.sh")]
     write(os.path.join(d, "kernels"), "k.cu", "// TIME=1.10\n")  # the working tree's change
     rc, out, err = run(ab + ["HEAD", "--rounds", "3", "--", "fake_bench"], env=env)
-    check(f"end to end: exit 0 ({rc}: {err})", rc == 0)
+    check(f"end to end: both sides built, run and compared ({rc}: {err})", rc == 0)
     check("the change is slower", "| act | 256 | 1.00000 | 1.10000 | 1.1000 | 3 / 3 | slower |" in out)
     runs = sorted(os.listdir(os.path.join(d, "ab", "run")))
     check(f"every round's CSV and log, and the table ({runs})",

@@ -52,19 +52,17 @@ def read_csv(path):
 
 
 def read_side(paths):
-    """The key columns and {key: [time per round]} of one side's CSVs (one per round)."""
-    keys, rounds, order = None, {}, []
+    """The key columns and {key: [time per round]} of one side's CSVs (one per round), its keys
+    in the order the CSVs first give them."""
+    keys, rounds = None, {}
     for p in paths:
         k, times = read_csv(p)
         if keys is not None and k != keys:
             raise BadInput(f"{p}: key columns {k} differ from {keys}")
         keys = k
         for key, t in times.items():
-            if key not in rounds:
-                rounds[key] = []
-                order.append(key)
-            rounds[key].append(t)
-    return keys, rounds, order
+            rounds.setdefault(key, []).append(t)
+    return keys, rounds
 
 
 def verdict(base, head, min_pct):
@@ -123,10 +121,10 @@ def main(argv):
         if not paths:
             raise BadInput(f"{args[0]}: no {side}*.csv")
         sides[side] = read_side(paths)
-    (kb, base, order_b), (kh, head, order_h) = sides["base"], sides["head"]
+    (kb, base), (kh, head) = sides["base"], sides["head"]
     if kb != kh:
         raise BadInput(f"{args[0]}: key columns differ between base ({kb}) and head ({kh})")
-    order = order_b + [k for k in order_h if k not in base]
+    order = list(base) + [k for k in head if k not in base]
     print("\n".join(table(kb, base, head, order, min_pct)))
 
 
